@@ -1,0 +1,116 @@
+// swift-tools-version: 6.2
+// sportsensord: a Linux gateway for SDU wrist-worn sport sensors over Bluetooth Low Energy.
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+import PackageDescription
+
+/// Settings every first-party target builds with: Swift 6 language mode (set at package level)
+/// and warnings treated as errors, so a warning never ships.
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error)
+]
+
+let package = Package(
+    name: "sportsensord",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sportsensorctl", targets: ["sportsensorctl"]),
+        .library(name: "BLEWire", targets: ["BLEWire"]),
+        .library(name: "SDUSensor", targets: ["SDUSensor"]),
+        .library(name: "GATTClient", targets: ["GATTClient"]),
+        .library(name: "VirtualSensor", targets: ["VirtualSensor"]),
+        .library(name: "Detection", targets: ["Detection"]),
+        .library(name: "BLETransport", targets: ["BLETransport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // MARK: System library
+        .systemLibrary(
+            name: "CBlueZ",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+
+        // MARK: Pure codecs and protocol logic
+        .target(name: "BLEWire", swiftSettings: strict),
+        .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
+        .target(name: "Detection", dependencies: ["SDUSensor"], swiftSettings: strict),
+
+        // MARK: GATT over an abstract bearer
+        .target(
+            name: "GATTClient",
+            dependencies: ["BLEWire", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VirtualSensor",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Linux sockets (the only importer of CBlueZ)
+        .target(
+            name: "BLETransport",
+            dependencies: [
+                "CBlueZ", "BLEWire", "GATTClient",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "sportsensorctl",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Test support and tests
+        .target(
+            name: "GatewayTesting",
+            dependencies: ["BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
+        .testTarget(
+            name: "BLETransportTests",
+            dependencies: ["BLETransport", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "BLEWireTests", dependencies: ["BLEWire", "GatewayTesting"], swiftSettings: strict),
+        .testTarget(name: "SDUSensorTests", dependencies: ["SDUSensor", "GatewayTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "GATTClientTests",
+            dependencies: ["GATTClient", "VirtualSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VirtualSensorTests",
+            dependencies: ["VirtualSensor", "SDUSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DetectionTests",
+            dependencies: ["Detection", "VirtualSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SportsensorctlTests",
+            dependencies: ["sportsensorctl", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// The one C header Swift sees of BlueZ's libbluetooth and the kernel's Bluetooth socket API.
+// Macros and inline helpers that Swift cannot import are wrapped as `static inline` functions
+// prefixed `cbz_`. Only the BLETransport target imports this module.
+#ifndef SPORTSENSORD_CBLUEZ_SHIM_H
+#define SPORTSENSORD_CBLUEZ_SHIM_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
+
+// ---- sizes, as the C compiler sees them (tests compare them with Swift's MemoryLayout) ----
+static inline size_t cbz_sizeof_sockaddr_l2(void) { return sizeof(struct sockaddr_l2); }
+static inline size_t cbz_sizeof_sockaddr_hci(void) { return sizeof(struct sockaddr_hci); }
+static inline size_t cbz_sizeof_bdaddr_t(void) { return sizeof(bdaddr_t); }
+static inline size_t cbz_sizeof_hci_filter(void) { return sizeof(struct hci_filter); }
+static inline size_t cbz_sizeof_hci_dev_info(void) { return sizeof(struct hci_dev_info); }
+static inline size_t cbz_sizeof_bt_security(void) { return sizeof(struct bt_security); }
+static inline size_t cbz_offsetof_sockaddr_l2_cid(void) { return offsetof(struct sockaddr_l2, l2_cid); }
+static inline size_t cbz_offsetof_sockaddr_l2_bdaddr_type(void) {
+    return offsetof(struct sockaddr_l2, l2_bdaddr_type);
+}
+
+// ---- constants that are macros (some are enums Swift would import, but keep one spelling) ----
+static inline int cbz_af_bluetooth(void) { return AF_BLUETOOTH; }
+static inline int cbz_btproto_l2cap(void) { return BTPROTO_L2CAP; }
+static inline int cbz_btproto_hci(void) { return BTPROTO_HCI; }
+static inline int cbz_sol_bluetooth(void) { return SOL_BLUETOOTH; }
+static inline int cbz_sol_hci(void) { return SOL_HCI; }
+static inline int cbz_bt_security(void) { return BT_SECURITY; }
+static inline int cbz_bt_security_low(void) { return BT_SECURITY_LOW; }
+static inline int cbz_hci_filter_opt(void) { return HCI_FILTER; }
+static inline int cbz_bdaddr_le_public(void) { return BDADDR_LE_PUBLIC; }
+static inline int cbz_bdaddr_le_random(void) { return BDADDR_LE_RANDOM; }
+static inline uint16_t cbz_att_cid(void) { return 4; }
+
+// ---- hci_filter helpers (macros/inline functions in hci_lib.h) ----
+static inline void cbz_hci_filter_clear(struct hci_filter *f) { hci_filter_clear(f); }
+static inline void cbz_hci_filter_set_ptype(int t, struct hci_filter *f) { hci_filter_set_ptype(t, f); }
+static inline void cbz_hci_filter_set_event(int e, struct hci_filter *f) { hci_filter_set_event(e, f); }
+static inline void cbz_hci_filter_all_events(struct hci_filter *f) { hci_filter_all_events(f); }
+
+// ---- ioctls (macros built from _IOR/_IOW) ----
+static inline unsigned long cbz_hcigetdevinfo(void) { return HCIGETDEVINFO; }
+static inline unsigned long cbz_hcigetdevlist(void) { return HCIGETDEVLIST; }
+static inline int cbz_hci_test_bit(int nr, const void *addr) { return hci_test_bit(nr, addr); }
+static inline int cbz_hci_up_flag(void) { return HCI_UP; }
+
+// ---- byte order of addresses: bdaddr_t is little-endian (last octet first) ----
+static inline void cbz_bdaddr_from_bytes(bdaddr_t *out, const uint8_t msb_first[6]) {
+    for (int i = 0; i < 6; i++) out->b[i] = msb_first[5 - i];
+}
+
+#endif

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+
+/// The command-line tool for sportsensord: offline analysis of captures today, the daemon's
+/// client later.
+@main
+struct SportsensorCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sportsensorctl",
+        abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
+        subcommands: []
+    )
+}

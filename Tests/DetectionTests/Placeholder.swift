@@ -1,0 +1,1 @@
+// Placeholder: replaced by this target's first tests.
