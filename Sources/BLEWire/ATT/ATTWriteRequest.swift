@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// ATT_WRITE_REQ: write a value and wait for ATT_WRITE_RSP (Core Vol 3 Part F 3.4.5.1).
+///
+/// GATT writes a CCCD with it: `0x0001` enables notifications, `0x0002` indications.
+public struct ATTWriteRequest: ATTMessage {
+    /// 0x12.
+    public static let opcode = ATTOpcode.writeRequest
+    /// The attribute handle.
+    public var handle: UInt16
+    /// The attribute value (possibly empty).
+    public var value: [UInt8]
+
+    /// A PDU for `handle` carrying `value`.
+    public init(handle: UInt16, value: [UInt8]) {
+        self.handle = handle
+        self.value = value
+    }
+
+    /// Parses a whole PDU.
+    public init(parsing pdu: some Collection<UInt8>) throws(WireError) {
+        var reader = try Self.parameters(of: pdu, "ATT Write Request")
+        (handle, value) = try reader.readHandleAndValue()
+    }
+
+    /// Appends the whole PDU.
+    public func encode(into buffer: inout [UInt8]) {
+        buffer.append(Self.opcode.rawValue)
+        buffer.appendUInt16LE(handle)
+        buffer.append(contentsOf: value)
+    }
+}
