@@ -1,0 +1,17 @@
+// swift-tools-version: 6.2
+// Coverage-guided fuzz targets for the project's parsers (libFuzzer).
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Built apart from the main package because every target here must be compiled with
+// `-sanitize=fuzzer,address -parse-as-library` and has no `main`: see `make fuzz`.
+
+import PackageDescription
+
+let package = Package(
+    name: "sportsensord-fuzz",
+    dependencies: [.package(name: "sportsensord", path: "..")],
+    targets: [
+        .executableTarget(name: "fuzz-att", dependencies: [.product(name: "BLEWire", package: "sportsensord")])
+    ],
+    swiftLanguageModes: [.v6]
+)
