@@ -97,7 +97,8 @@ public final class SeqPacketBearer: ATTBearer {
     ///   `CancellationError` if the task is cancelled while the socket buffer is full.
     public func send(_ pdu: [UInt8]) async throws {
         guard !pdu.isEmpty else {
-            throw TransportError(code: .invalidPDU, message: "refusing to send an empty PDU: every ATT PDU has an opcode")
+            throw TransportError(
+                code: .invalidPDU, message: "refusing to send an empty PDU: every ATT PDU has an opcode")
         }
         var backoff: UInt64 = 50_000
         while try !core.trySend(pdu) {
@@ -193,7 +194,8 @@ extension SeqPacketBearer {
             case .success(let sent):
                 throw TransportError(
                     code: .system,
-                    message: "the socket sent \(sent) of \(pdu.count) bytes of one message: it is not a SOCK_SEQPACKET socket"
+                    message:
+                        "the socket sent \(sent) of \(pdu.count) bytes of one message: it is not a SOCK_SEQPACKET socket"
                 )
             case .failure(.resourceTemporarilyUnavailable):
                 return false
@@ -321,7 +323,8 @@ extension SeqPacketBearer {
         /// The I/O thread's body: poll, read, deliver, until closed or the link ends; then
         /// close both descriptors and signal the waiters of ``waitForExit()``.
         func runReader() {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SeqPacketBearer.receiveCapacity, alignment: 8)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: SeqPacketBearer.receiveCapacity, alignment: 8)
             defer { buffer.deallocate() }
             readLoop(into: buffer)
             descriptors.withLock { state in

@@ -160,8 +160,12 @@ extension TransportError {
 }
 
 extension Result where Failure == Errno {
-    /// The success value, or a ``TransportError`` explaining the failure of the named call.
-    func transportValue(_ syscall: StaticString) throws(TransportError) -> Success {
+    /// The success value, or the ``TransportError`` that explains the failure of the named call.
+    ///
+    /// ```swift
+    /// let fd = try syscall("socket") { socket(...) }.transportValue("socket")
+    /// ```
+    public func transportValue(_ syscall: StaticString) throws(TransportError) -> Success {
         switch self {
         case .success(let value): return value
         case .failure(let errno): throw TransportError(syscall: syscall.description, errno: errno)
