@@ -53,8 +53,9 @@ public struct HCIAdapter: Sendable, Hashable, CustomStringConvertible {
                 let index = cbz_hci_dev_list_req_id(request, Int32(position))
                 do throws(TransportError) {
                     adapters.append(try info(index: index, socket: socket))
-                } catch  where error.code == .noSuchAdapter {
-                    continue
+                } catch {
+                    // Removed between the two ioctls: not an adapter any more.
+                    guard error.code == .noSuchAdapter else { throw error }
                 }
             }
             return adapters
