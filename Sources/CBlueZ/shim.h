@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -55,6 +56,24 @@ static inline unsigned long cbz_hcigetdevinfo(void) { return HCIGETDEVINFO; }
 static inline unsigned long cbz_hcigetdevlist(void) { return HCIGETDEVLIST; }
 static inline int cbz_hci_test_bit(int nr, const void *addr) { return hci_test_bit(nr, addr); }
 static inline int cbz_hci_up_flag(void) { return HCI_UP; }
+
+// ---- wake-up descriptor for I/O threads (sys/eventfd.h is not in Swift's Glibc module) ----
+static inline int cbz_eventfd_nonblocking(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+// ---- HCIGETDEVLIST: struct hci_dev_list_req ends in a flexible array Swift cannot index ----
+static inline int cbz_hci_max_dev(void) { return HCI_MAX_DEV; }
+static inline size_t cbz_sizeof_hci_dev_list_req(int count) {
+    return sizeof(struct hci_dev_list_req) + (size_t)count * sizeof(struct hci_dev_req);
+}
+static inline void cbz_hci_dev_list_req_set_count(void *list, uint16_t count) {
+    ((struct hci_dev_list_req *)list)->dev_num = count;
+}
+static inline uint16_t cbz_hci_dev_list_req_count(const void *list) {
+    return ((const struct hci_dev_list_req *)list)->dev_num;
+}
+static inline uint16_t cbz_hci_dev_list_req_id(const void *list, int index) {
+    return ((const struct hci_dev_list_req *)list)->dev_req[index].dev_id;
+}
 
 // ---- byte order of addresses: bdaddr_t is little-endian (last octet first) ----
 static inline void cbz_bdaddr_from_bytes(bdaddr_t *out, const uint8_t msb_first[6]) {

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Glibc
+import Synchronization
+import SystemPackage
+
+/// Runs one system call, retrying it while it fails with `EINTR`, and returns its result or the
+/// `errno` it failed with.
+///
+/// Every system call in `BLETransport` goes through this function (house rule 3). `name` is the
+/// call's name as the manual spells it (`"socket"`, `"recv"`, `"ioctl"`...); it keys the
+/// scripted results of ``SyscallScript`` in debug builds and ends up in ``TransportError``.
+///
+/// `body` performs the call and returns the C result; `-1` means failure and `errno` holds the
+/// cause, which is read immediately after `body` returns, before anything else can overwrite it.
+///
+/// Pass `retryingOnEINTR: false` for `close(2)`: on Linux the descriptor is released even when
+/// `close` reports `EINTR`, so retrying could close a descriptor another thread just opened.
+///
+/// - Parameters:
+///   - name: the system call's name, used for scripting and for error messages.
+///   - retryingOnEINTR: whether an `EINTR` failure is retried (the default) or returned.
+///   - body: performs the system call once.
+/// - Returns: the call's non-negative result, or the `Errno` it failed with.
+@inline(__always)
+public func syscall<T: FixedWidthInteger & SignedInteger>(
+    _ name: StaticString,
+    retryingOnEINTR: Bool = true,
+    _ body: () -> T
+) -> Result<T, Errno> {
+    while true {
+        let result: T
+        let error: Errno
+        #if DEBUG
+        if let script = SyscallScript.current {
+            switch script.next(for: name) {
+            case .returns(let value):
+                return .success(T(truncatingIfNeeded: value))
+            case .fails(let scripted):
+                result = -1
+                error = scripted
+            case nil:
+                result = body()
+                error = Errno(rawValue: Glibc.errno)
+            }
+        } else {
+            result = body()
+            error = Errno(rawValue: Glibc.errno)
+        }
+        #else
+        result = body()
+        error = Errno(rawValue: Glibc.errno)
+        #endif
+        if result != -1 { return .success(result) }
+        if error == .interrupted && retryingOnEINTR { continue }
+        return .failure(error)
+    }
+}
+
+#if DEBUG
+/// One scripted result of a system call: what ``syscall(_:retryingOnEINTR:_:)`` returns instead
+/// of performing the call. Debug builds only.
+public enum SyscallOutcome: Sendable, Equatable {
+    /// The call "succeeds" and returns this value; the real call is not made, so nothing it
+    /// would have written (buffers, descriptors) exists.
+    case returns(Int)
+    /// The call "fails" with this `errno`. `EINTR` is retried like a real interruption.
+    case fails(Errno)
+}
+
+/// Scripted system-call results for tests, installed per task with the `@TaskLocal`
+/// ``current``. Debug builds only.
+///
+/// While a script is installed, each call of ``syscall(_:retryingOnEINTR:_:)`` takes the next
+/// scripted outcome for its name; when the outcomes for a name run out (or there were none), the
+/// real call is made. Every call that reaches the wrapper is recorded in ``calls``, retries
+/// included, so a test can assert that `EINTR` was retried.
+///
+/// The script is a task-local value, so tests running in parallel never see each other's
+/// scripts, and child tasks inherit it. Threads are not tasks: a component that runs system
+/// calls on its own thread (``SeqPacketBearer``) captures ``current`` when it is created and
+/// installs it on its thread.
+///
+/// ```swift
+/// let script = SyscallScript(["socket": [.fails(.addressFamilyNotSupported)]])
+/// try await SyscallScript.$current.withValue(script) { try await ... }
+/// ```
+public final class SyscallScript: Sendable {
+    /// The script in force for the current task (or the thread it was installed on); nil runs the
+    /// real system calls.
+    @TaskLocal public static var current: SyscallScript?
+
+    private struct State {
+        var outcomes: [String: [SyscallOutcome]]
+        var calls: [String] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// A script with the outcomes each named system call returns, first to last.
+    public init(_ outcomes: [String: [SyscallOutcome]]) {
+        state = Mutex(State(outcomes: outcomes))
+    }
+
+    /// The names of the calls that reached the wrapper while this script was installed, in order,
+    /// retries included.
+    public var calls: [String] {
+        state.withLock { $0.calls }
+    }
+
+    /// How many scripted outcomes for `name` have not been used yet.
+    public func remaining(for name: String) -> Int {
+        state.withLock { $0.outcomes[name]?.count ?? 0 }
+    }
+
+    /// Records a call of `name` and takes its next scripted outcome, if any.
+    func next(for name: StaticString) -> SyscallOutcome? {
+        let key = name.description
+        return state.withLock { state in
+            state.calls.append(key)
+            guard var queue = state.outcomes[key], !queue.isEmpty else { return nil }
+            let outcome = queue.removeFirst()
+            state.outcomes[key] = queue
+            return outcome
+        }
+    }
+}
+#endif
