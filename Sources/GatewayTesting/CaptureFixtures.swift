@@ -76,7 +76,9 @@ public enum CaptureFixtures {
         if monitorPreamble {
             var newIndex: [UInt8] = [0x00, 0x01]  // primary controller on USB
             BluetoothAddress(string: "00:1A:7D:DA:71:13")!.encode(into: &newIndex)
-            newIndex += Array("hci\(controllerIndex)".utf8) + [UInt8](repeating: 0, count: 8 - "hci\(controllerIndex)".utf8.count)
+            newIndex +=
+                Array("hci\(controllerIndex)".utf8)
+                + [UInt8](repeating: 0, count: 8 - "hci\(controllerIndex)".utf8.count)
             add(.controllerToHost, .monitor(.newIndex, payload: newIndex))
             add(.controllerToHost, .monitor(.openIndex, payload: []))
             add(.controllerToHost, .monitor(.systemNote, payload: Array("Bluetooth monitor ver 5.72\0".utf8)))
@@ -96,7 +98,8 @@ public enum CaptureFixtures {
         if enhanced {
             add(
                 .controllerToHost,
-                .event(HCILEEnhancedConnectionCompleteEvent(connectionHandle: handle, peerAddress: sensorAddress).packet))
+                .event(
+                    HCILEEnhancedConnectionCompleteEvent(connectionHandle: handle, peerAddress: sensorAddress).packet))
         } else {
             add(
                 .controllerToHost,

@@ -62,7 +62,8 @@ struct AdvertisingDataTests {
     @Test("accessors: complete name preferred, UUIDs of all widths, TX power, manufacturer data")
     func accessors() throws {
         let ad = try AdvertisingData(
-            parsing: [UInt8](hex: "0508 42433035  0a09 42616e6443697a6572  03030d18  0505efbeadde  020a04  05ff5900 0102"))
+            parsing: [UInt8](
+                hex: "0508 42433035  0a09 42616e6443697a6572  03030d18  0505efbeadde  020a04  05ff5900 0102"))
         #expect(ad.localName == "BandCizer")
         #expect(ad.serviceUUIDs == [BluetoothUUID(0x180D), BluetoothUUID(uuid32: 0xDEAD_BEEF)])
         #expect(ad.txPower == 4)
@@ -100,8 +101,10 @@ struct AdvertisingDataTests {
 
     @Test(
         "data that does not fit its type is wrongLength",
-        arguments: ["0101", "03010600", "0403010203", "0305aabb", "1007" + String(repeating: "00", count: 15), "010a",
-            "030a0102", "02ff59"])
+        arguments: [
+            "0101", "03010600", "0403010203", "0305aabb", "1007" + String(repeating: "00", count: 15), "010a",
+            "030a0102", "02ff59",
+        ])
     func wrongLength(hex: String) {
         #expect(wireErrorCode { _ = try AdvertisingData(parsing: [UInt8](hex: hex)) } == .wrongLength)
     }

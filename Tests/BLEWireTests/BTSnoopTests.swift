@@ -12,7 +12,9 @@ struct BTSnoopTests {
             exchanges: [
                 .init(.hostToController, [UInt8](hex: "12 2600 0100")),
                 .init(.controllerToHost, [0x13]),
-                .init(.controllerToHost, CaptureFixtures.notification(handle: 0x25, value: [UInt8](repeating: 1, count: 38))),
+                .init(
+                    .controllerToHost,
+                    CaptureFixtures.notification(handle: 0x25, value: [UInt8](repeating: 1, count: 38))),
             ],
             controllerIndex: datalink == .linuxMonitor ? 1 : 0, fragmentSize: 10,
             monitorPreamble: datalink == .linuxMonitor)
@@ -41,10 +43,12 @@ struct BTSnoopTests {
         #expect(HCIRecord(timestamp: 1_500_000, direction: .hostToController, packet: .sco([])).seconds == 1.5)
     }
 
-    @Test("1001 flags: bit 0 direction, bit 1 command/event", arguments: [
-        (UInt32(0), HCIPacketType.acl, HCIDirection.hostToController),
-        (1, .acl, .controllerToHost), (2, .command, .hostToController), (3, .event, .controllerToHost),
-    ])
+    @Test(
+        "1001 flags: bit 0 direction, bit 1 command/event",
+        arguments: [
+            (UInt32(0), HCIPacketType.acl, HCIDirection.hostToController),
+            (1, .acl, .controllerToHost), (2, .command, .hostToController), (3, .event, .controllerToHost),
+        ])
     func flags1001(flags: UInt32, type: HCIPacketType, direction: HCIDirection) throws {
         let data: [UInt8] =
             switch type {
@@ -71,7 +75,8 @@ struct BTSnoopTests {
             return
         }
         #expect(acl.handle == 0x40)
-        let note = try HCIRecord(BTSnoopRecord(flags: 12, timestamp: 0, data: Array("hi".utf8)), datalink: .linuxMonitor)
+        let note = try HCIRecord(
+            BTSnoopRecord(flags: 12, timestamp: 0, data: Array("hi".utf8)), datalink: .linuxMonitor)
         #expect(note.packet == .monitor(.systemNote, payload: Array("hi".utf8)))
         #expect(BTSnoopMonitorOpcode.userLogging.rawValue == 13 && BTSnoopMonitorOpcode.isoRX.rawValue == 19)
         #expect(BTSnoopMonitorOpcode.aclRX.description == "ACL RX (5)")

@@ -93,12 +93,15 @@ struct CaptureExtractionTests {
     func skipped() {
         var extractor = CaptureATTExtractor()
         let smp = L2CAPBasicFrame(channelID: L2CAPBasicFrame.securityManagerCID, payload: [0x01, 0x03])
-        #expect(extractor.push(Self.record(.hostToController, .acl(smp.fragments(handle: 0x40, fragmentSize: 27)[0]))).isEmpty)
+        #expect(
+            extractor.push(Self.record(.hostToController, .acl(smp.fragments(handle: 0x40, fragmentSize: 27)[0])))
+                .isEmpty)
         let orphan = HCIACLDataPacket(handle: 0x40, packetBoundary: .continuation, data: [1, 2])
         #expect(extractor.push(Self.record(.controllerToHost, .acl(orphan))).isEmpty)
         let cut = HCIEventPacket(eventCode: .leMeta, parameters: [0x01, 0x00, 0x40])
         #expect(extractor.push(Self.record(.controllerToHost, .event(cut))).isEmpty)
-        let partial = HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b"))
+        let partial = HCIACLDataPacket(
+            handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b"))
         #expect(extractor.push(Self.record(.controllerToHost, .acl(partial))).isEmpty)
         let gone = HCIDisconnectionCompleteEvent(connectionHandle: 0x40, reason: .connectionTimeout)
         #expect(extractor.push(Self.record(.controllerToHost, .event(gone.packet))).isEmpty)

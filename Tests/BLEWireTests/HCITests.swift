@@ -107,7 +107,9 @@ struct HCIEventTests {
         var out: [UInt8] = []
         event.encode(into: &out)
         #expect(out == Self.connectionComplete)
-        #expect(wireErrorCode { _ = try HCILEConnectionCompleteEvent(parsing: Self.connectionComplete.dropLast()) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCILEConnectionCompleteEvent(parsing: Self.connectionComplete.dropLast()) }
+                == .truncated)
         var short = Array(Self.connectionComplete.dropLast())
         short[1] -= 1
         #expect(wireErrorCode { _ = try HCILEConnectionCompleteEvent(parsing: short) } == .truncated)
@@ -165,9 +167,15 @@ struct HCIEventTests {
         var out: [UInt8] = []
         event.encode(into: &out)
         #expect(out == bytes)
-        #expect(wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "05 03 00 4000")) } == .truncated)
-        #expect(wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "05 05 00 4000 13 00")) } == .wrongLength)
-        #expect(wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "0f 04 00 4000 13")) } == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "05 03 00 4000")) }
+                == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "05 05 00 4000 13 00")) }
+                == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectionCompleteEvent(parsing: [UInt8](hex: "0f 04 00 4000 13")) }
+                == .wrongOpcode)
     }
 
     @Test("Command Complete and Command Status")
@@ -180,7 +188,9 @@ struct HCIEventTests {
         complete.encode(into: &out)
         #expect(out == [UInt8](hex: "0e 04 01 0c20 00"))
         #expect(wireErrorCode { _ = try HCICommandCompleteEvent(parsing: [UInt8](hex: "0e 02 01 0c")) } == .truncated)
-        #expect(wireErrorCode { _ = try HCICommandCompleteEvent(parsing: [UInt8](hex: "0f 04 01 0c20 00")) } == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try HCICommandCompleteEvent(parsing: [UInt8](hex: "0f 04 01 0c20 00")) } == .wrongOpcode
+        )
 
         let status = try HCICommandStatusEvent(parsing: [UInt8](hex: "0f 04 0c 01 0d20"))
         #expect(status.status == .commandDisallowed)
@@ -189,8 +199,11 @@ struct HCIEventTests {
         status.encode(into: &out)
         #expect(out == [UInt8](hex: "0f 04 0c 01 0d20"))
         #expect(wireErrorCode { _ = try HCICommandStatusEvent(parsing: [UInt8](hex: "0f 03 0c 01 0d")) } == .truncated)
-        #expect(wireErrorCode { _ = try HCICommandStatusEvent(parsing: [UInt8](hex: "0f 05 0c 01 0d20 00")) } == .wrongLength)
-        #expect(wireErrorCode { _ = try HCICommandStatusEvent(parsing: [UInt8](hex: "0e 04 0c 01 0d20")) } == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try HCICommandStatusEvent(parsing: [UInt8](hex: "0f 05 0c 01 0d20 00")) }
+                == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCICommandStatusEvent(parsing: [UInt8](hex: "0e 04 0c 01 0d20")) } == .wrongOpcode)
     }
 
     @Test("generic event packets: the length byte must match")
@@ -241,19 +254,32 @@ struct HCICommandTests {
     func parse() throws {
         let params = try HCILESetScanParametersCommand(parsing: [UInt8](hex: "0b2007 00 1000 0800 01 00"))
         #expect(params.scanType == 0 && params.interval == 0x10 && params.window == 0x08 && params.ownAddressType == 1)
-        #expect(try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2002 01 00")) == HCILESetScanEnableCommand(enable: true))
+        #expect(
+            try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2002 01 00"))
+                == HCILESetScanEnableCommand(enable: true))
         let ext = try HCILESetExtendedScanParametersCommand(parsing: [UInt8](hex: "412008 01 00 01 01 6000 3000"))
         #expect(ext.ownAddressType == 1 && ext.phy == .le1M && ext.interval == 0x60 && ext.window == 0x30)
         let enable = try HCILESetExtendedScanEnableCommand(parsing: [UInt8](hex: "422006 01 01 e803 0000"))
         #expect(enable.enable && enable.filterDuplicates == 1 && enable.duration == 1000)
         #expect(try HCIReadLocalSupportedCommands(parsing: [UInt8](hex: "021000")) == HCIReadLocalSupportedCommands())
 
-        #expect(wireErrorCode { _ = try HCILESetScanParametersCommand(parsing: [UInt8](hex: "0b2006 00 1000 0800 01")) } == .truncated)
-        #expect(wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2003 01 00 00")) } == .wrongLength)
-        #expect(wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2002 02 00")) } == .invalidValue)
-        #expect(wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0b2002 01 00")) } == .wrongOpcode)
-        #expect(wireErrorCode { _ = try HCILESetExtendedScanParametersCommand(parsing: [UInt8](hex: "41200d 00 00 05 01 a000 a000 01 a000 a000")) } == .unsupported)
-        #expect(wireErrorCode { _ = try HCIReadLocalSupportedCommands(parsing: [UInt8](hex: "021001 00")) } == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanParametersCommand(parsing: [UInt8](hex: "0b2006 00 1000 0800 01")) }
+                == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2003 01 00 00")) }
+                == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0c2002 02 00")) } == .invalidValue)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanEnableCommand(parsing: [UInt8](hex: "0b2002 01 00")) } == .wrongOpcode)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetExtendedScanParametersCommand(
+                    parsing: [UInt8](hex: "41200d 00 00 05 01 a000 a000 01 a000 a000"))
+            } == .unsupported)
+        #expect(
+            wireErrorCode { _ = try HCIReadLocalSupportedCommands(parsing: [UInt8](hex: "021001 00")) } == .wrongLength)
         #expect(wireErrorCode { _ = try HCICommandPacket(parsing: [UInt8](hex: "0c2002 01")) } == .truncated)
     }
 
@@ -279,7 +305,9 @@ struct HCICommandTests {
         #expect(parsed.supportsLESetExtendedScanEnable)
         #expect(parsed.supportsExtendedScanning)
         #expect(parsed.supports(octet: 37, bit: 5) && !parsed.supports(octet: 37, bit: 4))
-        #expect(!parsed.supports(octet: 64, bit: 0) && !parsed.supports(octet: -1, bit: 0) && !parsed.supports(octet: 0, bit: 8))
+        #expect(
+            !parsed.supports(octet: 64, bit: 0) && !parsed.supports(octet: -1, bit: 0)
+                && !parsed.supports(octet: 0, bit: 8))
 
         var onlyParameters = HCISupportedCommands(octets: [])
         onlyParameters.set(octet: 37, bit: 5)

@@ -85,21 +85,28 @@ struct L2CAPTests {
     func overflow() {
         var reassembler = L2CAPReassembler()
         // Declares 4 payload bytes; the start brings 2, the continuation 5.
-        #expect(reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0400 0400 1b25"))) == .init())
-        let output = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .continuation, data: [0, 1, 2, 3, 4]))
+        #expect(
+            reassembler.push(
+                HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0400 0400 1b25")))
+                == .init())
+        let output = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .continuation, data: [0, 1, 2, 3, 4]))
         #expect(output.frames.isEmpty)
         #expect(output.drops == [.init(handle: 0x40, reason: .overflow, byteCount: 11)])
         #expect(reassembler.bufferedByteCount == 0)
         // A start that already exceeds its length is overflow too.
-        let single = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0100 0400 1b 00")))
+        let single = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0100 0400 1b 00")))
         #expect(single.drops.map(\.reason) == [.overflow])
     }
 
     @Test("a start before the previous frame completed drops the previous frame")
     func interrupted() {
         var reassembler = L2CAPReassembler()
-        _ = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b25")))
-        let output = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0100 0400 13")))
+        _ = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b25")))
+        let output = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0100 0400 13")))
         #expect(output.drops == [.init(handle: 0x40, reason: .interruptedByStart, byteCount: 6)])
         #expect(output.frames == [.init(handle: 0x40, frame: L2CAPBasicFrame(channelID: 4, payload: [0x13]))])
     }
@@ -107,11 +114,13 @@ struct L2CAPTests {
     @Test("memory is bounded: a frame declaring more than the limit is never buffered")
     func bounded() {
         var reassembler = L2CAPReassembler(maximumFrameSize: 100)
-        let output = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "e803 0400 1b25")))
+        let output = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "e803 0400 1b25")))
         #expect(output.drops == [.init(handle: 0x40, reason: .exceedsBufferLimit, byteCount: 6)])
         #expect(reassembler.bufferedByteCount == 0)
         // Its continuations are then orphans, not buffered either.
-        let next = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .continuation, data: [UInt8](repeating: 0, count: 50)))
+        let next = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .continuation, data: [UInt8](repeating: 0, count: 50)))
         #expect(next.drops.map(\.reason) == [.continuationWithoutStart])
         #expect(reassembler.bufferedByteCount == 0)
         // A frame at the limit still passes.
@@ -127,7 +136,8 @@ struct L2CAPTests {
     @Test("discarding a handle reports its partial frame")
     func discard() {
         var reassembler = L2CAPReassembler()
-        _ = reassembler.push(HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b")))
+        _ = reassembler.push(
+            HCIACLDataPacket(handle: 0x40, packetBoundary: .firstFlushable, data: [UInt8](hex: "0800 0400 1b")))
         #expect(reassembler.discard(handle: 0x40) == .init(handle: 0x40, reason: .discarded, byteCount: 5))
         #expect(reassembler.discard(handle: 0x40) == nil)
         #expect(reassembler.bufferedByteCount == 0)

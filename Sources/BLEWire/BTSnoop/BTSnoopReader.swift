@@ -61,7 +61,8 @@ public struct BTSnoopReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.In
         let included = Int(readUInt32BE(at: offset + 4))
         let flags = readUInt32BE(at: offset + 8)
         let drops = readUInt32BE(at: offset + 12)
-        let timestamp = Int64(bitPattern: UInt64(readUInt32BE(at: offset + 16)) << 32 | UInt64(readUInt32BE(at: offset + 20)))
+        let timestamp = Int64(
+            bitPattern: UInt64(readUInt32BE(at: offset + 16)) << 32 | UInt64(readUInt32BE(at: offset + 20)))
         guard included <= Self.maximumRecordLength, UInt32(included) <= originalLength else {
             finished = true
             throw WireError(

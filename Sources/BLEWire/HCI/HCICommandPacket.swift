@@ -68,4 +68,3 @@ extension HCICommand {
         packet.encode(into: &buffer)
     }
 }
-
