@@ -7,11 +7,16 @@
 
 import PackageDescription
 
+let wire = Target.Dependency.product(name: "BLEWire", package: "sportsensord")
+
 let package = Package(
     name: "sportsensord-fuzz",
     dependencies: [.package(name: "sportsensord", path: "..")],
     targets: [
-        .executableTarget(name: "fuzz-att", dependencies: [.product(name: "BLEWire", package: "sportsensord")])
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "fuzz-att", dependencies: ["FuzzSupport", wire]),
+        .executableTarget(name: "fuzz-ad", dependencies: ["FuzzSupport", wire]),
+        .executableTarget(name: "fuzz-btsnoop", dependencies: ["FuzzSupport", wire]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import FuzzSupport
 
 /// libFuzzer entry point: every input must parse or throw `WireError`, never trap, and whatever
 /// parses must encode back to exactly the input (the codecs are lossless).
@@ -20,18 +21,8 @@ public func fuzzATT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// SwiftPM links an executable target with its entry point renamed to `<module>_main`; libFuzzer
-/// brings the real `main`, so the renamed entry point hands over to libFuzzer's driver.
+/// Entry point under SwiftPM's renamed `main` (see `runFuzzer`).
 @_cdecl("fuzz_att_main")
 public func fuzzATTMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var argc = argc
-    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzzATT)
+    runFuzzer(argc, argv, fuzzATT)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
