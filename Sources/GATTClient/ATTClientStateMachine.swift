@@ -246,8 +246,10 @@ public struct ATTClientStateMachine: Sendable {
         }
         let opcode = ATTOpcode(rawValue: first)
         if opcode.isCommand {
-            counters.malformedPDUs += 1
             counters.commandsIgnored += 1
+            // An undefined command is not malformed, just unknown; both are ignored.
+            guard error.code != .wrongOpcode else { return [.note(.ignoredCommand(opcode))] }
+            counters.malformedPDUs += 1
             return [.note(.malformedPDU(pdu, error))]
         }
         if error.code == .wrongOpcode {
