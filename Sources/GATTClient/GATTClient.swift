@@ -163,7 +163,8 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             var cursor = from
             for entry in answer.entries {
                 try Self.check(entry.range, advancesFrom: cursor, within: request.range, type(of: request).opcode)
-                services.append(GATTService(uuid: try Self.uuid(entry.value, type(of: request).opcode), range: entry.range))
+                services.append(
+                    GATTService(uuid: try Self.uuid(entry.value, type(of: request).opcode), range: entry.range))
                 cursor = entry.range.end
             }
             start = Self.handle(after: cursor)
@@ -268,7 +269,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// The first characteristic of type `uuid` in the first primary service of type
     /// `serviceUUID`: the one call a sensor session needs before enabling notifications. Throws
     /// `.notFound` when either is missing.
-    public func characteristic(_ uuid: BluetoothUUID, inService serviceUUID: BluetoothUUID) async throws
+    public func characteristic(
+        _ uuid: BluetoothUUID, inService serviceUUID: BluetoothUUID
+    ) async throws
         -> GATTCharacteristic
     {
         guard let service = try await discoverPrimaryService(uuid: serviceUUID).first else {
@@ -455,9 +458,13 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 case .stopTimer(let id):
                     if let timer = state.timers.removeValue(forKey: id) { effects.append(.cancel(timer)) }
                 case .succeed(let id, let pdu):
-                    if let waiter = state.waiting.removeValue(forKey: id) { effects.append(.resume(waiter, .success(pdu))) }
+                    if let waiter = state.waiting.removeValue(forKey: id) {
+                        effects.append(.resume(waiter, .success(pdu)))
+                    }
                 case .fail(let id, let error):
-                    if let waiter = state.waiting.removeValue(forKey: id) { effects.append(.resume(waiter, .failure(error))) }
+                    if let waiter = state.waiting.removeValue(forKey: id) {
+                        effects.append(.resume(waiter, .failure(error)))
+                    }
                 case .deliver(let handle, let value, let isIndication):
                     let notification = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)

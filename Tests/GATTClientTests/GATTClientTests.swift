@@ -268,7 +268,9 @@ struct GATTClientTests {
         try await written
         try await h.client.writeWithoutResponse(handle: 0x0021, value: [0xFF])
         try await h.peer.expect("52 2100 ff")
-        let tooLong = await gattError { try await h.client.write(handle: 0x0020, value: Array(repeating: 0, count: 21)) }
+        let tooLong = await gattError {
+            try await h.client.write(handle: 0x0020, value: Array(repeating: 0, count: 21))
+        }
         #expect(tooLong?.code == .invalidArgument)
         await h.client.close()
     }

@@ -22,7 +22,9 @@ struct ScriptedPeer {
     }
 
     /// Expects `request`, then answers it with `response`.
-    func answer(_ request: String, with response: String, sourceLocation: SourceLocation = #_sourceLocation)
+    func answer(
+        _ request: String, with response: String, sourceLocation: SourceLocation = #_sourceLocation
+    )
         async throws
     {
         try await expect(request, sourceLocation: sourceLocation)
