@@ -160,14 +160,14 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 range: ATTHandleRange(start: from, end: 0xFFFF), groupType: .primaryService)
             guard let response = try await transactUntilNotFound(request) else { break }
             guard case .readByGroupTypeResponse(let answer) = response else { throw Self.unexpected(response) }
-            var cursor = from
+            var lowest = UInt32(from)
             for entry in answer.entries {
-                try Self.check(entry.range, advancesFrom: cursor, within: request.range, type(of: request).opcode)
+                try Self.check(entry.range, advancesFrom: lowest, within: request.range, type(of: request).opcode)
                 services.append(
                     GATTService(uuid: try Self.uuid(entry.value, type(of: request).opcode), range: entry.range))
-                cursor = entry.range.end
+                lowest = UInt32(entry.range.end) + 1
             }
-            start = Self.handle(after: cursor)
+            start = Self.handle(from: lowest)
         }
         return services
     }
@@ -184,13 +184,13 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 range: ATTHandleRange(start: from, end: 0xFFFF), attributeType: 0x2800, value: value)
             guard let response = try await transactUntilNotFound(request) else { break }
             guard case .findByTypeValueResponse(let answer) = response else { throw Self.unexpected(response) }
-            var cursor = from
+            var lowest = UInt32(from)
             for group in answer.groups {
-                try Self.check(group, advancesFrom: cursor, within: request.range, type(of: request).opcode)
+                try Self.check(group, advancesFrom: lowest, within: request.range, type(of: request).opcode)
                 services.append(GATTService(uuid: uuid, range: group))
-                cursor = group.end
+                lowest = UInt32(group.end) + 1
             }
-            start = Self.handle(after: cursor)
+            start = Self.handle(from: lowest)
         }
         return services
     }
@@ -207,7 +207,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 range: ATTHandleRange(start: from, end: service.range.end), attributeType: .characteristic)
             guard let response = try await transactUntilNotFound(request) else { break }
             guard case .readByTypeResponse(let answer) = response else { throw Self.unexpected(response) }
-            var cursor = from
+            var lowest = UInt32(from)
             for entry in answer.entries {
                 let declaration: GATTCharacteristicDeclaration
                 do {
@@ -217,7 +217,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         .malformedResponse, "characteristic declaration at \(Self.hex(entry.handle)): \(error.message)",
                         requestOpcode: type(of: request).opcode, handle: entry.handle, cause: error)
                 }
-                guard entry.handle >= cursor, entry.handle <= service.range.end,
+                guard UInt32(entry.handle) >= lowest, entry.handle <= service.range.end,
                     declaration.valueHandle > entry.handle, declaration.valueHandle <= service.range.end
                 else {
                     throw GATTError(
@@ -227,13 +227,19 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         requestOpcode: type(of: request).opcode, handle: entry.handle)
                 }
                 found.append((entry.handle, declaration))
-                cursor = entry.handle
+                lowest = UInt32(entry.handle) + 1
             }
-            start = Self.handle(after: cursor)
+            start = Self.handle(from: lowest)
         }
-        return found.indices.map { index in
+        return try found.indices.map { index in
             let (handle, declaration) = found[index]
             let end = index + 1 < found.count ? found[index + 1].handle - 1 : service.range.end
+            guard declaration.valueHandle <= end else {
+                throw GATTError(
+                    .malformedResponse,
+                    "characteristic value \(Self.hex(declaration.valueHandle)) lies beyond the next declaration",
+                    requestOpcode: .readByTypeRequest, handle: handle)
+            }
             return GATTCharacteristic(
                 uuid: declaration.uuid, declarationHandle: handle, valueHandle: declaration.valueHandle,
                 properties: declaration.properties, endHandle: end)
@@ -250,18 +256,18 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             let request = ATTFindInformationRequest(range: ATTHandleRange(start: from, end: characteristic.endHandle))
             guard let response = try await transactUntilNotFound(request) else { break }
             guard case .findInformationResponse(let answer) = response else { throw Self.unexpected(response) }
-            var cursor = from
+            var lowest = UInt32(from)
             for entry in answer.entries {
-                guard entry.handle >= cursor, request.range.contains(entry.handle) else {
+                guard UInt32(entry.handle) >= lowest, request.range.contains(entry.handle) else {
                     throw GATTError(
                         .malformedResponse,
                         "descriptor at \(Self.hex(entry.handle)) lies outside \(request.range) or out of order",
                         requestOpcode: type(of: request).opcode, handle: entry.handle)
                 }
                 descriptors.append(GATTDescriptor(handle: entry.handle, uuid: entry.type))
-                cursor = entry.handle
+                lowest = UInt32(entry.handle) + 1
             }
-            start = Self.handle(after: cursor)
+            start = Self.handle(from: lowest)
         }
         return descriptors
     }
@@ -579,10 +585,15 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         handle == 0xFFFF ? nil : handle + 1
     }
 
+    /// `lowest` as a handle to continue from, nil past the end of the handle space.
+    private static func handle(from lowest: UInt32) -> UInt16? {
+        lowest > 0xFFFF ? nil : UInt16(lowest)
+    }
+
     private static func check(
-        _ range: ATTHandleRange, advancesFrom cursor: UInt16, within bounds: ATTHandleRange, _ opcode: ATTOpcode
+        _ range: ATTHandleRange, advancesFrom lowest: UInt32, within bounds: ATTHandleRange, _ opcode: ATTOpcode
     ) throws {
-        guard range.start >= cursor, range.start <= range.end, bounds.contains(range.start) else {
+        guard UInt32(range.start) >= lowest, range.start <= range.end, bounds.contains(range.start) else {
             throw GATTError(
                 .malformedResponse, "group \(range) is empty, out of order or outside \(bounds)",
                 requestOpcode: opcode, handle: range.start)

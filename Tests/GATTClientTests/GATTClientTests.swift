@@ -86,6 +86,23 @@ struct GATTClientTests {
         await h.client.close()
     }
 
+    @Test("discovery responses that do not advance are malformed, not an endless loop")
+    func nonAdvancingDiscovery() async throws {
+        let h = Harness()
+        let service = GATTService(uuid: SDUFixture.serviceUUID, range: ATTHandleRange(start: 0x000A, end: 0x0014))
+        async let characteristics = gattError { try await h.client.discoverCharacteristics(in: service) }
+        // The same declaration twice in one response.
+        try await h.peer.answer("08 0a00 1400 0328", with: "09 07 0b00 02 0c00 242a 0b00 02 0c00 242a")
+        #expect(await characteristics?.code == .malformedResponse)
+
+        async let services = gattError { try await h.client.discoverPrimaryServices() }
+        try await h.peer.answer("10 0100 ffff 0028", with: "11 06 0100 0500 0018")
+        // A group that starts inside the previous one.
+        try await h.peer.answer("10 0600 ffff 0028", with: "11 06 0500 0900 0118")
+        #expect(await services?.code == .malformedResponse)
+        await h.client.close()
+    }
+
     @Test("descriptors across several Find Information responses, stopping at the characteristic's end")
     func discoverDescriptors() async throws {
         let h = Harness()
