@@ -15,7 +15,7 @@ import Synchronization
 /// ```swift
 /// let client = GATTClient(bearer: bearer, logger: logger)
 /// try await client.exchangeMTU()
-/// let accel = try await client.characteristic(SDUProfile.accelerationUUID, inService: SDUProfile.serviceUUID)
+/// let accel = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
 /// try await client.enableNotifications(for: accel)
 /// for try await notification in client.notifications { … }
 /// ```
