@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import Logging
+import Synchronization
+
+/// A GATT client over any `ATTBearer`: MTU exchange, discovery, reads, writes and the stream of
+/// notifications, with the ATT rules enforced by `ATTClientStateMachine`.
+///
+/// The client owns the bearer. It starts two tasks at once: a read loop that stamps every PDU
+/// with `clock.now` and feeds it to the state machine, and a writer that sends PDUs in the order
+/// the state machine produced them (so the read loop never waits for the bearer's flow control).
+/// Each request is a transaction guarded by `transactionTimeout` on `clock`; when it expires the
+/// link is closed for good, as the specification demands, and every later call fails at once.
+///
+/// ```swift
+/// let client = GATTClient(bearer: bearer, logger: logger)
+/// try await client.exchangeMTU()
+/// let accel = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
+/// try await client.enableNotifications(for: accel)
+/// for try await notification in client.notifications { … }
+/// ```
+///
+/// Requests may be issued from several tasks at once; they are sent one at a time. Call
+/// `close()` when done: until then the read loop keeps the client alive.
+public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
+    /// A value the peer pushed, stamped on this client's clock.
+    public typealias Notification = GATTNotification<C.Instant>
+    /// The stream of pushed values.
+    public typealias Notifications = AsyncThrowingStream<Notification, any Error>
+    private typealias Action = ATTClientStateMachine.Action
+    private typealias RequestID = ATTClientStateMachine.RequestID
+
+    /// Every notification and indication the peer sends, in arrival order, with the instant it was
+    /// read from the bearer. Single consumer. Finishes normally after `close()`; throws a
+    /// `GATTError` (`.disconnected`, `.timeout`, `.protocolViolation`) when the link ends any other
+    /// way. Holds at most `notificationBufferCapacity` unconsumed values; newer ones are dropped
+    /// and counted in `droppedNotificationCount`, never silently.
+    public let notifications: Notifications
+    /// How long a request may wait for its response before the link is given up (30 s by
+    /// default, the specification's value).
+    public let transactionTimeout: Duration
+    /// How many unconsumed notifications `notifications` holds before dropping.
+    public let notificationBufferCapacity: Int
+
+    private let bearer: any ATTBearer
+    private let clock: C
+    private let logger: Logger
+    private let outgoing: AsyncStream<OutgoingPDU>.Continuation
+    private let notificationSink: Notifications.Continuation
+    private let state: Mutex<State>
+
+    private struct OutgoingPDU: Sendable {
+        var bytes: [UInt8]
+        /// Resumed once the PDU is on the bearer (or failed), for callers that wait.
+        var sent: CheckedContinuation<Void, any Error>?
+    }
+
+    private struct State {
+        var machine = ATTClientStateMachine()
+        var nextRequestID: UInt64 = 0
+        var waiting: [RequestID: CheckedContinuation<ATTPDU, any Error>] = [:]
+        var timers: [RequestID: Task<Void, Never>] = [:]
+        var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
+        var droppedNotifications = 0
+        var closeTask: Task<Void, Never>?
+        var loops: [Task<Void, Never>] = []
+    }
+
+    private enum Effect {
+        case resume(CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, any Error>)
+        case cancel(Task<Void, Never>)
+        case note(ATTClientStateMachine.Note)
+        case dropped(total: Int)
+        case finish(GATTError?)
+    }
+
+    /// Starts a client on `bearer`, which it now owns.
+    ///
+    /// - Parameters:
+    ///   - clock: the clock for transaction timeouts and notification arrival instants.
+    ///   - transactionTimeout: how long a request may go unanswered (30 s in the specification).
+    ///   - notificationBufferCapacity: unconsumed notifications held before dropping (at least 1).
+    ///   - logger: carries the caller's metadata (`ble.address`); the client adds `att.opcode`.
+    public init(
+        bearer: any ATTBearer, clock: C, transactionTimeout: Duration = .seconds(30),
+        notificationBufferCapacity: Int = 4096, logger: Logger = Logger(label: "sportsensord.gatt")
+    ) {
+        self.bearer = bearer
+        self.clock = clock
+        self.transactionTimeout = transactionTimeout
+        self.notificationBufferCapacity = max(1, notificationBufferCapacity)
+        self.logger = logger
+        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: OutgoingPDU.self)
+        self.outgoing = outgoing
+        (notifications, notificationSink) = Notifications.makeStream(
+            bufferingPolicy: .bufferingOldest(self.notificationBufferCapacity))
+        state = Mutex(State())
+        let reader = Task { await self.readLoop() }
+        let writer = Task { await self.writeLoop(outgoingStream) }
+        state.withLock { $0.loops = [reader, writer] }
+    }
+
+    // MARK: Status
+
+    /// The ATT MTU in effect: 23 until `exchangeMTU` succeeds.
+    public var mtu: UInt16 { state.withLock { $0.mtu } }
+
+    /// Notifications dropped because the consumer of `notifications` fell behind.
+    public var droppedNotificationCount: Int { state.withLock { $0.droppedNotifications } }
+
+    /// PDUs from the peer that could not be parsed.
+    public var malformedPDUCount: Int { state.withLock { $0.machine.counters.malformedPDUs } }
+
+    /// Why the link was closed; nil while it is open.
+    public var closedBecause: GATTError? { state.withLock { $0.machine.closedBecause } }
+
+    /// A snapshot of the counters and queue.
+    public var statistics: GATTClientStatistics {
+        state.withLock { state in
+            let counters = state.machine.counters
+            var statistics = GATTClientStatistics()
+            statistics.malformedPDUs = counters.malformedPDUs
+            statistics.unsupportedRequestsAnswered = counters.unsupportedRequestsAnswered
+            statistics.commandsIgnored = counters.commandsIgnored
+            statistics.unexpectedPDUsIgnored = counters.unexpectedPDUsIgnored
+            statistics.notificationsReceived = counters.notifications
+            statistics.indicationsReceived = counters.indications
+            statistics.notificationsDropped = state.droppedNotifications
+            statistics.queuedRequests = state.machine.queuedRequests
+            statistics.hasOutstandingRequest = state.machine.hasOutstandingRequest
+            statistics.mtu = state.mtu
+            return statistics
+        }
+    }
+
+    // MARK: Operations
+
+    /// Exchanges MTUs (ATT_EXCHANGE_MTU_REQ) and returns the effective MTU, the smaller of
+    /// `clientRxMTU` and the server's. Call once, first thing after connecting.
+    @discardableResult
+    public func exchangeMTU(clientRxMTU: UInt16 = 247) async throws -> UInt16 {
+        guard clientRxMTU >= ATTExchangeMTURequest.minimumMTU else {
+            throw GATTError(.invalidArgument, "client MTU \(clientRxMTU) is below the minimum 23: pass 23 or more")
+        }
+        let response = try await transact(ATTExchangeMTURequest(clientRxMTU: clientRxMTU))
+        guard case .exchangeMTUResponse(let answer) = response else { throw Self.unexpected(response) }
+        let effective = min(clientRxMTU, answer.serverRxMTU)
+        state.withLock { $0.mtu = effective }
+        logger.debug("ATT MTU exchanged", metadata: ["att.mtu": "\(effective)"])
+        return effective
+    }
+
+    /// Every primary service, in handle order (Read By Group Type 0x2800 from 0x0001, repeated
+    /// after the last group until *Attribute Not Found* or handle 0xFFFF).
+    public func discoverPrimaryServices() async throws -> [GATTService] {
+        var services: [GATTService] = []
+        var start: UInt16? = 0x0001
+        while let from = start {
+            let request = ATTReadByGroupTypeRequest(
+                range: ATTHandleRange(start: from, end: 0xFFFF), groupType: .primaryService)
+            guard let response = try await transactUntilNotFound(request) else { break }
+            guard case .readByGroupTypeResponse(let answer) = response else { throw Self.unexpected(response) }
+            var lowest = UInt32(from)
+            for entry in answer.entries {
+                try Self.check(entry.range, advancesFrom: lowest, within: request.range, type(of: request).opcode)
+                services.append(
+                    GATTService(uuid: try Self.uuid(entry.value, type(of: request).opcode), range: entry.range))
+                lowest = UInt32(entry.range.end) + 1
+            }
+            start = Self.handle(from: lowest)
+        }
+        return services
+    }
+
+    /// The primary services of type `uuid`, in handle order (Find By Type Value 0x2800 with the
+    /// UUID, repeated until *Attribute Not Found* or handle 0xFFFF). Empty when there is none.
+    public func discoverPrimaryService(uuid: BluetoothUUID) async throws -> [GATTService] {
+        var value: [UInt8] = []
+        uuid.encode(into: &value)
+        var services: [GATTService] = []
+        var start: UInt16? = 0x0001
+        while let from = start {
+            let request = ATTFindByTypeValueRequest(
+                range: ATTHandleRange(start: from, end: 0xFFFF), attributeType: 0x2800, value: value)
+            guard let response = try await transactUntilNotFound(request) else { break }
+            guard case .findByTypeValueResponse(let answer) = response else { throw Self.unexpected(response) }
+            var lowest = UInt32(from)
+            for group in answer.groups {
+                try Self.check(group, advancesFrom: lowest, within: request.range, type(of: request).opcode)
+                services.append(GATTService(uuid: uuid, range: group))
+                lowest = UInt32(group.end) + 1
+            }
+            start = Self.handle(from: lowest)
+        }
+        return services
+    }
+
+    /// The characteristics of `service`, in handle order (Read By Type 0x2803 over the service's
+    /// range, repeated after the last declaration until *Attribute Not Found* or the service's
+    /// end). Each characteristic ends one handle before the next declaration; the last ends with
+    /// the service.
+    public func discoverCharacteristics(in service: GATTService) async throws -> [GATTCharacteristic] {
+        var found: [(handle: UInt16, declaration: GATTCharacteristicDeclaration)] = []
+        var start: UInt16? = service.range.start
+        while let from = start, from <= service.range.end {
+            let request = ATTReadByTypeRequest(
+                range: ATTHandleRange(start: from, end: service.range.end), attributeType: .characteristic)
+            guard let response = try await transactUntilNotFound(request) else { break }
+            guard case .readByTypeResponse(let answer) = response else { throw Self.unexpected(response) }
+            var lowest = UInt32(from)
+            for entry in answer.entries {
+                let declaration: GATTCharacteristicDeclaration
+                do {
+                    declaration = try GATTCharacteristicDeclaration(parsing: entry.value)
+                } catch {
+                    throw GATTError(
+                        .malformedResponse, "characteristic declaration at \(Self.hex(entry.handle)): \(error.message)",
+                        requestOpcode: type(of: request).opcode, handle: entry.handle, cause: error)
+                }
+                guard UInt32(entry.handle) >= lowest, entry.handle <= service.range.end,
+                    declaration.valueHandle > entry.handle, declaration.valueHandle <= service.range.end
+                else {
+                    throw GATTError(
+                        .malformedResponse,
+                        "characteristic declaration at \(Self.hex(entry.handle)) (value "
+                            + "\(Self.hex(declaration.valueHandle))) lies outside \(service.range) or out of order",
+                        requestOpcode: type(of: request).opcode, handle: entry.handle)
+                }
+                found.append((entry.handle, declaration))
+                lowest = UInt32(entry.handle) + 1
+            }
+            start = Self.handle(from: lowest)
+        }
+        return try found.indices.map { index in
+            let (handle, declaration) = found[index]
+            let end = index + 1 < found.count ? found[index + 1].handle - 1 : service.range.end
+            guard declaration.valueHandle <= end else {
+                throw GATTError(
+                    .malformedResponse,
+                    "characteristic value \(Self.hex(declaration.valueHandle)) lies beyond the next declaration",
+                    requestOpcode: .readByTypeRequest, handle: handle)
+            }
+            return GATTCharacteristic(
+                uuid: declaration.uuid, declarationHandle: handle, valueHandle: declaration.valueHandle,
+                properties: declaration.properties, endHandle: end)
+        }
+    }
+
+    /// The descriptors of `characteristic`, in handle order (Find Information from the value
+    /// handle + 1 to the characteristic's end, repeated until *Attribute Not Found* or the end).
+    /// Empty without a request when the characteristic has no room for descriptors.
+    public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws -> [GATTDescriptor] {
+        var descriptors: [GATTDescriptor] = []
+        var start = Self.handle(after: characteristic.valueHandle)
+        while let from = start, from <= characteristic.endHandle {
+            let request = ATTFindInformationRequest(range: ATTHandleRange(start: from, end: characteristic.endHandle))
+            guard let response = try await transactUntilNotFound(request) else { break }
+            guard case .findInformationResponse(let answer) = response else { throw Self.unexpected(response) }
+            var lowest = UInt32(from)
+            for entry in answer.entries {
+                guard UInt32(entry.handle) >= lowest, request.range.contains(entry.handle) else {
+                    throw GATTError(
+                        .malformedResponse,
+                        "descriptor at \(Self.hex(entry.handle)) lies outside \(request.range) or out of order",
+                        requestOpcode: type(of: request).opcode, handle: entry.handle)
+                }
+                descriptors.append(GATTDescriptor(handle: entry.handle, uuid: entry.type))
+                lowest = UInt32(entry.handle) + 1
+            }
+            start = Self.handle(from: lowest)
+        }
+        return descriptors
+    }
+
+    /// The first characteristic of type `uuid` in the first primary service of type
+    /// `serviceUUID`: the one call a sensor session needs before enabling notifications. Throws
+    /// `.notFound` when either is missing.
+    public func characteristic(
+        _ uuid: BluetoothUUID, inService serviceUUID: BluetoothUUID
+    ) async throws
+        -> GATTCharacteristic
+    {
+        guard let service = try await discoverPrimaryService(uuid: serviceUUID).first else {
+            throw GATTError(
+                .notFound, "the device has no service \(serviceUUID): check that it is the expected sensor model")
+        }
+        guard let found = try await discoverCharacteristics(in: service).first(where: { $0.uuid == uuid }) else {
+            throw GATTError(
+                .notFound,
+                "service \(serviceUUID) has no characteristic \(uuid): check the sensor's firmware version")
+        }
+        return found
+    }
+
+    /// The value at `handle` (Read Request). A value that fills the response (MTU − 1 bytes) is
+    /// continued with Read Blob Requests until a shorter part, *Attribute Not Long* or *Invalid
+    /// Offset*, or 512 bytes (the longest attribute value).
+    public func read(handle: UInt16) async throws -> [UInt8] {
+        let response = try await transact(ATTReadRequest(handle: handle))
+        guard case .readResponse(let answer) = response else { throw Self.unexpected(response) }
+        var value = answer.value
+        let full = Int(mtu) - 1
+        var part = value.count
+        while part >= full && value.count < 512 {
+            let blob: ATTPDU
+            do {
+                blob = try await transact(ATTReadBlobRequest(handle: handle, offset: UInt16(value.count)))
+            } catch let error as GATTError
+                where error.code == .attError(.attributeNotLong) || error.code == .attError(.invalidOffset)
+            {
+                break
+            }
+            guard case .readBlobResponse(let more) = blob else { throw Self.unexpected(blob) }
+            value += more.partValue
+            part = more.partValue.count
+        }
+        return value
+    }
+
+    /// Writes `value` to `handle` and waits for the Write Response. `value` may be at most
+    /// MTU − 3 bytes (long writes are not supported).
+    public func write(handle: UInt16, value: [UInt8]) async throws {
+        try checkFits(value, handle: handle)
+        let response = try await transact(ATTWriteRequest(handle: handle, value: value))
+        guard case .writeResponse = response else { throw Self.unexpected(response) }
+    }
+
+    /// Writes `value` to `handle` with a Write Command: no response, no transaction, not held
+    /// behind an outstanding request. Returns once the PDU is on the bearer; the peer may still
+    /// ignore it. `value` may be at most MTU − 3 bytes.
+    public func writeWithoutResponse(handle: UInt16, value: [UInt8]) async throws {
+        try checkFits(value, handle: handle)
+        let pdu = ATTWriteCommand(handle: handle, value: value).bytes
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let failure: GATTError? = state.withLock { state -> GATTError? in
+                let actions: [Action]
+                do throws(GATTError) {
+                    actions = try state.machine.command(pdu)
+                } catch {
+                    return error
+                }
+                for case .send(let bytes) in actions {
+                    if case .terminated = outgoing.yield(OutgoingPDU(bytes: bytes, sent: continuation)) {
+                        return state.machine.closedBecause ?? GATTError(.disconnected, "the GATT client was closed")
+                    }
+                }
+                return nil
+            }
+            if let failure { continuation.resume(throwing: failure) }
+        }
+    }
+
+    /// Switches notifications on for `characteristic`: finds its Client Characteristic
+    /// Configuration descriptor (0x2902) and writes 0x0001. Values then arrive on
+    /// `notifications`. Throws `.notFound` when the characteristic has no such descriptor.
+    public func enableNotifications(for characteristic: GATTCharacteristic) async throws {
+        try await configure(characteristic, 0x0001)
+    }
+
+    /// Switches indications on for `characteristic` (writes 0x0002 to its CCCD). The client
+    /// confirms every indication it receives.
+    public func enableIndications(for characteristic: GATTCharacteristic) async throws {
+        try await configure(characteristic, 0x0002)
+    }
+
+    /// Switches notifications and indications off for `characteristic` (writes 0x0000 to its
+    /// CCCD).
+    public func disableNotifications(for characteristic: GATTCharacteristic) async throws {
+        try await configure(characteristic, 0x0000)
+    }
+
+    /// Closes the link: pending requests fail with `.disconnected`, `notifications` finishes
+    /// normally, the bearer is closed. Returns once the bearer is closed and both loops have
+    /// ended. Safe to call more than once and after the link ended by itself.
+    public func close() async {
+        run { $0.machine.close() }
+        let (closeTask, loops) = state.withLock { ($0.closeTask, $0.loops) }
+        await closeTask?.value
+        for loop in loops { await loop.value }
+    }
+
+    // MARK: Transactions
+
+    /// Sends `request` when its turn comes and returns the response. Error Responses, timeouts and
+    /// link loss throw `GATTError`; cancelling the caller throws `CancellationError` (a request
+    /// already sent stays outstanding until answered, as ATT cannot cancel it).
+    func transact(_ request: some ATTMessage) async throws -> ATTPDU {
+        let pdu = request.bytes
+        let id = state.withLock { state in
+            state.nextRequestID += 1
+            return RequestID(state.nextRequestID)
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
+                run { state in
+                    // Checked under the lock the cancellation handler takes too.
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        return []
+                    }
+                    state.waiting[id] = continuation
+                    return state.machine.enqueue(pdu, id: id)
+                }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                state.machine.cancel(id)
+                return state.waiting.removeValue(forKey: id)
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// `transact`, returning nil for *Attribute Not Found*: how every discovery loop ends.
+    private func transactUntilNotFound(_ request: some ATTMessage) async throws -> ATTPDU? {
+        do {
+            return try await transact(request)
+        } catch let error as GATTError where error.code == .attError(.attributeNotFound) {
+            return nil
+        }
+    }
+
+    private func configure(_ characteristic: GATTCharacteristic, _ bits: UInt16) async throws {
+        let descriptors = try await discoverDescriptors(of: characteristic)
+        guard let cccd = descriptors.first(where: { $0.uuid == .clientCharacteristicConfiguration }) else {
+            throw GATTError(
+                .notFound,
+                "characteristic \(characteristic.uuid) has no Client Characteristic Configuration descriptor, so it "
+                    + "cannot notify: check that the right characteristic was chosen",
+                handle: characteristic.valueHandle)
+        }
+        var value: [UInt8] = []
+        value.appendUInt16LE(bits)
+        try await write(handle: cccd.handle, value: value)
+        logger.debug(
+            "client characteristic configuration written",
+            metadata: ["gatt.characteristic": "\(characteristic.uuid)", "gatt.cccd": "\(bits)"])
+    }
+
+    private func checkFits(_ value: [UInt8], handle: UInt16) throws {
+        let limit = Int(mtu) - 3
+        guard value.count <= limit else {
+            throw GATTError(
+                .invalidArgument,
+                "a \(value.count)-byte value does not fit one write at MTU \(mtu): write at most \(limit) bytes, "
+                    + "or exchange a larger MTU first",
+                handle: handle)
+        }
+    }
+
+    // MARK: I/O
+
+    /// Runs one state machine event under the lock, performs the actions that must keep their
+    /// order (sending, notification delivery) there too, and the rest after unlocking.
+    private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
+        let effects: [Effect] = state.withLock { state in
+            var effects: [Effect] = []
+            for action in event(&state) {
+                switch action {
+                case .send(let pdu):
+                    outgoing.yield(OutgoingPDU(bytes: pdu, sent: nil))
+                case .startTimer(let id):
+                    state.timers[id] = startTimer(id)
+                case .stopTimer(let id):
+                    if let timer = state.timers.removeValue(forKey: id) { effects.append(.cancel(timer)) }
+                case .succeed(let id, let pdu):
+                    if let waiter = state.waiting.removeValue(forKey: id) {
+                        effects.append(.resume(waiter, .success(pdu)))
+                    }
+                case .fail(let id, let error):
+                    if let waiter = state.waiting.removeValue(forKey: id) {
+                        effects.append(.resume(waiter, .failure(error)))
+                    }
+                case .deliver(let handle, let value, let isIndication):
+                    let notification = Notification(
+                        handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
+                    if case .dropped = notificationSink.yield(notification) {
+                        state.droppedNotifications += 1
+                        effects.append(.dropped(total: state.droppedNotifications))
+                    }
+                case .note(let note):
+                    effects.append(.note(note))
+                case .finishNotifications(let error):
+                    effects.append(.finish(error))
+                case .closeBearer:
+                    outgoing.finish()
+                    state.closeTask = Task { [bearer] in await bearer.close() }
+                }
+            }
+            return effects
+        }
+        for effect in effects {
+            switch effect {
+            case .resume(let waiter, let result): waiter.resume(with: result)
+            case .cancel(let timer): timer.cancel()
+            case .note(let note): log(note)
+            case .dropped(let total):
+                if total == 1 || total % 1000 == 0 {
+                    logger.warning(
+                        "notification consumer is behind: notifications dropped",
+                        metadata: ["gatt.dropped": "\(total)", "gatt.buffer": "\(notificationBufferCapacity)"])
+                }
+            case .finish(let error):
+                if let error {
+                    logger.warning("GATT link closed", metadata: ["gatt.reason": "\(error)"])
+                    notificationSink.finish(throwing: error)
+                } else {
+                    logger.debug("GATT link closed by this side")
+                    notificationSink.finish()
+                }
+            }
+        }
+    }
+
+    private func startTimer(_ id: RequestID) -> Task<Void, Never> {
+        let deadline = clock.now.advanced(by: transactionTimeout)
+        return Task {
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return
+            }
+            run { $0.machine.transactionTimedOut(id) }
+        }
+    }
+
+    private func readLoop() async {
+        while true {
+            let pdu: [UInt8]?
+            do {
+                pdu = try await bearer.receive()
+            } catch {
+                run { $0.machine.bearerEnded(error: error) }
+                return
+            }
+            guard let pdu else {
+                run { $0.machine.bearerEnded(error: nil) }
+                return
+            }
+            let now = clock.now
+            run(receivedAt: now) { $0.machine.received(pdu) }
+        }
+    }
+
+    private func writeLoop(_ stream: AsyncStream<OutgoingPDU>) async {
+        for await pdu in stream {
+            // After a close (a transaction timeout above all) no further PDU may reach the peer.
+            if let reason = state.withLock({ $0.machine.closedBecause }) {
+                pdu.sent?.resume(throwing: reason)
+                continue
+            }
+            do {
+                try await bearer.send(pdu.bytes)
+                pdu.sent?.resume()
+            } catch {
+                pdu.sent?.resume(throwing: GATTError(.disconnected, "sending on the link failed", cause: error))
+                run { $0.machine.bearerEnded(error: error) }
+            }
+        }
+    }
+
+    private func log(_ note: ATTClientStateMachine.Note) {
+        switch note {
+        case .malformedPDU(let pdu, let error):
+            logger.warning(
+                "malformed ATT PDU dropped",
+                metadata: ["att.pdu": "\(Self.hex(pdu.prefix(32)))", "att.error": "\(error)"])
+        case .answeredUnsupportedRequest(let opcode):
+            logger.info("peer request answered with Request Not Supported", metadata: ["att.opcode": "\(opcode)"])
+        case .ignoredCommand(let opcode):
+            logger.debug("peer command ignored", metadata: ["att.opcode": "\(opcode)"])
+        case .ignoredUnexpected(let opcode):
+            logger.notice("unexpected ATT PDU ignored", metadata: ["att.opcode": "\(opcode)"])
+        }
+    }
+
+    // MARK: Helpers
+
+    private static func unexpected(_ response: ATTPDU) -> GATTError {
+        GATTError(.protocolViolation, "unexpected response \(response.opcode)", requestOpcode: response.opcode)
+    }
+
+    /// The handle after `handle`, nil at the end of the handle space.
+    private static func handle(after handle: UInt16) -> UInt16? {
+        handle == 0xFFFF ? nil : handle + 1
+    }
+
+    /// `lowest` as a handle to continue from, nil past the end of the handle space.
+    private static func handle(from lowest: UInt32) -> UInt16? {
+        lowest > 0xFFFF ? nil : UInt16(lowest)
+    }
+
+    private static func check(
+        _ range: ATTHandleRange, advancesFrom lowest: UInt32, within bounds: ATTHandleRange, _ opcode: ATTOpcode
+    ) throws {
+        guard UInt32(range.start) >= lowest, range.start <= range.end, bounds.contains(range.start) else {
+            throw GATTError(
+                .malformedResponse, "group \(range) is empty, out of order or outside \(bounds)",
+                requestOpcode: opcode, handle: range.start)
+        }
+    }
+
+    private static func uuid(_ value: [UInt8], _ opcode: ATTOpcode) throws -> BluetoothUUID {
+        guard value.count == 2 || value.count == 16 else {
+            throw GATTError(
+                .malformedResponse, "service UUID is \(value.count) bytes, expected 2 or 16", requestOpcode: opcode)
+        }
+        do {
+            return try BluetoothUUID(littleEndian: value)
+        } catch {
+            throw GATTError(.malformedResponse, "service UUID: \(error.message)", requestOpcode: opcode, cause: error)
+        }
+    }
+
+    private static func hex(_ handle: UInt16) -> String {
+        let digits = String(handle, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+}
+
+extension GATTClient where C == ContinuousClock {
+    /// Starts a client on `bearer` that times transactions and stamps notifications with
+    /// `ContinuousClock`.
+    public convenience init(
+        bearer: any ATTBearer, transactionTimeout: Duration = .seconds(30), notificationBufferCapacity: Int = 4096,
+        logger: Logger = Logger(label: "sportsensord.gatt")
+    ) {
+        self.init(
+            bearer: bearer, clock: ContinuousClock(), transactionTimeout: transactionTimeout,
+            notificationBufferCapacity: notificationBufferCapacity, logger: logger)
+    }
+}
