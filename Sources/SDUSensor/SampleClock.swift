@@ -92,7 +92,6 @@ public struct SampleClock: Sendable {
     private var current = Point(index: 0, time: 0)
     private var currentBin: Int64 = 0
     private var hasCurrent = false
-    private var hull: [Int]  // scratch for the fit, capacity binCapacity + 1
     private var spanSeconds: Double = 0
 
     /// Creates a clock with no arrivals yet.
@@ -102,8 +101,6 @@ public struct SampleClock: Sendable {
         slope = priorSlope
         binSamples = Int64(max(1, min((configuration.nominalRate * configuration.binDuration).rounded(), 1e9)))
         ring = Array(repeating: Point(index: 0, time: 0), count: configuration.binCapacity)
-        hull = []
-        hull.reserveCapacity(configuration.binCapacity + 1)
     }
 
     /// The current estimate of the sample rate, in Hz (the prior until the fit takes over).
@@ -193,56 +190,52 @@ public struct SampleClock: Sendable {
         let origin = point(0)
         @inline(__always) func x(_ i: Int) -> Double { Double(point(i).index &- origin.index) }
         @inline(__always) func y(_ i: Int) -> Double { point(i).time - origin.time }
-        spanSeconds = x(n - 1) * slope
-
-        // Lower convex hull (monotone chain; indices increase along the ring).
-        hull.removeAll(keepingCapacity: true)
-        var sumX = 0.0
-        for i in 0..<n {
-            sumX += x(i)
-            while hull.count >= 2 {
-                let a = hull[hull.count - 2]
-                let b = hull[hull.count - 1]
-                // Drop b unless a → b → i turns left (b strictly below the chord a–i).
-                let cross = (x(b) - x(a)) * (y(i) - y(a)) - (y(b) - y(a)) * (x(i) - x(a))
-                if cross <= 0 { hull.removeLast() } else { break }
+        let width = x(n - 1)
+        spanSeconds = width * slope
+        // The point lowest under `beta` among those with x in `from...to`.
+        func lowest(from: Double, to: Double, beta: Double) -> Int {
+            var best = -1
+            var bestResidual = Double.infinity
+            for i in 0..<n where x(i) >= from && x(i) <= to {
+                let r = y(i) - beta * x(i)
+                if r < bestResidual {
+                    bestResidual = r
+                    best = i
+                }
             }
-            hull.append(i)
+            return best
         }
-        let meanX = sumX / Double(n)
 
         var newSlope = priorSlope
         var useFit = false
-        if hull.count >= 2, spanSeconds >= configuration.minimumSpan {
-            var edge = hull.count - 2
-            for j in 0..<(hull.count - 1) where x(hull[j + 1]) >= meanX {
-                edge = j
-                break
-            }
-            let a = hull[edge]
-            let b = hull[edge + 1]
-            let dx = x(b) - x(a)
-            if dx > 0 {
+        if width > 0, spanSeconds >= configuration.minimumSpan {
+            // The line through the lowest point of the oldest third and of the newest third,
+            // iterated because "lowest" depends on the slope; it settles in one or two rounds.
+            var beta = fitted ? slope : priorSlope
+            var previous = (-1, -1)
+            for _ in 0..<4 {
+                let a = lowest(from: 0, to: width / 3, beta: beta)
+                let b = lowest(from: width * 2 / 3, to: width, beta: beta)
+                guard a >= 0, b >= 0, (a, b) != previous else { break }
+                previous = (a, b)
+                let dx = x(b) - x(a)
+                guard dx > 0 else { break }
                 let candidate = (y(b) - y(a)) / dx
-                if candidate > 0, configuration.plausibleRates.contains(1 / candidate) {
-                    newSlope = candidate
-                    useFit = true
+                guard candidate > 0, configuration.plausibleRates.contains(1 / candidate) else {
+                    useFit = false
+                    break
                 }
+                beta = candidate
+                useFit = true
             }
+            if useFit { newSlope = beta }
         }
         slope = newSlope
         fitted = useFit
-        // The offset: the line under the new slope through the lowest kept point.
-        var best = 0
-        var bestResidual = Double.infinity
-        for i in 0..<n {
-            let r = y(i) - newSlope * x(i)
-            if r < bestResidual {
-                bestResidual = r
-                best = i
-            }
-        }
-        anchorIndex = point(best).index
-        anchorTime = point(best).time
+        // The offset: through the lowest point of the newest third, so that the slope's remaining
+        // error is extrapolated over a third of the window at most.
+        let anchor = max(0, lowest(from: width / 2, to: width, beta: newSlope))
+        anchorIndex = point(anchor).index
+        anchorTime = point(anchor).time
     }
 }

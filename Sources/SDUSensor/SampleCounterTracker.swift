@@ -59,11 +59,15 @@ public enum SDUCounterMode: Hashable, Sendable, CustomStringConvertible {
 ///   re-anchors on the new header and keeps the index increasing, skipping the caller's estimate
 ///   of the samples that elapsed (lost samples are not counted: the counter cannot tell).
 ///
+/// More than `maxConsecutiveDuplicates` duplicates in a row cannot be a replay: if they count up
+/// among themselves, the sensor restarted its counter shortly behind ours, and the tracker
+/// resyncs onto them (the duplicates already dropped are lost); otherwise (a frozen or constant
+/// header, which would drop everything) the header is demoted to `.notACounter`.
+///
 /// A resync, or a gap that is not a whole number of notifications while k has been constant,
-/// *misfits*. When 3 of the last 8 accepted notifications misfit, or more than
-/// `maxConsecutiveDuplicates` notifications in a row are duplicates (a constant header would
-/// otherwise drop everything), the tracker demotes the header to `.notACounter` for good; the
-/// notification that triggers the demotion is delivered, not dropped.
+/// *misfits*. When 3 of the last 8 accepted notifications misfit, the tracker demotes the header
+/// to `.notACounter` for good. The notification that triggers a demotion is delivered, not
+/// dropped.
 public struct SampleCounterTracker: Sendable {
     /// Thresholds of the detection and verification rules.
     public struct Configuration: Hashable, Sendable {
@@ -141,6 +145,10 @@ public struct SampleCounterTracker: Sendable {
     // Verification.
     private var misfits: UInt8 = 0
     private var consecutiveDuplicates = 0
+    /// True while the run of duplicates counts up by itself (a stream restarted behind us).
+    private var duplicatesInStep = true
+    private var lastDuplicateHeader: UInt16 = 0
+    private var lastDuplicateCount = 1
 
     /// Creates a tracker that starts detecting at index 0.
     public init(configuration: Configuration = Configuration()) {
@@ -236,8 +244,22 @@ public struct SampleCounterTracker: Sendable {
         let unit = isSamples ? 1 : previousCount
         let s = Int(Int16(bitPattern: header &- (previousHeader &+ UInt16(truncatingIfNeeded: step))))
         if s < 0, -s * unit <= configuration.replayWindowSamples {
+            if consecutiveDuplicates > 0 {
+                let stepFromLast = isSamples ? lastDuplicateCount : 1
+                duplicatesInStep = duplicatesInStep && header == lastDuplicateHeader &+ UInt16(truncatingIfNeeded: stepFromLast)
+            } else {
+                duplicatesInStep = true
+            }
             consecutiveDuplicates += 1
+            lastDuplicateHeader = header
+            lastDuplicateCount = count
             if consecutiveDuplicates > configuration.maxConsecutiveDuplicates {
+                consecutiveDuplicates = 0
+                if duplicatesInStep {
+                    // Not a replay: the sensor restarted its counter a little behind ours.
+                    misfits = misfits << 1 | 1
+                    return accept(header: header, count: count, event: .resync, lost: 0)
+                }
                 mode = .notACounter
                 return accept(header: header, count: count, event: .unchecked, lost: 0)
             }
