@@ -128,10 +128,13 @@ public struct SDUStreamDecoder: Sendable {
     /// Decodes one notification that arrived at `arrivalTime` (host monotonic seconds) and
     /// returns its samples. Allocates the result array; hot paths use `decode(notification:
     /// arrivalTime:into:)`.
-    public mutating func decode(notification bytes: some Collection<UInt8>, arrivalTime: Double)
+    public mutating func decode(
+        notification bytes: some Collection<UInt8>, arrivalTime: Double
+    )
         -> SDUDecodedNotification
     {
         var samples: [SDUDecodedSample] = []
+        samples.reserveCapacity(max(0, (bytes.count - SDUProfile.headerLength) / SDUProfile.sampleLength))
         let outcome = decode(notification: bytes, arrivalTime: arrivalTime, into: &samples)
         return SDUDecodedNotification(outcome: outcome, samples: samples)
     }
@@ -201,7 +204,6 @@ public struct SDUStreamDecoder: Sendable {
         }
         let last = first &+ Int64(count - 1)
         clock.observe(lastIndex: last, arrivalTime: arrival)
-        samples.reserveCapacity(samples.count + count)
         for j in 0..<count {
             let index = first &+ Int64(j)
             let time = max(clock.time(ofSample: index) ?? arrival, lastTime)
@@ -210,7 +212,8 @@ public struct SDUStreamDecoder: Sendable {
         }
         lastIndex = last
         statistics.samplesReceived += count
-        return SDUNotificationOutcome(event: event, sampleCount: count, firstIndex: first, counterMode: observation.mode)
+        return SDUNotificationOutcome(
+            event: event, sampleCount: count, firstIndex: first, counterMode: observation.mode)
     }
 
     /// A usable arrival time: non-finite or decreasing times are replaced by the last one.

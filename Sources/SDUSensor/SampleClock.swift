@@ -13,14 +13,20 @@
 /// 1. Points are grouped into bins of `binDuration` seconds of samples (by index); each bin keeps
 ///    only its lowest point relative to the current slope. At most `binCapacity` bins are kept,
 ///    so memory is fixed and nothing is allocated after `init`.
-/// 2. When a bin completes, the lower convex hull of the kept points is built, and the line is the
-///    hull edge above the mean index: among all lines below every point, it minimises the summed
-///    distance to the points (a linear programme whose optimum is that edge).
-/// 3. Until the kept points span `minimumSpan` seconds, or if the fitted rate is outside
+/// 2. When a bin completes, the slope is refitted as the line through the lowest point of the
+///    oldest third of the window and the lowest point of the newest third (lowest relative to the
+///    slope, so this is iterated; it settles in one or two rounds). Two far-apart minima give a
+///    long baseline: the slope error is the difference of two minimum latencies divided by at
+///    least a third of the window. (The lower convex hull's edge above the middle, the classic
+///    linear-programming answer, was tried first; its edge can be short, and a short edge makes
+///    a noisy slope.)
+/// 3. The offset puts the line through the lowest point of the newest half, so the remaining
+///    slope error is extrapolated over half the window at most.
+/// 4. Until the kept points span `minimumSpan` seconds, or if the fitted rate is outside
 ///    `plausibleRates`, the slope is the prior (the nominal rate, or the last good estimate after
-///    a `reset`) and the offset the lowest point under that slope.
-/// 4. Between fits, a point below the line lowers the offset at once, so the line never lies
-///    above an arrival: a sample's recovered time is never later than its notification arrived.
+///    a `reset`).
+/// 5. Between fits, a point below the line lowers the line to it at once, so a sample's recovered
+///    time is never later than its notification arrived.
 ///
 /// Recovered times are arrival-time-equivalent: true sampling time plus the minimum latency,
 /// which no receiver can observe. Index gaps need no special care (the points just skip ahead);

@@ -13,6 +13,7 @@ public enum SDUCounterMode: Hashable, Sendable, CustomStringConvertible {
     /// in arrival order and timed from arrival times.
     case notACounter
 
+    /// The mode in words, for logs.
     public var description: String {
         switch self {
         case .detecting: "detecting"
@@ -246,7 +247,8 @@ public struct SampleCounterTracker: Sendable {
         if s < 0, -s * unit <= configuration.replayWindowSamples {
             if consecutiveDuplicates > 0 {
                 let stepFromLast = isSamples ? lastDuplicateCount : 1
-                duplicatesInStep = duplicatesInStep && header == lastDuplicateHeader &+ UInt16(truncatingIfNeeded: stepFromLast)
+                duplicatesInStep =
+                    duplicatesInStep && header == lastDuplicateHeader &+ UInt16(truncatingIfNeeded: stepFromLast)
             } else {
                 duplicatesInStep = true
             }

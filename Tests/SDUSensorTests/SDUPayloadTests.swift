@@ -63,7 +63,8 @@ struct SDUPayloadTests {
         #expect(error?.message.contains("2 byte") == true)
     }
 
-    @Test("every length other than 2 + 6k is wrongLength naming the length", arguments: [0, 1, 3, 7, 9, 13, 15, 19, 21])
+    @Test(
+        "every length other than 2 + 6k is wrongLength naming the length", arguments: [0, 1, 3, 7, 9, 13, 15, 19, 21])
     func wrongLengths(length: Int) {
         let bytes = [UInt8](repeating: 0x5A, count: length)
         let error = #expect(throws: WireError.self) { try SDUPayload(parsing: bytes) }

@@ -44,7 +44,8 @@ struct SDUStreamDecoderTests {
         func send(_ index: Int, count: Int = 3, header: UInt16? = nil) -> SDUDecodedNotification {
             t += 0.03
             let h = header ?? UInt16(40000 + index)
-            return decoder.decode(notification: Self.notification(header: h, first: index, count: count), arrivalTime: t)
+            return decoder.decode(
+                notification: Self.notification(header: h, first: index, count: count), arrivalTime: t)
         }
         #expect(send(0).outcome.event == .first)
         for n in 1..<6 { _ = send(n * 3) }

@@ -57,7 +57,9 @@ struct SampleClockTests {
         #expect(worst < 0.003, "worst error \(worst) s")
     }
 
-    @Test("the estimate holds across seeds, batching patterns and lost notifications", arguments: [2, 3, 4, 5] as [UInt64])
+    @Test(
+        "the estimate holds across seeds, batching patterns and lost notifications",
+        arguments: [2, 3, 4, 5] as [UInt64])
     func robust(seed: UInt64) {
         var link = BurstyLink()
         link.connectionInterval = [0.0075, 0.015, 0.030, 0.050][Int(seed % 4)]

@@ -61,7 +61,9 @@ struct SampleCounterTrackerTests {
     func random() {
         var random = SeededRandom(seed: 11)
         var tracker = SampleCounterTracker()
-        for _ in 0..<17 { _ = tracker.observe(header: UInt16.random(in: 0...UInt16.max, using: &random), sampleCount: 3) }
+        for _ in 0..<17 {
+            _ = tracker.observe(header: UInt16.random(in: 0...UInt16.max, using: &random), sampleCount: 3)
+        }
         #expect(tracker.mode == .notACounter)
     }
 
