@@ -128,6 +128,13 @@ extension GATTDatabase {
             public var value: UInt16
             /// The CCCD added for a notify or indicate characteristic.
             public var configuration: UInt16?
+
+            /// Handles as given.
+            public init(declaration: UInt16, value: UInt16, configuration: UInt16?) {
+                self.declaration = declaration
+                self.value = value
+                self.configuration = configuration
+            }
         }
 
         private var attributes: [GATTAttribute] = []
