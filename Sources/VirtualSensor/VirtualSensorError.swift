@@ -15,6 +15,8 @@ public struct VirtualSensorError: Error, Sendable, CustomStringConvertible {
         public static let invalidFault = Code(name: "invalidFault")
         /// The advertised name is empty or longer than 248 bytes.
         public static let invalidName = Code(name: "invalidName")
+        /// `run(on:)` was called while the sensor already serves a connection.
+        public static let alreadyRunning = Code(name: "alreadyRunning")
         public var description: String { name }
     }
 
