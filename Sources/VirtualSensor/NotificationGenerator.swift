@@ -83,7 +83,9 @@ public struct NotificationGenerator: Sendable {
 
     /// Produces the next notification with up to `count` samples from `source` (fewer only when
     /// the disconnect fault's budget runs out). Returns nil when the budget is already used up.
-    public mutating func next(carrying count: Int, from source: inout some AccelerationSource)
+    public mutating func next(
+        carrying count: Int, from source: inout some AccelerationSource
+    )
         -> VirtualSensorNotification?
     {
         let count = min(max(1, count), remainingSamples ?? Int.max)

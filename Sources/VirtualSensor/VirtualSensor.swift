@@ -112,7 +112,8 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
             throw error
         }
         await bearer.close()
-        logger.debug("virtual sensor disconnected", metadata: ["sensor.samples": "\(generator.statistics.samplesGenerated)"])
+        logger.debug(
+            "virtual sensor disconnected", metadata: ["sensor.samples": "\(generator.statistics.samplesGenerated)"])
         try Task.checkCancellation()
     }
 
@@ -183,7 +184,8 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
                     await Task.yield()
                 }
                 await acquireSendGate()
-                guard streaming, epoch == streamEpoch, let pdu = produceNotification(carrying: count) else {
+                guard !Task.isCancelled, streaming, epoch == streamEpoch, let pdu = produceNotification(carrying: count)
+                else {
                     releaseSendGate()
                     continue
                 }

@@ -243,7 +243,8 @@ struct GATTServerTests {
         #expect(server.handle([UInt8](hex: "1e")) == [.indicationConfirmed])
     }
 
-    @Test("malformed requests get Invalid PDU", arguments: ["04 0100", "0a 03", "0c 0300 00", "08 0100 ffff 00", "02 17"])
+    @Test(
+        "malformed requests get Invalid PDU", arguments: ["04 0100", "0a 03", "0c 0300 00", "08 0100 ffff 00", "02 17"])
     func malformed(request: String) {
         var server = Self.server()
         let opcode = [UInt8](hex: request)[0]

@@ -112,7 +112,8 @@ struct VirtualSensorTests {
         let (client0, task) = Self.connect(sensor)
         var client = client0
         #expect(try await client.request("02 f700").hexString == "031700")
-        #expect(try await client.request("06 0100 ffff 0028 1bc5d5a5020048b1e311318f1000c7a2").hexString == "0713001600")
+        #expect(
+            try await client.request("06 0100 ffff 0028 1bc5d5a5020048b1e311318f1000c7a2").hexString == "0713001600")
         #expect(try await client.request("0a 0300") == [0x0B] + Array("BC05FC978B7510AB".utf8))
         #expect(try await client.request("0e 0300 0500").hexString == "010e000006")
         #expect(await sensor.statistics.samplesGenerated == 0)

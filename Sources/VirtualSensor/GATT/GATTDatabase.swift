@@ -145,7 +145,9 @@ extension GATTDatabase {
         private var nextHandle: UInt16 { UInt16(attributes.count + 1) }
 
         @discardableResult
-        private mutating func append(_ type: BluetoothUUID, _ value: [UInt8], _ permissions: GATTAttribute.Permissions)
+        private mutating func append(
+            _ type: BluetoothUUID, _ value: [UInt8], _ permissions: GATTAttribute.Permissions
+        )
             -> UInt16
         {
             precondition(attributes.count < Int(UInt16.max), "GATT database: the handle space is full")
@@ -187,7 +189,8 @@ extension GATTDatabase {
             if !properties.isDisjoint(with: [.notify, .indicate]) {
                 configuration = append(.clientCharacteristicConfiguration, [0x00, 0x00], [.readable, .writable])
             }
-            return CharacteristicHandles(declaration: declarationHandle, value: valueHandle, configuration: configuration)
+            return CharacteristicHandles(
+                declaration: declarationHandle, value: valueHandle, configuration: configuration)
         }
 
         /// Adds a descriptor to the current characteristic. Returns its handle.

@@ -21,7 +21,7 @@ public struct GATTServer: Sendable {
         case indicationConfirmed
     }
 
-    /// The largest ATT_MTU any LE link has as its default and minimum.
+    /// The ATT_MTU every LE link starts with, and the smallest one allowed.
     public static let defaultMTU = 23
 
     /// The attribute table with this connection's values (CCCDs, last notified values).
@@ -103,7 +103,8 @@ public struct GATTServer: Sendable {
         }
     }
 
-    private mutating func handleUnparsable(opcode: ATTOpcode, pdu: some Collection<UInt8>, error: WireError) -> [Action] {
+    private mutating func handleUnparsable(opcode: ATTOpcode, pdu: some Collection<UInt8>, error: WireError) -> [Action]
+    {
         if opcode.isRequest {
             // An Exchange MTU below 23 is well-formed but out of range: use the default.
             if opcode == .exchangeMTURequest, pdu.count == 3, error.code == .invalidValue {
