@@ -17,6 +17,7 @@ public struct VirtualSensorError: Error, Sendable, CustomStringConvertible {
         public static let invalidName = Code(name: "invalidName")
         /// `run(on:)` was called while the sensor already serves a connection.
         public static let alreadyRunning = Code(name: "alreadyRunning")
+        /// The code's name.
         public var description: String { name }
     }
 
