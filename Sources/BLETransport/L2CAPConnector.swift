@@ -103,8 +103,8 @@ public struct L2CAPConnector: Sendable {
 
     /// Starts the non-blocking connect and waits until it finishes, times out or is cancelled.
     private func establish(socket: Int32, peer: BluetoothAddress) async throws(TransportError) {
-        let remote = L2CAPSocket.attAddress(peer, type: L2CAPSocket.addressType(of: peer.kind))
-        let started = L2CAPSocket.withSockaddr(remote) { pointer, length, bytes in
+        let type = L2CAPSocket.addressType(of: peer.kind)
+        let started = L2CAPSocket.withATTAddress(peer, type: type) { pointer, length, bytes in
             // No EINTR retry: an interrupted connect goes on in the background, like EINPROGRESS.
             syscall("connect", retryingOnEINTR: false, input: bytes) { Glibc.connect(socket, pointer, length) }
         }

@@ -17,7 +17,8 @@ import SystemPackage
 enum L2CAPSocket {
     /// `SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK`: message boundaries, no descriptor leaking
     /// into child processes, and a `connect` that returns `EINPROGRESS` instead of blocking.
-    static let socketType = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    static let socketType =
+        Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         | Int32(SOCK_NONBLOCK.rawValue)
 
     /// The kernel's address type for an LE address of this kind.
@@ -25,17 +26,32 @@ enum L2CAPSocket {
         UInt8(kind == .random ? cbz_bdaddr_le_random() : cbz_bdaddr_le_public())
     }
 
-    /// A `sockaddr_l2` for the ATT channel (CID 4, PSM 0) of `address` (nil: `BDADDR_ANY`).
-    static func attAddress(_ address: BluetoothAddress?, type: UInt8) -> sockaddr_l2 {
-        var result = sockaddr_l2()
-        if let address {
-            address.octets.withUnsafeBufferPointer { octets in
-                cbz_sockaddr_l2_fixed_channel(&result, octets.baseAddress, cbz_att_cid(), type)
+    /// Calls `body` with a `sockaddr_l2` for the ATT channel (CID 4, PSM 0) of `address` (nil:
+    /// `BDADDR_ANY`) and address type `type`: as the `sockaddr` pointer and length the socket
+    /// calls take, and as its 14 bytes for a ``SyscallScript`` to record.
+    ///
+    /// The address is built in place in zeroed memory by the C helper and never copied as a Swift
+    /// value, which would not preserve the padding byte: the kernel sees exactly what C would pass.
+    static func withATTAddress<T>(
+        _ address: BluetoothAddress?,
+        type: UInt8,
+        _ body: (UnsafePointer<sockaddr>, socklen_t, UnsafeRawBufferPointer) -> T
+    ) -> T {
+        let size = MemoryLayout<sockaddr_l2>.size
+        return withUnsafeTemporaryAllocation(byteCount: size, alignment: MemoryLayout<sockaddr_l2>.alignment) {
+            raw in
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            let l2 = raw.baseAddress!.bindMemory(to: sockaddr_l2.self, capacity: 1)
+            if let address {
+                address.octets.withUnsafeBufferPointer { octets in
+                    cbz_sockaddr_l2_fixed_channel(l2, octets.baseAddress, cbz_att_cid(), type)
+                }
+            } else {
+                cbz_sockaddr_l2_fixed_channel(l2, nil, cbz_att_cid(), type)
             }
-        } else {
-            cbz_sockaddr_l2_fixed_channel(&result, nil, cbz_att_cid(), type)
+            let generic = UnsafeRawPointer(l2).assumingMemoryBound(to: sockaddr.self)
+            return body(generic, socklen_t(size), UnsafeRawBufferPointer(raw))
         }
-        return result
     }
 
     /// The LE address in a `sockaddr_l2` the kernel filled in (`accept`), or nil when it is not
@@ -50,18 +66,6 @@ enum L2CAPSocket {
         return BluetoothAddress(octets: octets, kind: type == cbz_bdaddr_le_random() ? .random : .public)
     }
 
-    /// Calls `body` with `address` as the `sockaddr` pointer and length the socket calls take,
-    /// and its 14 bytes for a ``SyscallScript`` to record.
-    static func withSockaddr<T>(
-        _ address: sockaddr_l2,
-        _ body: (UnsafePointer<sockaddr>, socklen_t, UnsafeRawBufferPointer) -> T
-    ) -> T {
-        withUnsafeBytes(of: address) { bytes in
-            let pointer = bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self)
-            return body(pointer, socklen_t(bytes.count), bytes)
-        }
-    }
-
     /// Opens a non-blocking L2CAP socket bound to the ATT channel of the local adapter with
     /// security level low: `socket`, `bind`, `setsockopt(BT_SECURITY)`.
     ///
@@ -72,8 +76,7 @@ enum L2CAPSocket {
     static func openATTSocket(localAddress: BluetoothAddress?) throws(TransportError) -> Int32 {
         let socket = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), socketType, cbz_btproto_l2cap()) }
             .transportValue("socket")
-        let local = attAddress(localAddress, type: UInt8(cbz_bdaddr_le_public()))
-        let bound = withSockaddr(local) { pointer, length, bytes in
+        let bound = withATTAddress(localAddress, type: UInt8(cbz_bdaddr_le_public())) { pointer, length, bytes in
             syscall("bind", input: bytes) { Glibc.bind(socket, pointer, length) }
         }
         if case .failure(let errno) = bound {
@@ -83,7 +86,8 @@ enum L2CAPSocket {
         var security = bt_security(level: UInt8(cbz_bt_security_low()), key_size: 0)
         let secured = withUnsafeBytes(of: &security) { bytes in
             syscall("setsockopt", input: bytes) {
-                Glibc.setsockopt(socket, cbz_sol_bluetooth(), cbz_bt_security(), bytes.baseAddress, socklen_t(bytes.count))
+                Glibc.setsockopt(
+                    socket, cbz_sol_bluetooth(), cbz_bt_security(), bytes.baseAddress, socklen_t(bytes.count))
             }
         }
         if case .failure(let errno) = secured {
@@ -158,16 +162,21 @@ func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping @Se
     }
 }
 
-/// Polls `fds` once, clearing their `revents` first. `timeout` is asked again on every `EINTR`
+/// Polls `fds` once and stores each entry's `revents`. `timeout` is asked again on every `EINTR`
 /// retry, so a deadline-based timeout does not restart. Under a ``SyscallScript`` a
 /// ``SyscallOutcome/returns(_:writing:)`` outcome writes the whole `pollfd` array.
 func pollOnce(
     _ fds: inout [pollfd],
     timeout: () -> Int32
 ) -> Result<Int32, Errno> {
-    for index in fds.indices { fds[index].revents = 0 }
-    return fds.withUnsafeMutableBufferPointer { fds in
-        let raw = UnsafeMutableRawBufferPointer(fds)
-        return syscall("poll", output: raw) { Glibc.poll(fds.baseAddress, nfds_t(fds.count), timeout()) }
+    // Poll a copy and take back only `revents`, so nothing (a scripted outcome included) can
+    // change which descriptors are polled next time.
+    var polled = fds
+    for index in polled.indices { polled[index].revents = 0 }
+    let result = polled.withUnsafeMutableBufferPointer { polled in
+        let raw = UnsafeMutableRawBufferPointer(polled)
+        return syscall("poll", output: raw) { Glibc.poll(polled.baseAddress, nfds_t(polled.count), timeout()) }
     }
+    for index in fds.indices { fds[index].revents = polled[index].revents }
+    return result
 }

@@ -24,7 +24,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let noSuchAdapter = Code(rawValue: "noSuchAdapter")
         /// The adapter exists but is powered off (`ENETDOWN`).
         public static let adapterDown = Code(rawValue: "adapterDown")
-        /// Another program holds the adapter or is scanning (`EBUSY`, `EALREADY`).
+        /// Another program holds the adapter, the link or the ATT channel, or is scanning (`EBUSY`,
+        /// `EALREADY`, `EADDRINUSE`).
         public static let adapterBusy = Code(rawValue: "adapterBusy")
         /// The device refused the connection (`ECONNREFUSED`).
         public static let connectionRefused = Code(rawValue: "connectionRefused")
@@ -234,6 +235,13 @@ extension TransportError {
                 .adapterBusy,
                 "another program is using the adapter or scanning: stop it (`bluetoothctl scan off`, or "
                     + "stop the other gateway), then retry"
+            )
+        case .addressInUse:
+            return (
+                .adapterBusy,
+                "another program already serves the ATT channel on this adapter (bluetoothd's GATT server, or a "
+                    + "second virtual sensor): give the virtual sensor an adapter of its own, or stop the other "
+                    + "server"
             )
         case .connectionRefused:
             return (
