@@ -99,8 +99,8 @@ extension TransportError {
     /// `bt_to_errno()` table (net/bluetooth/lib.c), so some errnos mean something else than on an
     /// established link: `ETIMEDOUT` (0x08 Connection Timeout, or the kernel's own LE connection
     /// timeout) and `EHOSTDOWN` (0x04 Page Timeout, 0x3C Advertising Timeout) mean the sensor never
-    /// answered; `ENOTCONN` (0x02 Unknown Connection Identifier) is what older kernels report when
-    /// they cancel an LE Create Connection that timed out; `EMLINK` (0x09 Connection Limit
+    /// answered; `ENOTCONN` (0x02 Unknown Connection Identifier) is how some kernels end
+    /// an LE Create Connection they cancelled after a timeout; `EMLINK` (0x09 Connection Limit
     /// Exceeded, 0x0A) and `ENOMEM` (0x07 Memory Capacity Exceeded) mean the controller is out of
     /// connection slots; `EBUSY` (0x0C Command Disallowed, or an ATT channel to that device that
     /// already exists) and `EALREADY` (0x0B ACL Connection Already Exists, or an attempt already in
