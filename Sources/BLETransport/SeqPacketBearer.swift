@@ -24,7 +24,8 @@ import SystemPackage
 /// - **Link loss is seen at once.** `poll` reports `POLLHUP`/`POLLERR` as soon as the kernel
 ///   knows, and the thread then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
 ///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
-///   `ECONNRESET`/`ENOTCONN`). There is no polling interval, so the latency is the kernel's own
+///   `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN` and `ETIMEDOUT`, the supervision
+///   timeout; see ``TransportError/init(onLink:errno:)``). There is no polling interval, so the latency is the kernel's own
 ///   (for Bluetooth, the link supervision timeout), never an extra second.
 /// - **Sending without blocking.** ``send(_:)`` calls `send(MSG_DONTWAIT | MSG_NOSIGNAL)` from the
 ///   calling task; if the socket buffer is full (`EAGAIN`), it sleeps asynchronously with a short
@@ -200,7 +201,7 @@ extension SeqPacketBearer {
             case .failure(.resourceTemporarilyUnavailable):
                 return false
             case .failure(let errno):
-                throw TransportError(syscall: "send", errno: errno)
+                throw TransportError(onLink: "send", errno: errno)
             }
         }
 
@@ -380,7 +381,7 @@ extension SeqPacketBearer {
                 case .failure(.resourceTemporarilyUnavailable):
                     continue
                 case .failure(let errno):
-                    finish(.failed(TransportError(syscall: "recv", errno: errno)))
+                    finish(.failed(TransportError(onLink: "recv", errno: errno)))
                     return
                 }
             }

@@ -13,6 +13,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bluetooth/bluetooth.h>
@@ -31,6 +32,8 @@ static inline size_t cbz_offsetof_sockaddr_l2_cid(void) { return offsetof(struct
 static inline size_t cbz_offsetof_sockaddr_l2_bdaddr_type(void) {
     return offsetof(struct sockaddr_l2, l2_bdaddr_type);
 }
+static inline size_t cbz_offsetof_sockaddr_l2_bdaddr(void) { return offsetof(struct sockaddr_l2, l2_bdaddr); }
+static inline size_t cbz_offsetof_bt_security_key_size(void) { return offsetof(struct bt_security, key_size); }
 
 // ---- constants that are macros (some are enums Swift would import, but keep one spelling) ----
 static inline int cbz_af_bluetooth(void) { return AF_BLUETOOTH; }
@@ -44,6 +47,7 @@ static inline int cbz_hci_filter_opt(void) { return HCI_FILTER; }
 static inline int cbz_bdaddr_le_public(void) { return BDADDR_LE_PUBLIC; }
 static inline int cbz_bdaddr_le_random(void) { return BDADDR_LE_RANDOM; }
 static inline uint16_t cbz_att_cid(void) { return 4; }
+static inline int cbz_bdaddr_bredr(void) { return BDADDR_BREDR; }
 
 // ---- hci_filter helpers (macros/inline functions in hci_lib.h) ----
 static inline void cbz_hci_filter_clear(struct hci_filter *f) { hci_filter_clear(f); }
@@ -78,6 +82,31 @@ static inline uint16_t cbz_hci_dev_list_req_id(const void *list, int index) {
 // ---- byte order of addresses: bdaddr_t is little-endian (last octet first) ----
 static inline void cbz_bdaddr_from_bytes(bdaddr_t *out, const uint8_t msb_first[6]) {
     for (int i = 0; i < 6; i++) out->b[i] = msb_first[5 - i];
+}
+
+static inline void cbz_bdaddr_to_bytes(const bdaddr_t *address, uint8_t msb_first[6]) {
+    for (int i = 0; i < 6; i++) msb_first[i] = address->b[5 - i];
+}
+
+// ---- L2CAP addresses: htobs is a macro; fields are little-endian on the wire to the kernel ----
+static inline uint16_t cbz_htobs(uint16_t value) { return htobs(value); }
+static inline uint16_t cbz_btohs(uint16_t value) { return btohs(value); }
+
+/// Fills a zeroed `sockaddr_l2` for a fixed channel: family AF_BLUETOOTH, PSM 0, the address
+/// (most significant octet first, or all zeros = BDADDR_ANY when NULL), the channel id in
+/// Bluetooth byte order, and the address type (BDADDR_LE_PUBLIC or BDADDR_LE_RANDOM).
+static inline void cbz_sockaddr_l2_fixed_channel(struct sockaddr_l2 *out, const uint8_t *msb_first, uint16_t cid,
+                                                  uint8_t bdaddr_type) {
+    memset(out, 0, sizeof(*out));
+    out->l2_family = AF_BLUETOOTH;
+    if (msb_first) cbz_bdaddr_from_bytes(&out->l2_bdaddr, msb_first);
+    out->l2_cid = htobs(cid);
+    out->l2_bdaddr_type = bdaddr_type;
+}
+
+// ---- accept4 is a GNU extension Swift's Glibc module does not expose; call it by number ----
+static inline int cbz_accept4_cloexec_nonblock(int fd, struct sockaddr_l2 *peer, socklen_t *length) {
+    return (int)syscall(SYS_accept4, fd, (struct sockaddr *)peer, length, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }
 
 #endif

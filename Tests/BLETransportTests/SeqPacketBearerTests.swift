@@ -5,213 +5,215 @@ import GatewayTesting
 import SystemPackage
 import Testing
 
-/// Serialized: the descriptor-leak test counts the process's open descriptors, which other bearer
-/// tests running at the same time would change.
-@Suite("SeqPacketBearer over a socket pair", .serialized)
-struct SeqPacketBearerTests {
-    @Test("PDUs travel both ways unchanged")
-    func roundTrip() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        try await a.send([0x02, 0x05, 0x02])
-        #expect(try await b.receive() == [0x02, 0x05, 0x02])
-        try await b.send([0x03, 0xF7, 0x01])
-        #expect(try await a.receive() == [0x03, 0xF7, 0x01])
-        await a.close()
-        await b.close()
-    }
-
-    @Test("message boundaries are kept: three sends are three receives")
-    func boundaries() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let pdus: [[UInt8]] = [[0x1B], Array(repeating: 0xAB, count: 23), (0..<300).map { UInt8($0 & 0xFF) }]
-        for pdu in pdus { try await a.send(pdu) }
-        for pdu in pdus {
-            #expect(try await b.receive() == pdu)
-        }
-        await a.close()
-        #expect(try await b.receive() == nil)
-        await b.close()
-    }
-
-    @Test("a 517-byte PDU (largest ATT MTU) arrives whole")
-    func largestPDU() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let pdu = [0x1B] + (0..<516).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        try await a.send(pdu)
-        let received = try await b.receive()
-        #expect(received?.count == 517)
-        #expect(received == pdu)
-        await a.close()
-        await b.close()
-    }
-
-    @Test("order is preserved over 10 000 PDUs")
-    func order() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let count = 10_000
-        async let sent: Void = {
-            for index in 0..<count {
-                try await a.send([0x1B, UInt8(index >> 8), UInt8(index & 0xFF), UInt8(index % 251)])
-            }
-        }()
-        var outOfOrder = 0
-        for index in 0..<count {
-            let pdu = try await b.receive()
-            if pdu != [0x1B, UInt8(index >> 8), UInt8(index & 0xFF), UInt8(index % 251)] { outOfOrder += 1 }
-        }
-        try await sent
-        #expect(outOfOrder == 0)
-        await a.close()
-        await b.close()
-    }
-
-    @Test("after the peer closes, queued PDUs are delivered, then receive returns nil")
-    func peerClose() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        try await a.send([0x01])
-        try await a.send([0x02])
-        await a.close()
-        #expect(try await b.receive() == [0x01])
-        #expect(try await b.receive() == [0x02])
-        #expect(try await b.receive() == nil)
-        #expect(try await b.receive() == nil)
-        let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
-        #expect(error?.code == .linkLost)
-        await b.close()
-    }
-
-    @Test("close() wakes a receive that is blocked in another task")
-    func closeWakesReceiver() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let receiver = Task { try await b.receive() }
-        try await Task.sleep(for: .milliseconds(50))
-        await b.close()
-        #expect(try await receiver.value == nil)
-        await a.close()
-    }
-
-    @Test("close() twice, and concurrently, is safe; receive then returns nil")
-    func doubleClose() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        try await a.send([0x01])
-        async let first: Void = a.close()
-        async let second: Void = a.close()
-        _ = await (first, second)
-        await a.close()
-        #expect(try await a.receive() == nil)
-        await b.close()
-        await b.close()
-    }
-
-    @Test("send after close throws `closed`; undelivered PDUs are discarded")
-    func sendAfterClose() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        try await a.send([0x01])
-        await b.close()
-        #expect(try await b.receive() == nil)
-        let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
-        #expect(error?.code == .closed)
-        #expect(error?.message.contains("open a new connection") == true)
-        await a.close()
-    }
-
-    @Test("an empty PDU is refused")
-    func emptyPDU() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let error = await #expect(throws: TransportError.self) { try await a.send([]) }
-        #expect(error?.code == .invalidPDU)
-        await a.close()
-        await b.close()
-    }
-
-    @Test("a message longer than the receive buffer is dropped, the next one arrives")
-    func oversizedDropped() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        try await a.send(Array(repeating: 0x55, count: SeqPacketBearer.receiveCapacity + 1))
-        try await a.send([0x1B, 0x01])
-        #expect(try await b.receive() == [0x1B, 0x01])
-        await a.close()
-        await b.close()
-    }
-
-    @Test("a cancelled receive throws CancellationError; the bearer stays usable")
-    func cancelledReceive() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        let receiver = Task { try await b.receive() }
-        receiver.cancel()
-        await #expect(throws: CancellationError.self) { try await receiver.value }
-        try await a.send([0x07])
-        #expect(try await b.receive() == [0x07])
-        await a.close()
-        await b.close()
-    }
-
-    @Test("concurrent receivers each get one PDU")
-    func concurrentReceivers() async throws {
-        let (a, b) = try makeSocketPairBearers()
-        async let first = b.receive()
-        async let second = b.receive()
-        try await a.send([0x01])
-        try await a.send([0x02])
-        let received = try await [first, second].compactMap { $0 }.sorted { $0[0] < $1[0] }
-        #expect(received == [[0x01], [0x02]])
-        await a.close()
-        await b.close()
-    }
-
-    @Test("a link error seen by the I/O thread is thrown by receive as linkLost, every time")
-    func linkErrorFromThread() async throws {
-        let script = SyscallScript(["recv": [.fails(.connectionReset)]])
-        let (a, b) = try SyscallScript.$current.withValue(script) { try makeSocketPairBearers() }
-        try await a.send([0x1B])
-        for _ in 0..<2 {
-            let error = await #expect(throws: TransportError.self) { try await b.receive() }
-            #expect(error?.code == .linkLost)
-            #expect(error?.syscall == "recv")
-            #expect(error?.errno == .connectionReset)
-        }
-        #expect(script.remaining(for: "recv") == 0)
-        await b.close()
-        #expect(try await b.receive() == nil)
-        await a.close()
-    }
-
-    @Test("a failing socketpair or eventfd comes out as a typed error and leaks nothing")
-    func creationFailures() throws {
-        let before = try openDescriptors()
-        let noFiles = SyscallScript(["socketpair": [.fails(.tooManyOpenFiles)]])
-        let error = #expect(throws: TransportError.self) {
-            try SyscallScript.$current.withValue(noFiles) { try makeSocketPairBearers() }
-        }
-        #expect(error?.code == .tooManyOpenFiles)
-        let noEventFD = SyscallScript(["eventfd": [.fails(.tooManyOpenFilesInSystem)]])
-        let eventError = #expect(throws: TransportError.self) {
-            try SyscallScript.$current.withValue(noEventFD) { try makeSocketPairBearers() }
-        }
-        #expect(eventError?.syscall == "eventfd")
-        #expect(noEventFD.calls.filter { $0 == "close" }.count == 2)
-        #expect(try openDescriptors() == before)
-    }
-
-    @Test("opening and closing many bearers leaks no file descriptors")
-    func noDescriptorLeak() async throws {
-        let before = try openDescriptors()
-        for _ in 0..<100 {
+extension DescriptorSuites {
+    /// Serialized, like every suite in ``DescriptorSuites``: the descriptor-leak test counts the
+    /// process's open descriptors, which other tests running at the same time would change.
+    @Suite("SeqPacketBearer over a socket pair", .serialized)
+    struct SeqPacketBearerTests {
+        @Test("PDUs travel both ways unchanged")
+        func roundTrip() async throws {
             let (a, b) = try makeSocketPairBearers()
-            try await a.send([0x01])
-            #expect(try await b.receive() == [0x01])
+            try await a.send([0x02, 0x05, 0x02])
+            #expect(try await b.receive() == [0x02, 0x05, 0x02])
+            try await b.send([0x03, 0xF7, 0x01])
+            #expect(try await a.receive() == [0x03, 0xF7, 0x01])
             await a.close()
             await b.close()
         }
-        #expect(try openDescriptors() == before)
-    }
 
-    /// The names in /proc/self/fd, without the one the listing itself opens.
-    private func openDescriptors() throws -> Set<String> {
-        let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
-        return Set(
-            entries.filter { entry in
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) != nil
-            })
+        @Test("message boundaries are kept: three sends are three receives")
+        func boundaries() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let pdus: [[UInt8]] = [[0x1B], Array(repeating: 0xAB, count: 23), (0..<300).map { UInt8($0 & 0xFF) }]
+            for pdu in pdus { try await a.send(pdu) }
+            for pdu in pdus {
+                #expect(try await b.receive() == pdu)
+            }
+            await a.close()
+            #expect(try await b.receive() == nil)
+            await b.close()
+        }
+
+        @Test("a 517-byte PDU (largest ATT MTU) arrives whole")
+        func largestPDU() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let pdu = [0x1B] + (0..<516).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            try await a.send(pdu)
+            let received = try await b.receive()
+            #expect(received?.count == 517)
+            #expect(received == pdu)
+            await a.close()
+            await b.close()
+        }
+
+        @Test("order is preserved over 10 000 PDUs")
+        func order() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let count = 10_000
+            async let sent: Void = {
+                for index in 0..<count {
+                    try await a.send([0x1B, UInt8(index >> 8), UInt8(index & 0xFF), UInt8(index % 251)])
+                }
+            }()
+            var outOfOrder = 0
+            for index in 0..<count {
+                let pdu = try await b.receive()
+                if pdu != [0x1B, UInt8(index >> 8), UInt8(index & 0xFF), UInt8(index % 251)] { outOfOrder += 1 }
+            }
+            try await sent
+            #expect(outOfOrder == 0)
+            await a.close()
+            await b.close()
+        }
+
+        @Test("after the peer closes, queued PDUs are delivered, then receive returns nil")
+        func peerClose() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            try await a.send([0x01])
+            try await a.send([0x02])
+            await a.close()
+            #expect(try await b.receive() == [0x01])
+            #expect(try await b.receive() == [0x02])
+            #expect(try await b.receive() == nil)
+            #expect(try await b.receive() == nil)
+            let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
+            #expect(error?.code == .linkLost)
+            await b.close()
+        }
+
+        @Test("close() wakes a receive that is blocked in another task")
+        func closeWakesReceiver() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let receiver = Task { try await b.receive() }
+            try await Task.sleep(for: .milliseconds(50))
+            await b.close()
+            #expect(try await receiver.value == nil)
+            await a.close()
+        }
+
+        @Test("close() twice, and concurrently, is safe; receive then returns nil")
+        func doubleClose() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            try await a.send([0x01])
+            async let first: Void = a.close()
+            async let second: Void = a.close()
+            _ = await (first, second)
+            await a.close()
+            #expect(try await a.receive() == nil)
+            await b.close()
+            await b.close()
+        }
+
+        @Test("send after close throws `closed`; undelivered PDUs are discarded")
+        func sendAfterClose() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            try await a.send([0x01])
+            await b.close()
+            #expect(try await b.receive() == nil)
+            let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
+            #expect(error?.code == .closed)
+            #expect(error?.message.contains("open a new connection") == true)
+            await a.close()
+        }
+
+        @Test("an empty PDU is refused")
+        func emptyPDU() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let error = await #expect(throws: TransportError.self) { try await a.send([]) }
+            #expect(error?.code == .invalidPDU)
+            await a.close()
+            await b.close()
+        }
+
+        @Test("a message longer than the receive buffer is dropped, the next one arrives")
+        func oversizedDropped() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            try await a.send(Array(repeating: 0x55, count: SeqPacketBearer.receiveCapacity + 1))
+            try await a.send([0x1B, 0x01])
+            #expect(try await b.receive() == [0x1B, 0x01])
+            await a.close()
+            await b.close()
+        }
+
+        @Test("a cancelled receive throws CancellationError; the bearer stays usable")
+        func cancelledReceive() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            let receiver = Task { try await b.receive() }
+            receiver.cancel()
+            await #expect(throws: CancellationError.self) { try await receiver.value }
+            try await a.send([0x07])
+            #expect(try await b.receive() == [0x07])
+            await a.close()
+            await b.close()
+        }
+
+        @Test("concurrent receivers each get one PDU")
+        func concurrentReceivers() async throws {
+            let (a, b) = try makeSocketPairBearers()
+            async let first = b.receive()
+            async let second = b.receive()
+            try await a.send([0x01])
+            try await a.send([0x02])
+            let received = try await [first, second].compactMap { $0 }.sorted { $0[0] < $1[0] }
+            #expect(received == [[0x01], [0x02]])
+            await a.close()
+            await b.close()
+        }
+
+        @Test("a link error seen by the I/O thread is thrown by receive as linkLost, every time")
+        func linkErrorFromThread() async throws {
+            let script = SyscallScript(["recv": [.fails(.connectionReset)]])
+            let (a, b) = try SyscallScript.$current.withValue(script) { try makeSocketPairBearers() }
+            try await a.send([0x1B])
+            for _ in 0..<2 {
+                let error = await #expect(throws: TransportError.self) { try await b.receive() }
+                #expect(error?.code == .linkLost)
+                #expect(error?.syscall == "recv")
+                #expect(error?.errno == .connectionReset)
+            }
+            #expect(script.remaining(for: "recv") == 0)
+            await b.close()
+            #expect(try await b.receive() == nil)
+            await a.close()
+        }
+
+        @Test("a failing socketpair or eventfd comes out as a typed error and leaks nothing")
+        func creationFailures() throws {
+            let before = try openDescriptors()
+            let noFiles = SyscallScript(["socketpair": [.fails(.tooManyOpenFiles)]])
+            let error = #expect(throws: TransportError.self) {
+                try SyscallScript.$current.withValue(noFiles) { try makeSocketPairBearers() }
+            }
+            #expect(error?.code == .tooManyOpenFiles)
+            let noEventFD = SyscallScript(["eventfd": [.fails(.tooManyOpenFilesInSystem)]])
+            let eventError = #expect(throws: TransportError.self) {
+                try SyscallScript.$current.withValue(noEventFD) { try makeSocketPairBearers() }
+            }
+            #expect(eventError?.syscall == "eventfd")
+            #expect(noEventFD.calls.filter { $0 == "close" }.count == 2)
+            #expect(try openDescriptors() == before)
+        }
+
+        @Test("opening and closing many bearers leaks no file descriptors")
+        func noDescriptorLeak() async throws {
+            let before = try openDescriptors()
+            for _ in 0..<100 {
+                let (a, b) = try makeSocketPairBearers()
+                try await a.send([0x01])
+                #expect(try await b.receive() == [0x01])
+                await a.close()
+                await b.close()
+            }
+            #expect(try openDescriptors() == before)
+        }
+
+        /// The names in /proc/self/fd, without the one the listing itself opens.
+        private func openDescriptors() throws -> Set<String> {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+            return Set(
+                entries.filter { entry in
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) != nil
+                })
+        }
     }
 }

@@ -84,3 +84,38 @@ struct SyscallTests {
         #expect(SyscallScript.current == nil)
     }
 }
+
+@Suite("syscall wrapper: recorded inputs and scripted outputs")
+struct SyscallBufferTests {
+    @Test("a script records the input bytes of each call and fills the output of returns(_:writing:)")
+    func inputsAndOutputs() {
+        let script = SyscallScript(["probe": [.returns(3, writing: [0xAA, 0xBB, 0xCC, 0xDD])]])
+        var output: [UInt8] = [0, 0]
+        let input: [UInt8] = [1, 2, 3]
+        let result = SyscallScript.$current.withValue(script) {
+            input.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { output in
+                    syscall("probe", input: input, output: output) { Int32(-1) }
+                }
+            }
+        }
+        #expect(result == .success(3))
+        // Only as many bytes as the buffer holds are written.
+        #expect(output == [0xAA, 0xBB])
+        #expect(script.inputs(for: "probe") == [[1, 2, 3]])
+        #expect(script.inputs(for: "other").isEmpty)
+    }
+
+    @Test("inputs are recorded for real calls under a script too, in order")
+    func inputsOfRealCalls() {
+        let script = SyscallScript([:])
+        SyscallScript.$current.withValue(script) {
+            for value: Int32 in [7, 9] {
+                withUnsafeBytes(of: value) { bytes in
+                    _ = syscall("getpid", input: bytes) { Glibc.getpid() }
+                }
+            }
+        }
+        #expect(script.inputs(for: "getpid") == [[7, 0, 0, 0], [9, 0, 0, 0]])
+    }
+}
