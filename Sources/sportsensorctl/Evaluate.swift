@@ -30,12 +30,16 @@ struct EvaluationScore: Sendable {
 
     /// Scores `events` against `labels` of one recording: each label matches the nearest unmatched
     /// detection of the same kind within `tolerance` seconds (takeoff or release time for flights).
-    mutating func add(events: [DetectorEvent], labels: [MotionLabel], kind: EventKind, tolerance: Double) {
+    @discardableResult
+    mutating func add(
+        events: [DetectorEvent], labels: [MotionLabel], kind: EventKind, tolerance: Double, verbose: Bool = false
+    ) -> (missed: [MotionLabel], extra: [DetectorEvent]) {
         let truth = labels.filter { $0.kind == kind }.sorted { $0.time < $1.time }
         let found = events.filter { $0.kind == kind }.sorted { $0.time < $1.time }
         detections += found.count
         self.labels += truth.count
         var used = [Bool](repeating: false, count: found.count)
+        var missed: [MotionLabel] = []
         var cursor = 0
         for label in truth {
             while cursor < found.count && found[cursor].time < label.time - tolerance { cursor += 1 }
@@ -47,7 +51,10 @@ struct EvaluationScore: Sendable {
                 }
                 index += 1
             }
-            guard let match = best else { continue }
+            guard let match = best else {
+                missed.append(label)
+                continue
+            }
             used[match] = true
             truePositives += 1
             if let trueHeight = label.height, let height = found[match].height {
@@ -55,6 +62,13 @@ struct EvaluationScore: Sendable {
                 heightErrorSumCm += error
                 heightErrorMaxCm = max(heightErrorMaxCm, error)
                 heightCount += 1
+                if verbose {
+                    let fmt = { (v: Double) in SampleCSV.fixed(v, decimals: 4) }
+                    var edges = ""
+                    if case .jump(let a, let b) = label, case .jump(let f) = found[match] { edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms" }
+                    if case .throw(let a, let b) = label, case .throw(let f) = found[match] { edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms" }
+                    print("  height err cm \(fmt((height - trueHeight) * 100)) at \(fmt(label.time)) \(edges)")
+                }
             }
         }
         if kind == .step {
@@ -65,6 +79,7 @@ struct EvaluationScore: Sendable {
                 recordings += 1
             }
         }
+        return (missed, found.indices.filter { !used[$0] }.map { found[$0] })
     }
 }
 
@@ -118,7 +133,7 @@ struct EvaluationRow: Sendable {
 /// Evaluates every profile at every rate over `recordings` seeds starting at `firstSeed`.
 func evaluate(
     profiles: [DetectionProfile], rates: [Double], firstSeed: UInt64, recordings: Int, duration: Double,
-    tolerance: Double
+    tolerance: Double, details: Bool = false
 ) -> [EvaluationRow] {
     var rows: [EvaluationRow] = []
     for profile in profiles {
@@ -130,9 +145,14 @@ func evaluate(
                     &+ UInt64(DetectionProfile.allCases.firstIndex(of: profile)!) &* 1_000_003
                 let recording = MotionGenerator.render(script: profile.script, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
-                row.standard.add(
+                let (missed, extra) = row.standard.add(
                     events: detectEvents(in: samples, profile: profile), labels: recording.labels,
-                    kind: profile.eventKind, tolerance: tolerance)
+                    kind: profile.eventKind, tolerance: tolerance, verbose: details)
+                if details && (!missed.isEmpty || !extra.isEmpty) {
+                    print("\(profile.rawValue) \(Int(rate)) Hz seed \(seed) mount \(recording.mount.rawValue):")
+                    for label in missed { print("  missed \(label)") }
+                    for event in extra { print("  extra  \(event)") }
+                }
                 row.baseline.add(
                     events: detectEvents(in: samples, profile: profile, rules: .baseline), labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance)
@@ -194,11 +214,14 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Largest time difference between a detection and its label, s.")
     var tolerance = 0.15
 
+    @Flag(help: "Print each recording's missed labels and false detections.")
+    var details = false
+
     func run() {
         let profiles = profile.isEmpty ? DetectionProfile.allCases : profile
         let rows = evaluate(
             profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
-            tolerance: tolerance)
+            tolerance: tolerance, details: details)
         print(evaluationTable(rows), terminator: "")
     }
 }

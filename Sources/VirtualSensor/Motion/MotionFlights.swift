@@ -50,7 +50,9 @@ struct FlightSeries {
         arm = random.uniform(0.05...0.35) * mount.armFactor
         let e1 = random.direction()
         armAxes = (e1, perpendicular(e1, &random))
-        ropeRadius = kind == .rope ? random.uniform(0.01...0.03) * mount.armFactor : 0
+        // Skipping turns the rope with the wrists while the arms stay close to the body.
+        ropeRadius = kind == .rope ? random.uniform(0.01...0.025) * mount.armFactor : 0
+        if kind == .rope { arm *= 0.5 }
         forward = random.horizontal()
         spinRate = kind == .toss ? random.uniform(0...12) : 0
         spinRadius = random.uniform(0.01...0.04)
@@ -110,6 +112,12 @@ struct FlightSeries {
             let u = (t - pushStart) / push
             z = pushPeak * MotionMath.sin(MotionMath.pi * u) + (1 - u)
             armForce = armAxes.0 * (arm * 1.5 * MotionMath.sin(MotionMath.pi * u))
+            if kind == .toss {
+                // The hand spins the sensor up during the throw: ω grows to its flight value.
+                let spin = spinRate * u
+                point.sensorFrame = spinDirection * (spin * spin * spinRadius / standardGravity)
+                point.rotation = Rotation3(axis: spinAxis, angle: spinRate * push * u * u / 2)
+            }
         } else {
             z = 1
             for index in takeoffs.indices {
@@ -124,7 +132,7 @@ struct FlightSeries {
                     if kind == .toss {
                         point.sensorFrame =
                             spinDirection * (spinRate * spinRate * spinRadius / standardGravity)
-                        point.rotation = Rotation3(axis: spinAxis, angle: spinRate * (t - takeoff))
+                        point.rotation = Rotation3(axis: spinAxis, angle: spinRate * (t - takeoff + push / 2))
                     }
                     break
                 }
@@ -142,7 +150,7 @@ struct FlightSeries {
                         : 1 + (landingPeak - 1) * MotionMath.exp(-(after - landingRise) / landingDecay)
                     z += impactSpike * halfSine(t, start: landing, width: 0.012)
                     if kind == .toss {
-                        let total = spinRate * (landing - takeoff)
+                        let total = spinRate * (landing - takeoff + push / 2)
                         let wrapped = total - (total / (2 * MotionMath.pi)).rounded() * 2 * MotionMath.pi
                         let angle = wrapped * (1 - MotionMath.smoothstep(0.15, 0.75, after))
                         point.rotation = Rotation3(axis: spinAxis, angle: angle)
