@@ -87,6 +87,10 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var clipping = false
     @usableFromInline var clipSince: Double = 0
     @usableFromInline var clipSlopeIn: Double = 0
+    @usableFromInline var axisBefore: Double = .nan
+    @usableFromInline var exitPending = false
+    @usableFromInline var exitAxis: Double = 0
+    @usableFromInline var exitTime: Double = 0
     @usableFromInline var burst = Burst()
     @usableFromInline var pending: Burst?
 
@@ -137,6 +141,7 @@ public struct HitDetector: StreamingDetector {
         if inBurst {
             if above { burst.timeAboveOn += lastTime - aboveSince }
             if clipping { closeClip(t: lastTime, slopeOut: 0) }
+            if exitPending { closeClip(t: exitTime, slopeOut: 0) }
             inBurst = false
             if let event = endBurst() { events.append(event) }
         }
@@ -155,6 +160,8 @@ public struct HitDetector: StreamingDetector {
         aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
         quietSince = .nan
         clipping = false
+        exitPending = false
+        axisBefore = .nan
         let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
         trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: previousAxis)
     }
@@ -187,6 +194,7 @@ public struct HitDetector: StreamingDetector {
         if quietSince.isNaN { quietSince = t }
         guard t - quietSince >= parameters.quietGap else { return nil }
         if clipping { closeClip(t: t, slopeOut: 0) }
+        if exitPending { closeClip(t: exitTime, slopeOut: 0) }
         inBurst = false
         return endBurst()
     }
@@ -210,18 +218,37 @@ public struct HitDetector: StreamingDetector {
         if axis >= parameters.saturationG { burst.saturated = true }
         let level = parameters.clipLevelG
         let dt = t - lastTime
+        // Slopes come from the two unclipped samples on each side of the clip: a clipped sample
+        // would flatten them.
+        if exitPending {
+            exitPending = false
+            let slope = dt > 0 ? max((exitAxis - axis) / dt, 0) : 0
+            let end = slope > 0 ? exitTime - (level - exitAxis) / slope : exitTime
+            closeClip(t: max(end, clipSince), slopeOut: slope)
+        }
         if !clipping, axis > level {
             clipping = true
-            clipSince = previousAxis < level ? crossing(t0: lastTime, v0: previousAxis, t1: t, v1: axis, level: level) : t
-            clipSlopeIn = dt > 0 ? (axis - previousAxis) / dt : 0
+            let slope = dt > 0 && axisBefore.isFinite ? (previousAxis - axisBefore) / dt : 0
+            if previousAxis < level && slope > 0 {
+                clipSince = min(lastTime + (level - previousAxis) / slope, t)
+                clipSlopeIn = slope
+            } else {
+                clipSince =
+                    previousAxis < level ? crossing(t0: lastTime, v0: previousAxis, t1: t, v1: axis, level: level) : t
+                clipSlopeIn = dt > 0 ? (axis - previousAxis) / dt : 0
+            }
         } else if clipping, axis <= level {
-            let end = crossing(t0: lastTime, v0: previousAxis, t1: t, v1: axis, level: level)
-            closeClip(t: end, slopeOut: dt > 0 ? (previousAxis - axis) / dt : 0)
+            clipping = false
+            exitPending = true
+            exitAxis = axis
+            exitTime = t
         }
+        axisBefore = previousAxis
     }
 
     @usableFromInline mutating func closeClip(t: Double, slopeOut: Double) {
         clipping = false
+        exitPending = false
         let duration = max(t - clipSince, 0)
         let s1 = max(clipSlopeIn, 0)
         let s2 = max(slopeOut, 0)

@@ -48,7 +48,8 @@ struct Bench: ParsableCommand {
         for profile in profile.isEmpty ? DetectionProfile.allCases : profile {
             let recording = MotionGenerator.render(script: profile.script, seed: 42, rate: rate, duration: seconds)
             _ = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: 1)
-            let (throughput, events) = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: passes)
+            let (throughput, events) = measureThroughput(
+                profile: profile, raw: recording.raw, rate: rate, passes: passes)
             let millions = SampleCSV.fixed(throughput / 1e6, decimals: 1)
             print("| \(profile.rawValue) | \(recording.raw.count * passes) | \(events) | \(millions) M |")
         }

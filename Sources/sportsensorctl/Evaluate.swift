@@ -46,7 +46,9 @@ struct EvaluationScore: Sendable {
             var best: Int?
             var index = cursor
             while index < found.count && found[index].time <= label.time + tolerance {
-                if !used[index] && (best == nil || abs(found[index].time - label.time) < abs(found[best!].time - label.time)) {
+                if !used[index]
+                    && (best == nil || abs(found[index].time - label.time) < abs(found[best!].time - label.time))
+                {
                     best = index
                 }
                 index += 1
@@ -65,8 +67,12 @@ struct EvaluationScore: Sendable {
                 if verbose {
                     let fmt = { (v: Double) in SampleCSV.fixed(v, decimals: 4) }
                     var edges = ""
-                    if case .jump(let a, let b) = label, case .jump(let f) = found[match] { edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms" }
-                    if case .throw(let a, let b) = label, case .throw(let f) = found[match] { edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms" }
+                    if case .jump(let a, let b) = label, case .jump(let f) = found[match] {
+                        edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms"
+                    }
+                    if case .throw(let a, let b) = label, case .throw(let f) = found[match] {
+                        edges = "takeoff \(fmt((f.start - a) * 1000)) ms landing \(fmt((f.end - b) * 1000)) ms"
+                    }
                     print("  height err cm \(fmt((height - trueHeight) * 100)) at \(fmt(label.time)) \(edges)")
                 }
             }
@@ -141,9 +147,11 @@ func evaluate(
             var row = EvaluationRow(profile: profile, rate: rate, standard: .init(), baseline: .init())
             for index in 0..<recordings {
                 // The seed mixes in the rate and profile so every recording differs.
-                let seed = firstSeed &+ UInt64(index) &* 7919 &+ UInt64(rate) &* 104_729
+                let seed =
+                    firstSeed &+ UInt64(index) &* 7919 &+ UInt64(rate) &* 104_729
                     &+ UInt64(DetectionProfile.allCases.firstIndex(of: profile)!) &* 1_000_003
-                let recording = MotionGenerator.render(script: profile.script, seed: seed, rate: rate, duration: duration)
+                let recording = MotionGenerator.render(
+                    script: profile.script, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
                     events: detectEvents(in: samples, profile: profile), labels: recording.labels,
@@ -166,16 +174,20 @@ func evaluate(
 /// The evaluation as a Markdown table.
 func evaluationTable(_ rows: [EvaluationRow]) -> String {
     func f(_ value: Double, _ decimals: Int = 3) -> String { SampleCSV.fixed(value, decimals: decimals) }
-    var text = "| profile | Hz | events | P | R | F1 | height err mean/max cm | step count err % | baseline P | baseline R | baseline F1 | baseline height err mean/max cm | baseline step count err % |\n"
+    var text =
+        "| profile | Hz | events | P | R | F1 | height err mean/max cm | step count err % | baseline P | baseline R | baseline F1 | baseline height err mean/max cm | baseline step count err % |\n"
     text += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     for row in rows {
         let s = row.standard
         let b = row.baseline
         let flight = row.profile == .jump || row.profile == .throw
         let steps = row.profile == .steps
-        text += "| \(row.profile.rawValue) | \(Int(row.rate)) | \(s.labels) | \(f(s.precision)) | \(f(s.recall)) | \(f(s.f1)) | "
+        text +=
+            "| \(row.profile.rawValue) | \(Int(row.rate)) | \(s.labels) | \(f(s.precision)) | \(f(s.recall)) | \(f(s.f1)) | "
         text += flight ? "\(f(s.heightMeanCm, 2)) / \(f(s.heightErrorMaxCm, 2)) | " : "– | "
-        text += steps ? "\(f(s.stepCountErrorPercent, 2)) (per recording \(f(s.meanRecordingStepErrorPercent, 2))) | " : "– | "
+        text +=
+            steps
+            ? "\(f(s.stepCountErrorPercent, 2)) (per recording \(f(s.meanRecordingStepErrorPercent, 2))) | " : "– | "
         text += "\(f(b.precision)) | \(f(b.recall)) | \(f(b.f1)) | "
         text += flight ? "\(f(b.heightMeanCm, 1)) / \(f(b.heightErrorMaxCm, 1)) | " : "– | "
         text += steps ? "\(f(b.stepCountErrorPercent, 1)) |" : "– |"

@@ -130,6 +130,8 @@ public struct MotionGenerator: Sendable {
     /// The mount in use.
     public let mount: SensorMount
     var random: MotionRandom
+    /// Noise has its own stream so the motion is the same at every sample rate.
+    var noiseRandom: MotionRandom
     let options: MotionOptions
     let base: Rotation3
     let driftAxis: Vector3
@@ -148,7 +150,9 @@ public struct MotionGenerator: Sendable {
 
     /// Creates a generator for `script` from `seed`; `recordsLabels` keeps the ground truth (a live
     /// source streaming forever turns it off so memory stays bounded).
-    public init(script: MotionScript, seed: UInt64, options: MotionOptions = MotionOptions(), recordsLabels: Bool = true) {
+    public init(
+        script: MotionScript, seed: UInt64, options: MotionOptions = MotionOptions(), recordsLabels: Bool = true
+    ) {
         var random = MotionRandom(seed: seed)
         self.script = script
         self.options = options
@@ -160,7 +164,8 @@ public struct MotionGenerator: Sendable {
             switch script {
             case .tableTennis: mount = random.chance(0.8) ? .wrist : .hand
             case .throwing: mount = .hand
-            case .jumps: mount = [.wrist, .wrist, .wrist, .lowerBack, .lowerBack, .shank, .hand][Int(random.unit() * 7)]
+            case .jumps:
+                mount = [.wrist, .wrist, .wrist, .lowerBack, .lowerBack, .shank, .hand][Int(random.unit() * 7)]
             case .steps: mount = [.wrist, .wrist, .wrist, .lowerBack, .hand][Int(random.unit() * 5)]
             case .rest: mount = .wrist
             }
@@ -180,6 +185,7 @@ public struct MotionGenerator: Sendable {
         }
         current = .distractor(.rest(tremor: 0.005, frequency: 9, direction: .up), duration: 1)
         self.random = random
+        noiseRandom = MotionRandom(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
         if recordsLabels { labels = [] }
     }
 
@@ -212,12 +218,17 @@ public struct MotionGenerator: Sendable {
             sum += specificForce(at: max(u, 0))
         }
         let mean = sum * (1 / Double(steps))
-        func count(_ value: Double, _ gain: Double, _ offset: Double) -> Int16 {
-            let g = value * gain + offset + noise * random.gaussian()
+        func count(_ value: Double, _ gain: Double, _ offset: Double, _ noise: Double) -> Int16 {
+            let g = value * gain + offset + noise
             let counts = (g * SDUProfile.countsPerG).rounded()
             return Int16(min(max(counts, -32768), 32767))
         }
-        return RawAcceleration(x: count(mean.x, gain.x, offset.x), y: count(mean.y, gain.y, offset.y), z: count(mean.z, gain.z, offset.z))
+        let nx = noise * noiseRandom.gaussian()
+        let ny = noise * noiseRandom.gaussian()
+        let nz = noise * noiseRandom.gaussian()
+        return RawAcceleration(
+            x: count(mean.x, gain.x, offset.x, nx), y: count(mean.y, gain.y, offset.y, ny),
+            z: count(mean.z, gain.z, offset.z, nz))
     }
 
     /// Renders `duration` seconds (rounded up to whole segments, so every label is complete) at `rate`.
@@ -245,7 +256,8 @@ public struct MotionGenerator: Sendable {
 
     mutating func rest(_ range: ClosedRange<Double>) -> Segment {
         .distractor(
-            .rest(tremor: random.uniform(0.002...0.015), frequency: random.uniform(7...12), direction: random.direction()),
+            .rest(
+                tremor: random.uniform(0.002...0.015), frequency: random.uniform(7...12), direction: random.direction()),
             duration: random.uniform(range))
     }
 
@@ -253,21 +265,38 @@ public struct MotionGenerator: Sendable {
         let pick = random.unit()
         switch script {
         case .tableTennis:
-            if pick < 0.25 { return .gait(Gait(random: &random, mount: mount, running: false, steps: Int(random.uniform(3...12)), intensity: intensity)) }
+            if pick < 0.25 {
+                return .gait(
+                    Gait(
+                        random: &random, mount: mount, running: false, steps: Int(random.uniform(3...12)),
+                        intensity: intensity))
+            }
             if pick < 0.5 {
                 return .distractor(
-                    .bounce(frequency: random.uniform(1.5...2.6), amplitude: random.uniform(0.1...0.35), impact: random.uniform(0.2...0.8)),
+                    .bounce(
+                        frequency: random.uniform(1.5...2.6), amplitude: random.uniform(0.1...0.35),
+                        impact: random.uniform(0.2...0.8)),
                     duration: random.uniform(2...5))
             }
             if pick < 0.8 { return gesture() }
             return tap()
         case .jumps:
-            if pick < 0.3 { return .gait(Gait(random: &random, mount: mount, running: false, steps: Int(random.uniform(3...10)), intensity: intensity)) }
+            if pick < 0.3 {
+                return .gait(
+                    Gait(
+                        random: &random, mount: mount, running: false, steps: Int(random.uniform(3...10)),
+                        intensity: intensity))
+            }
             if pick < 0.65 { return gesture() }
-            return .distractor(.squat(dip: random.uniform(0.2...0.5), push: random.uniform(0.2...0.6)), duration: random.uniform(1...1.8))
+            return .distractor(
+                .squat(dip: random.uniform(0.2...0.5), push: random.uniform(0.2...0.6)),
+                duration: random.uniform(1...1.8))
         case .throwing:
             if pick < 0.35 { return tap() }
-            if pick < 0.7 { return .distractor(.drop(fall: random.uniform(0.04...0.14), impact: random.uniform(1.5...4)), duration: 1) }
+            if pick < 0.7 {
+                return .distractor(
+                    .drop(fall: random.uniform(0.04...0.14), impact: random.uniform(1.5...4)), duration: 1)
+            }
             return gesture()
         case .steps, .rest:
             return pick < 0.7 ? gesture() : tap()
@@ -276,13 +305,17 @@ public struct MotionGenerator: Sendable {
 
     mutating func gesture() -> Segment {
         .distractor(
-            .gesture(direction: random.direction(), amplitude: random.uniform(0.15...0.6), axis: random.direction(), angle: random.uniform(-0.9...0.9)),
+            .gesture(
+                direction: random.direction(), amplitude: random.uniform(0.15...0.6), axis: random.direction(),
+                angle: random.uniform(-0.9...0.9)),
             duration: random.uniform(0.6...1.6))
     }
 
     mutating func tap() -> Segment {
         let direction = (random.direction() + Vector3(0, 0, 1.5)).normalized
-        return .distractor(.tap(direction: direction, amplitude: random.uniform(0.8...3), width: random.uniform(0.003...0.01)), duration: 0.5)
+        return .distractor(
+            .tap(direction: direction, amplitude: random.uniform(0.8...3), width: random.uniform(0.003...0.01)),
+            duration: 0.5)
     }
 
     /// Plans the next few segments of the script.
@@ -300,24 +333,32 @@ public struct MotionGenerator: Sendable {
                 rallyLeft = Int(random.uniform(3...11))
             }
             let interval = random.uniform(0.7...1.6)
-            planned.append(.stroke(Stroke(random: &random, intensity: intensity * random.uniform(0.85...1.15), interval: interval)))
+            planned.append(
+                .stroke(Stroke(random: &random, intensity: intensity * random.uniform(0.85...1.15), interval: interval))
+            )
             rallyLeft -= 1
         case .jumps:
             planned.append(rest(0.8...2.5))
             let pick = random.unit()
             let kind: FlightSeries.Kind = pick < 0.7 ? .jump : .rope
             let count = pick < 0.45 ? 1 : (kind == .rope ? Int(random.uniform(6...16)) : Int(random.uniform(2...6)))
-            planned.append(.flights(FlightSeries(random: &random, kind: kind, mount: mount, count: count, intensity: intensity)))
+            planned.append(
+                .flights(FlightSeries(random: &random, kind: kind, mount: mount, count: count, intensity: intensity)))
             if distract && random.chance(0.5) { planned.append(distractor()) }
         case .throwing:
             planned.append(rest(0.8...2))
-            planned.append(.flights(FlightSeries(random: &random, kind: .toss, mount: .hand, count: 1, intensity: intensity)))
+            planned.append(
+                .flights(FlightSeries(random: &random, kind: .toss, mount: .hand, count: 1, intensity: intensity)))
             if distract && random.chance(0.6) { planned.append(distractor()) }
         case .steps:
             planned.append(rest(1...4))
             if distract && random.chance(0.6) { planned.append(distractor()) }
             let running = random.chance(0.35)
-            planned.append(.gait(Gait(random: &random, mount: mount, running: running, steps: Int(random.uniform(12...60)), intensity: intensity)))
+            planned.append(
+                .gait(
+                    Gait(
+                        random: &random, mount: mount, running: running, steps: Int(random.uniform(12...60)),
+                        intensity: intensity)))
         }
     }
 }

@@ -111,7 +111,9 @@ struct Stroke {
         let bx = (t - (contact - width - backWidth)) / backWidth
         let sb = -backswing * speed * raisedCosine(bx)
         let dsb = -backswing * speed * raisedCosineSlope(bx) / backWidth
-        var force = Vector3.up + swing * ((ds + dsb) / standardGravity) + inward * ((s * s + sb * sb) / radius / standardGravity)
+        var force =
+            Vector3.up + swing * ((ds + dsb) / standardGravity) + inward
+            * ((s * s + sb * sb) / radius / standardGravity)
         force += impactDirection * (impact * halfSine(t, start: contact, width: impactWidth))
         let angle = rotationAngle * raisedCosine((t - contact) / (2 * width))
         return MotionPoint(force: force, rotation: Rotation3(axis: rotationAxis, angle: angle))
