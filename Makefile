@@ -14,7 +14,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval
 
 all: build
 
@@ -67,3 +67,9 @@ demo: build
 
 clean:
 	rm -rf .build Fuzz/.build
+
+## eval: detection quality of every profile vs the baseline rules on held-out synthetic recordings
+eval: deps
+	$(SWIFT) build -c release --product sportsensorctl $(BUILD_FLAGS)
+	.build/release/sportsensorctl eval
+	.build/release/sportsensorctl bench

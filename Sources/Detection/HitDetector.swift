@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import SDUSensor
+
+/// Detects strokes (table-tennis hits and other hard swings) in any orientation and mounting.
+///
+/// A stroke is a short burst of large dynamic acceleration |a − g|, where g is the gravity vector
+/// tracked slowly while the sensor is quiet. A burst starts when |a − g| exceeds `onG` and ends when
+/// it has stayed below `offG` for `quietGap`. Bursts whose peaks lie within `mergeWindow` of each
+/// other are one stroke (back-swing, forward swing, contact and follow-through), so each stroke gives
+/// one event, reported `mergeWindow` after its peak. A burst must spend `minTimeAboveOn` above `onG`
+/// (taps on a table are a few milliseconds of impact) and reach `minPeakG`.
+///
+/// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
+/// `intensityG` extrapolates the clipped peak from the time the largest axis spent above `clipLevelG`
+/// and the slopes into and out of that interval (a triangle through both slopes), which keeps ranking
+/// strokes whose measured peaks are all the same clipped value.
+public struct HitDetector: StreamingDetector {
+    /// Tunable values, all in seconds and g so they hold at any sample rate.
+    public struct Parameters: Hashable, Sendable {
+        /// |a − g| that opens a burst, g. Default 1.0.
+        public var onG: Double = 1.0
+        /// |a − g| under which a burst may end, g. Default 0.5.
+        public var offG: Double = 0.5
+        /// Smallest peak |a − g| of a stroke, g. Default 1.3.
+        public var minPeakG: Double = 1.3
+        /// Least time above `onG` for a burst to be a stroke, s. Default 0.035.
+        public var minTimeAboveOn: Double = 0.035
+        /// Time below `offG` that ends a burst, s. Default 0.08.
+        public var quietGap: Double = 0.08
+        /// Bursts whose peaks are closer than this are one stroke; also the reporting delay, s.
+        /// Default 0.35 (strokes of one player are at least ~0.5 s apart).
+        public var mergeWindow: Double = 0.35
+        /// Time constant of the gravity tracker, s. Default 0.6.
+        public var gravityTimeConstant: Double = 0.6
+        /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
+        public var gravityQuietBand: Double = 0.3
+        /// The level above which an axis counts as clipping for the intensity estimate, g. Default 1.9.
+        public var clipLevelG: Double = 1.9
+        /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
+        public var saturationG: Double = 1.999
+
+        /// The documented defaults.
+        public init() {}
+    }
+
+    @usableFromInline struct Burst: Sendable {
+        @usableFromInline var peakTime: Double = 0
+        @usableFromInline var peakDynamic2: Double = 0
+        @usableFromInline var peakMagnitude2: Double = 0
+        @usableFromInline var timeAboveOn: Double = 0
+        @usableFromInline var saturated = false
+        @usableFromInline var clipEstimate: Double = 0
+        @usableFromInline var clipMidpoint: Double = 0
+        @usableFromInline var clipDuration: Double = 0
+        @usableFromInline init() {}
+
+        @usableFromInline mutating func absorb(_ other: Burst) {
+            if other.peakDynamic2 > peakDynamic2 {
+                peakTime = other.peakTime
+                peakDynamic2 = other.peakDynamic2
+            }
+            if other.clipDuration > clipDuration {
+                clipDuration = other.clipDuration
+                clipMidpoint = other.clipMidpoint
+            }
+            peakMagnitude2 = max(peakMagnitude2, other.peakMagnitude2)
+            timeAboveOn += other.timeAboveOn
+            saturated = saturated || other.saturated
+            clipEstimate = max(clipEstimate, other.clipEstimate)
+        }
+    }
+
+    public let parameters: Parameters
+    @usableFromInline let on2: Double
+    @usableFromInline let off2: Double
+    @usableFromInline let minPeak2: Double
+    @usableFromInline var gravity: GravityTracker
+    @usableFromInline var lastTime = -Double.infinity
+    @usableFromInline var lastDynamic2: Double = 0
+    @usableFromInline var lastX: Double = 0
+    @usableFromInline var lastY: Double = 0
+    @usableFromInline var lastZ: Double = 0
+    @usableFromInline var inBurst = false
+    @usableFromInline var above = false
+    @usableFromInline var aboveSince: Double = 0
+    @usableFromInline var quietSince: Double = .nan
+    @usableFromInline var clipping = false
+    @usableFromInline var clipSince: Double = 0
+    @usableFromInline var clipSlopeIn: Double = 0
+    @usableFromInline var axisBefore: Double = .nan
+    @usableFromInline var exitPending = false
+    @usableFromInline var exitAxis: Double = 0
+    @usableFromInline var exitTime: Double = 0
+    @usableFromInline var burst = Burst()
+    @usableFromInline var pending: Burst?
+
+    /// Creates a detector with `parameters` (the documented defaults when omitted).
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        on2 = parameters.onG * parameters.onG
+        off2 = parameters.offG * parameters.offG
+        minPeak2 = parameters.minPeakG * parameters.minPeakG
+        gravity = GravityTracker(
+            timeConstant: parameters.gravityTimeConstant, quietBand: parameters.gravityQuietBand)
+    }
+
+    /// Consumes one sample; returns a stroke `mergeWindow` after its peak.
+    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+        let x = sample.x
+        let y = sample.y
+        let z = sample.z
+        let t = sample.t
+        let m2 = x * x + y * y + z * z
+        let d2 = gravity.dynamicSquared(x: x, y: y, z: z, m2: m2)
+        var event: DetectorEvent?
+        if inBurst {
+            event = continueBurst(t: t, x: x, y: y, z: z, m2: m2, d2: d2)
+        } else {
+            let interval = t - lastTime
+            if d2 > on2 && lastTime > -Double.infinity {
+                startBurst(t: t, x: x, y: y, z: z, m2: m2, d2: d2)
+            } else {
+                gravity.update(x: x, y: y, z: z, m2: m2, interval: interval)
+                if let held = pending, t - held.peakTime >= parameters.mergeWindow {
+                    pending = nil
+                    event = qualify(held)
+                }
+            }
+        }
+        lastTime = t
+        lastDynamic2 = d2
+        lastX = x
+        lastY = y
+        lastZ = z
+        return event
+    }
+
+    /// Ends the stream: reports a stroke still in progress or held for merging.
+    public mutating func finish() -> [DetectorEvent] {
+        var events: [DetectorEvent] = []
+        if inBurst {
+            if above { burst.timeAboveOn += lastTime - aboveSince }
+            if clipping { closeClip(t: lastTime, slopeOut: 0) }
+            if exitPending { closeClip(t: exitTime, slopeOut: 0) }
+            inBurst = false
+            if let event = endBurst() { events.append(event) }
+        }
+        if let held = pending, let event = qualify(held) { events.append(event) }
+        pending = nil
+        return events
+    }
+
+    @usableFromInline mutating func startBurst(t: Double, x: Double, y: Double, z: Double, m2: Double, d2: Double) {
+        inBurst = true
+        burst = Burst()
+        burst.peakTime = t
+        burst.peakDynamic2 = d2
+        burst.peakMagnitude2 = m2
+        above = true
+        aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
+        quietSince = .nan
+        clipping = false
+        exitPending = false
+        axisBefore = .nan
+        let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
+        trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: previousAxis)
+    }
+
+    @usableFromInline mutating func continueBurst(
+        t: Double, x: Double, y: Double, z: Double, m2: Double, d2: Double
+    ) -> DetectorEvent? {
+        if d2 > burst.peakDynamic2 {
+            burst.peakDynamic2 = d2
+            burst.peakTime = t
+        }
+        if m2 > burst.peakMagnitude2 { burst.peakMagnitude2 = m2 }
+        trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
+        if d2 > on2 {
+            if !above {
+                above = true
+                aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
+            }
+            quietSince = .nan
+            return nil
+        }
+        if above {
+            above = false
+            burst.timeAboveOn += crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2) - aboveSince
+        }
+        guard d2 < off2 else {
+            quietSince = .nan
+            return nil
+        }
+        if quietSince.isNaN { quietSince = t }
+        guard t - quietSince >= parameters.quietGap else { return nil }
+        if clipping { closeClip(t: t, slopeOut: 0) }
+        if exitPending { closeClip(t: exitTime, slopeOut: 0) }
+        inBurst = false
+        return endBurst()
+    }
+
+    @usableFromInline mutating func endBurst() -> DetectorEvent? {
+        if burst.clipDuration > 0 { burst.peakTime = burst.clipMidpoint }
+        guard var held = pending else {
+            pending = burst
+            return nil
+        }
+        if burst.peakTime - held.peakTime < parameters.mergeWindow {
+            held.absorb(burst)
+            pending = held
+            return nil
+        }
+        pending = burst
+        return qualify(held)
+    }
+
+    @usableFromInline mutating func trackClip(t: Double, axis: Double, previousAxis: Double) {
+        if axis >= parameters.saturationG { burst.saturated = true }
+        let level = parameters.clipLevelG
+        let dt = t - lastTime
+        // Slopes come from the two unclipped samples on each side of the clip: a clipped sample
+        // would flatten them.
+        if exitPending {
+            exitPending = false
+            let slope = dt > 0 ? max((exitAxis - axis) / dt, 0) : 0
+            let end = slope > 0 ? exitTime - (level - exitAxis) / slope : exitTime
+            closeClip(t: max(end, clipSince), slopeOut: slope)
+        }
+        if !clipping, axis > level {
+            clipping = true
+            let slope = dt > 0 && axisBefore.isFinite ? (previousAxis - axisBefore) / dt : 0
+            if previousAxis < level && slope > 0 {
+                clipSince = min(lastTime + (level - previousAxis) / slope, t)
+                clipSlopeIn = slope
+            } else {
+                clipSince =
+                    previousAxis < level ? crossing(t0: lastTime, v0: previousAxis, t1: t, v1: axis, level: level) : t
+                clipSlopeIn = dt > 0 ? (axis - previousAxis) / dt : 0
+            }
+        } else if clipping, axis <= level {
+            clipping = false
+            exitPending = true
+            exitAxis = axis
+            exitTime = t
+        }
+        axisBefore = previousAxis
+    }
+
+    @usableFromInline mutating func closeClip(t: Double, slopeOut: Double) {
+        clipping = false
+        exitPending = false
+        let duration = max(t - clipSince, 0)
+        let s1 = max(clipSlopeIn, 0)
+        let s2 = max(slopeOut, 0)
+        let rise = s1 + s2 > 0 ? duration * (s1 > 0 && s2 > 0 ? s1 * s2 / (s1 + s2) : max(s1, s2) / 2) : 0
+        let estimate = parameters.clipLevelG + rise
+        burst.clipEstimate = max(burst.clipEstimate, estimate)
+        if duration > burst.clipDuration {
+            burst.clipDuration = duration
+            burst.clipMidpoint = clipSince + duration / 2
+        }
+    }
+
+    @usableFromInline func qualify(_ candidate: Burst) -> DetectorEvent? {
+        guard candidate.peakDynamic2 >= minPeak2, candidate.timeAboveOn >= parameters.minTimeAboveOn else {
+            return nil
+        }
+        let peak = candidate.peakMagnitude2.squareRoot()
+        let intensity = candidate.saturated ? max(peak, candidate.clipEstimate) : peak
+        return .hit(HitEvent(t: candidate.peakTime, peakG: peak, saturated: candidate.saturated, intensityG: intensity))
+    }
+}
+
+/// The time at which a signal going from `v0` at `t0` to `v1` at `t1` crosses `level`, linearly
+/// interpolated and clamped to the interval.
+@inlinable func crossing(t0: Double, v0: Double, t1: Double, v1: Double, level: Double) -> Double {
+    let span = v1 - v0
+    guard span != 0, t0.isFinite else { return t1 }
+    let fraction = min(max((level - v0) / span, 0), 1)
+    return t0 + fraction * (t1 - t0)
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A first-order low-pass filter with a time constant in seconds, correct at any sample rate:
+/// the smoothing factor is recomputed only when the sample interval changes.
+@usableFromInline
+struct ExponentialSmoother: Sendable {
+    @usableFromInline let timeConstant: Double
+    @usableFromInline var lastInterval: Double = -1
+    @usableFromInline var alpha: Double = 1
+
+    @inlinable init(timeConstant: Double) {
+        self.timeConstant = timeConstant
+    }
+
+    /// The weight of a new sample arriving `interval` seconds after the previous one:
+    /// dt / (τ + dt), the bilinear-free discretisation of 1 − e^(−dt/τ) good to first order.
+    @inlinable mutating func factor(interval: Double) -> Double {
+        if interval != lastInterval {
+            lastInterval = interval
+            let dt = max(interval, 0)
+            alpha = timeConstant > 0 ? dt / (timeConstant + dt) : 1
+        }
+        return alpha
+    }
+}
+
+/// Tracks the gravity vector in the sensor's frame by low-pass filtering the readings while the
+/// sensor is not accelerating hard, so that a - g (the motion) can be measured in any orientation.
+@usableFromInline
+struct GravityTracker: Sendable {
+    @usableFromInline var x: Double = 0
+    @usableFromInline var y: Double = 0
+    @usableFromInline var z: Double = 0
+    @usableFromInline var initialised = false
+    @usableFromInline var smoother: ExponentialSmoother
+    /// Squared |a| bounds (g²) inside which a reading is treated as mostly gravity.
+    @usableFromInline let quietLow: Double
+    @usableFromInline let quietHigh: Double
+
+    @inlinable init(timeConstant: Double, quietBand: Double) {
+        smoother = ExponentialSmoother(timeConstant: timeConstant)
+        quietLow = (1 - quietBand) * (1 - quietBand)
+        quietHigh = (1 + quietBand) * (1 + quietBand)
+    }
+
+    /// Updates the estimate with one reading whose squared magnitude is `m2` (g²).
+    @inlinable mutating func update(x ax: Double, y ay: Double, z az: Double, m2: Double, interval: Double) {
+        if !initialised {
+            if m2 > quietLow && m2 < quietHigh {
+                x = ax
+                y = ay
+                z = az
+                initialised = true
+            }
+            return
+        }
+        guard m2 > quietLow && m2 < quietHigh else { return }
+        let k = smoother.factor(interval: interval)
+        x += k * (ax - x)
+        y += k * (ay - y)
+        z += k * (az - z)
+    }
+
+    /// Squared length of (a − g), in g²; before the first quiet reading, (|a| − 1)² instead.
+    @inlinable func dynamicSquared(x ax: Double, y ay: Double, z az: Double, m2: Double) -> Double {
+        guard initialised else {
+            let m = m2.squareRoot() - 1
+            return m * m
+        }
+        let dx = ax - x
+        let dy = ay - y
+        let dz = az - z
+        return dx * dx + dy * dy + dz * dz
+    }
+}

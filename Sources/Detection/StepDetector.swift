@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import SDUSensor
+
+/// A first-in first-out queue of up to eight times, stored inline (no allocation).
+@usableFromInline
+struct TimeQueue: Sendable {
+    @usableFromInline var slots: (Double, Double, Double, Double, Double, Double, Double, Double) =
+        (0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline var head = 0
+    @usableFromInline var count = 0
+    @usableFromInline static let capacity = 8
+
+    @inlinable init() {}
+
+    @inlinable var isEmpty: Bool { count == 0 }
+
+    @inlinable mutating func push(_ value: Double) {
+        guard count < TimeQueue.capacity else { return }
+        set((head + count) % TimeQueue.capacity, value)
+        count += 1
+    }
+
+    @inlinable mutating func pop() -> Double? {
+        guard count > 0 else { return nil }
+        let value = get(head)
+        head = (head + 1) % TimeQueue.capacity
+        count -= 1
+        return value
+    }
+
+    @inlinable mutating func removeAll() {
+        head = 0
+        count = 0
+    }
+
+    @inlinable func get(_ index: Int) -> Double {
+        switch index {
+        case 0: slots.0
+        case 1: slots.1
+        case 2: slots.2
+        case 3: slots.3
+        case 4: slots.4
+        case 5: slots.5
+        case 6: slots.6
+        default: slots.7
+        }
+    }
+
+    @inlinable mutating func set(_ index: Int, _ value: Double) {
+        switch index {
+        case 0: slots.0 = value
+        case 1: slots.1 = value
+        case 2: slots.2 = value
+        case 3: slots.3 = value
+        case 4: slots.4 = value
+        case 5: slots.5 = value
+        case 6: slots.6 = value
+        default: slots.7 = value
+        }
+    }
+}
+
+/// Counts steps of walking and running from a sensor on the wrist, the lower back or in the hand.
+///
+/// Every foot contact decelerates the body upwards, and a swinging arm is a pendulum whose
+/// centripetal pull peaks twice per arm cycle, i.e. once per step: both put a component at the step
+/// frequency into |a|, whatever the orientation. The detector low-passes |a| (two first-order stages
+/// of `smoothingTimeConstant`), subtracts a slow baseline (`baselineTimeConstant`), and takes each peak
+/// that rises above a fraction `hysteresis` of the recent step amplitude and falls back below the
+/// baseline. Steps are only counted inside a rhythm: the first `confirmSteps` peaks of a bout are held
+/// until their intervals are regular (each between `minInterval` and `maxInterval`, within a factor
+/// `regularity` of the previous), so isolated gestures count nothing; the held steps are then released.
+public struct StepDetector: StreamingDetector {
+    /// Tunable values, in seconds and g.
+    public struct Parameters: Hashable, Sendable {
+        /// Time constant of each of the two smoothing stages, s. Default 0.035 (passes 3.5 steps/s).
+        public var smoothingTimeConstant: Double = 0.035
+        /// Time constant of the baseline, s. Default 0.8.
+        public var baselineTimeConstant: Double = 0.8
+        /// Fraction of the recent peak height a peak must exceed. Default 0.35.
+        public var hysteresis: Double = 0.35
+        /// Smallest peak above the baseline that can be a step, g. Default 0.04.
+        public var minPeakG: Double = 0.04
+        /// Shortest step interval, s (240 steps/min). Default 0.25.
+        public var minInterval: Double = 0.25
+        /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
+        public var maxInterval: Double = 2.0
+        /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 1.6.
+        public var regularity: Double = 1.6
+        /// Steps needed to confirm a bout. Default 4 (at most 8).
+        public var confirmSteps: Int = 4
+
+        /// The documented defaults.
+        public init() {}
+    }
+
+    public let parameters: Parameters
+    @usableFromInline var smoothA: ExponentialSmoother
+    @usableFromInline var smoothB: ExponentialSmoother
+    @usableFromInline var slow: ExponentialSmoother
+    @usableFromInline var stageA: Double = 1
+    @usableFromInline var stageB: Double = 1
+    @usableFromInline var baseline: Double = 1
+    @usableFromInline var lastTime = -Double.infinity
+    @usableFromInline var amplitude: Double = 0.15
+    @usableFromInline var armed = false
+    @usableFromInline var peakValue: Double = 0
+    @usableFromInline var peakTime: Double = 0
+    @usableFromInline var lastStep = -Double.infinity
+    @usableFromInline var lastInterval: Double = 0
+    @usableFromInline var meanInterval: Double = 0
+    @usableFromInline var confirmed = false
+    @usableFromInline var held = TimeQueue()
+    @usableFromInline var ready = TimeQueue()
+
+    /// Creates a detector with `parameters`.
+    public init(parameters: Parameters = Parameters()) {
+        var checked = parameters
+        checked.confirmSteps = min(max(parameters.confirmSteps, 1), TimeQueue.capacity)
+        self.parameters = checked
+        smoothA = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
+        smoothB = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
+        slow = ExponentialSmoother(timeConstant: parameters.baselineTimeConstant)
+    }
+
+    /// Steps per minute over the recent steps (0 before a bout is confirmed).
+    public var cadence: Double { confirmed && meanInterval > 0 ? 60 / meanInterval : 0 }
+
+    /// Consumes one sample; returns at most one step (steps held for confirmation come out one per
+    /// sample once the bout is confirmed).
+    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+        let t = sample.t
+        let m = sample.magnitude
+        if lastTime == -Double.infinity {
+            stageA = m
+            stageB = m
+            baseline = m
+        } else {
+            let dt = t - lastTime
+            stageA += smoothA.factor(interval: dt) * (m - stageA)
+            stageB += smoothB.factor(interval: dt) * (stageA - stageB)
+            baseline += slow.factor(interval: dt) * (m - baseline)
+        }
+        lastTime = t
+        let value = stageB - baseline
+        let high = max(parameters.minPeakG, parameters.hysteresis * amplitude)
+        if armed {
+            if value > peakValue {
+                peakValue = value
+                peakTime = t
+            }
+            if value < 0 {
+                armed = false
+                // Two first-order stages delay a slow peak by about one time constant each.
+                registerPeak(time: peakTime - 2 * parameters.smoothingTimeConstant, height: peakValue)
+            }
+        } else if value > high {
+            armed = true
+            peakValue = value
+            peakTime = t
+        }
+        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence)) }
+        return nil
+    }
+
+    @usableFromInline mutating func registerPeak(time: Double, height: Double) {
+        amplitude += 0.3 * (height - amplitude)
+        let interval = time - lastStep
+        if interval < parameters.minInterval { return }
+        if interval > parameters.maxInterval {
+            startBout(at: time)
+            return
+        }
+        if lastInterval > 0 {
+            let ratio = interval / lastInterval
+            if !confirmed && (ratio > parameters.regularity || ratio < 1 / parameters.regularity) {
+                startBout(at: time)
+                return
+            }
+        }
+        lastInterval = interval
+        meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (interval - meanInterval)
+        lastStep = time
+        if confirmed {
+            ready.push(time)
+            return
+        }
+        held.push(time)
+        if held.count >= parameters.confirmSteps {
+            confirmed = true
+            while let step = held.pop() { ready.push(step) }
+        }
+    }
+
+    @usableFromInline mutating func startBout(at time: Double) {
+        confirmed = false
+        held.removeAll()
+        held.push(time)
+        lastStep = time
+        lastInterval = 0
+        meanInterval = 0
+    }
+
+    /// Ends the stream: returns confirmed steps not yet reported.
+    public mutating func finish() -> [DetectorEvent] {
+        var events: [DetectorEvent] = []
+        while let time = ready.pop() { events.append(.step(StepEvent(t: time, cadence: cadence))) }
+        return events
+    }
+}

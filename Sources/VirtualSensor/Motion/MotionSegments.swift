@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// Standard gravity, m/s²: converts the scripts' accelerations to g.
+let standardGravity = 9.80665
+
+/// What a segment contributes at one instant.
+struct MotionPoint {
+    /// Specific force (acceleration minus gravity) of the sensor in the world frame, g; (0, 0, 1) at rest.
+    var force: Vector3 = .up
+    /// The segment's rotation of the limb carrying the sensor (world ← limb).
+    var rotation: Rotation3 = .identity
+    /// A reading added in the sensor's own frame, g (centripetal pull of a spinning sensor).
+    var sensorFrame: Vector3 = .zero
+}
+
+/// A raised-cosine bump: 1 at x = 0, 0 for |x| ≥ 1.
+func raisedCosine(_ x: Double) -> Double {
+    abs(x) < 1 ? 0.5 * (1 + MotionMath.cos(MotionMath.pi * x)) : 0
+}
+
+/// The derivative of `raisedCosine` with respect to x.
+func raisedCosineSlope(_ x: Double) -> Double {
+    abs(x) < 1 ? -0.5 * MotionMath.pi * MotionMath.sin(MotionMath.pi * x) : 0
+}
+
+/// A half-sine pulse of unit height over [start, start + width].
+func halfSine(_ t: Double, start: Double, width: Double) -> Double {
+    t > start && t < start + width ? MotionMath.sin(MotionMath.pi * (t - start) / width) : 0
+}
+
+/// Where the sensor is worn; it changes how much arm motion and impact reach it.
+public enum SensorMount: String, CaseIterable, Hashable, Sendable {
+    /// On the wrist (the usual place).
+    case wrist
+    /// Held in the hand (a phone, or the racket hand).
+    case hand
+    /// On the lower back, near the centre of mass.
+    case lowerBack = "lower-back"
+    /// On the shank (below the knee).
+    case shank
+
+    var armFactor: Double {
+        switch self {
+        case .wrist: 1
+        case .hand: 0.6
+        case .lowerBack, .shank: 0
+        }
+    }
+}
+
+/// A vector perpendicular to `v`.
+func perpendicular(_ v: Vector3, _ random: inout MotionRandom) -> Vector3 {
+    let other = random.direction()
+    let p = v.cross(other)
+    return p.length > 1e-6 ? p.normalized : v.cross(Vector3(1, 0, 0)).normalized
+}
+
+/// One table-tennis stroke: a back-swing, a forward swing along an arc of radius `radius` whose
+/// speed peaks at contact, the ball's impact, and a forearm rotation.
+struct Stroke {
+    var duration: Double
+    var contact: Double
+    var speed: Double
+    var radius: Double
+    var width: Double
+    var swing: Vector3
+    var inward: Vector3
+    var impact: Double
+    var impactWidth: Double
+    var impactDirection: Vector3
+    var rotationAxis: Vector3
+    var rotationAngle: Double
+    var backswing: Double
+
+    init(random: inout MotionRandom, intensity: Double, interval: Double) {
+        let kind = random.unit()
+        let speedRange: ClosedRange<Double>
+        let widthRange: ClosedRange<Double>
+        if kind < 0.3 {  // push
+            speedRange = 1.9...2.8
+            widthRange = 0.22...0.3
+        } else if kind < 0.8 {  // drive (topspin forehand or backhand)
+            speedRange = 2.6...4.5
+            widthRange = 0.17...0.25
+        } else {  // smash
+            speedRange = 4.5...7
+            widthRange = 0.13...0.19
+        }
+        speed = random.uniform(speedRange) * intensity
+        width = random.uniform(widthRange)
+        radius = random.uniform(0.35...0.6)
+        var direction = random.horizontal() + Vector3(0, 0, random.uniform(-0.6...0.5))
+        if random.chance(0.5) { direction = direction * -1 }  // backhand
+        swing = direction.normalized
+        inward = perpendicular(swing, &random)
+        impact = random.uniform(0.4...2.5) * intensity
+        impactWidth = random.uniform(0.004...0.01)
+        impactDirection = (swing * -1 + random.direction() * 0.3).normalized
+        rotationAxis = random.direction()
+        rotationAngle = random.uniform(0.3...1.2) * (random.chance(0.5) ? 1 : -1)
+        backswing = random.uniform(0.2...0.45)
+        contact = min(random.uniform(0.38...0.5), interval - 0.2)
+        duration = interval
+    }
+
+    func point(at t: Double) -> MotionPoint {
+        let x = (t - contact) / width
+        let s = speed * raisedCosine(x)
+        let ds = speed * raisedCosineSlope(x) / width
+        let backWidth = 1.5 * width
+        let bx = (t - (contact - width - backWidth)) / backWidth
+        let sb = -backswing * speed * raisedCosine(bx)
+        let dsb = -backswing * speed * raisedCosineSlope(bx) / backWidth
+        var force =
+            Vector3.up + swing * ((ds + dsb) / standardGravity) + inward
+            * ((s * s + sb * sb) / radius / standardGravity)
+        force += impactDirection * (impact * halfSine(t, start: contact, width: impactWidth))
+        let angle = rotationAngle * raisedCosine((t - contact) / (2 * width))
+        return MotionPoint(force: force, rotation: Rotation3(axis: rotationAxis, angle: angle))
+    }
+
+    /// The true peak |specific force| around contact, g.
+    var peak: Double {
+        var best = 0.0
+        var t = contact - 2.5 * width
+        while t < contact + width {
+            best = max(best, point(at: t).force.length)
+            t += 0.0005
+        }
+        return best
+    }
+}
+
+/// Small motions that are not events: bouncing the ball on the racket, gestures, taps on a table,
+/// small drops of the sensor, squats, and rest with physiological tremor.
+enum Distractor {
+    case rest(tremor: Double, frequency: Double, direction: Vector3)
+    case bounce(frequency: Double, amplitude: Double, impact: Double)
+    case gesture(direction: Vector3, amplitude: Double, axis: Vector3, angle: Double)
+    case tap(direction: Vector3, amplitude: Double, width: Double)
+    case drop(fall: Double, impact: Double)
+    case squat(dip: Double, push: Double)
+
+    func point(at t: Double, duration: Double) -> MotionPoint {
+        switch self {
+        case .rest(let tremor, let frequency, let direction):
+            return MotionPoint(force: .up + direction * (tremor * MotionMath.sin(2 * MotionMath.pi * frequency * t)))
+        case .bounce(let frequency, let amplitude, let impact):
+            let envelope = MotionMath.smoothstep(0, 0.3, t) * MotionMath.smoothstep(0, 0.3, duration - t)
+            let phase = frequency * t
+            let pulse = halfSine(phase - phase.rounded(.down), start: 0.5, width: 0.004 * frequency)
+            let z = amplitude * envelope * MotionMath.sin(2 * MotionMath.pi * phase) + impact * envelope * pulse
+            return MotionPoint(force: Vector3(0, 0, 1 + z))
+        case .gesture(let direction, let amplitude, let axis, let angle):
+            let force = Vector3.up + direction * (amplitude * MotionMath.sin(2 * MotionMath.pi * t / duration))
+            let turn = angle * 0.5 * (1 - MotionMath.cos(2 * MotionMath.pi * t / duration))
+            return MotionPoint(force: force, rotation: Rotation3(axis: axis, angle: turn))
+        case .tap(let direction, let amplitude, let width):
+            return MotionPoint(force: .up + direction * (amplitude * halfSine(t, start: duration / 2, width: width)))
+        case .drop(let fall, let impact):
+            let start = 0.4
+            if t >= start && t < start + fall { return MotionPoint(force: .zero) }
+            let after = t - start - fall
+            let z = after >= 0 && after < 0.03 ? 1 + (impact - 1) * MotionMath.sin(MotionMath.pi * after / 0.03) : 1
+            return MotionPoint(force: Vector3(0, 0, z))
+        case .squat(let dip, let push):
+            let down = 0.45 * duration
+            let z =
+                t < down
+                ? 1 - dip * MotionMath.sin(MotionMath.pi * t / down)
+                : 1 + push * MotionMath.sin(MotionMath.pi * min(t - down, duration - down) / (duration - down))
+            return MotionPoint(force: Vector3(0, 0, z))
+        }
+    }
+}
+
+/// Walking or running: foot contacts, the body's vertical bounce and sway, and the arm's pendulum
+/// swing at half the step frequency (wrist or hand mounts).
+struct Gait {
+    var duration: Double
+    var cadence: Double
+    var steps: Int
+    var running: Bool
+    var mount: SensorMount
+    var forward: Vector3
+    var lateral: Vector3
+    var vertical: Double
+    var heel: Double
+    var heelWidth: Double
+    var sway: Double
+    var armRadius: Double
+    var armAngle: Double
+    var armPhase: Double
+    var contact: Double
+
+    init(random: inout MotionRandom, mount: SensorMount, running: Bool, steps: Int, intensity: Double) {
+        self.running = running
+        self.mount = mount
+        self.steps = steps
+        cadence = running ? random.uniform(2.4...3.1) : random.uniform(1.5...2.1)
+        duration = (Double(steps) + 0.2) / cadence
+        forward = random.horizontal()
+        lateral = Vector3(0, 0, 1).cross(forward)
+        let bodyFactor = mount == .lowerBack ? 1.0 : 0.75
+        vertical = (running ? 0 : random.uniform(0.12...0.3)) * bodyFactor * intensity
+        heel = (running ? random.uniform(0.5...1.5) : random.uniform(0.08...0.35)) * bodyFactor * intensity
+        heelWidth = random.uniform(0.03...0.06)
+        sway = random.uniform(0.03...0.1)
+        armRadius = running ? random.uniform(0.25...0.35) : random.uniform(0.5...0.65)
+        armAngle = (running ? random.uniform(0.4...0.8) : random.uniform(0.2...0.5)) * mount.armFactor * intensity
+        armPhase = random.uniform(-0.4...0.4)
+        contact = random.uniform(0.24...0.3) * 2.8 / cadence
+    }
+
+    /// Time of step `index` from the segment's start.
+    func stepTime(_ index: Int) -> Double { (Double(index) + 0.1) / cadence }
+
+    func point(at t: Double) -> MotionPoint {
+        let first = stepTime(0)
+        let u = t - first
+        var z: Double
+        if running {
+            let period = 1 / cadence
+            let into = u - (u / period).rounded(.down) * period
+            let peak = MotionMath.pi * period / (2 * contact)
+            z = u >= 0 && into < contact ? peak * MotionMath.sin(MotionMath.pi * into / contact) : (u < 0 ? 1 : 0)
+            if t > stepTime(steps - 1) + contact { z = 1 }
+        } else {
+            z = 1 + vertical * MotionMath.cos(2 * MotionMath.pi * cadence * u - 0.4)
+        }
+        var heelForce = 0.0
+        let nearest = Int((u * cadence).rounded())
+        if nearest >= 0 && nearest < steps {
+            heelForce = heel * halfSine(t, start: stepTime(nearest), width: heelWidth)
+        }
+        var force = Vector3(0, 0, z + heelForce) + lateral * (sway * MotionMath.sin(MotionMath.pi * cadence * u))
+        var rotation = Rotation3.identity
+        if armAngle > 0 {
+            let envelope = 0.35 + 0.65 * MotionMath.smoothstep(0, 0.7, t) * MotionMath.smoothstep(0, 0.7, duration - t)
+            let w = MotionMath.pi * cadence
+            let phase = w * u + armPhase
+            let theta = armAngle * envelope * MotionMath.sin(phase)
+            let thetaDot = armAngle * envelope * w * MotionMath.cos(phase)
+            let thetaDDot = -armAngle * envelope * w * w * MotionMath.sin(phase)
+            let c = MotionMath.cos(theta)
+            let s = MotionMath.sin(theta)
+            let tangential = (forward * c + Vector3.up * s) * (armRadius * thetaDDot)
+            let centripetal = (forward * -s + Vector3.up * c) * (armRadius * thetaDot * thetaDot)
+            force += (tangential + centripetal) * (1 / standardGravity)
+            rotation = Rotation3(axis: lateral, angle: -theta)
+        }
+        return MotionPoint(force: force, rotation: rotation)
+    }
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import SDUSensor
+import Testing
+import VirtualSensor
+
+/// Builds a recording at `rate` Hz from a function of time giving (x, y, z) in g, clipped like the sensor.
+func synthesize(rate: Double, duration: Double, _ signal: (Double) -> (Double, Double, Double)) -> [AccelerationSample]
+{
+    let count = Int(duration * rate)
+    return (0..<count).map { index in
+        let t = Double(index) / rate
+        let (x, y, z) = signal(t)
+        func clip(_ v: Double) -> Double { min(max(v, -2), SDUProfile.fullScaleG) }
+        return AccelerationSample(t: t, x: clip(x), y: clip(y), z: clip(z))
+    }
+}
+
+/// A half-sine bump of unit height centred on `centre`, `width` seconds wide.
+func bump(_ t: Double, centre: Double, width: Double) -> Double {
+    let u = (t - centre) / width + 0.5
+    guard u > 0 && u < 1 else { return 0 }
+    return MotionMath.sin(MotionMath.pi * u)
+}
+
+/// A stroke along x of peak dynamic acceleration `peak` g at `centre`, gravity on z.
+func stroke(_ t: Double, centre: Double, peak: Double) -> (Double, Double, Double) {
+    (peak * bump(t, centre: centre, width: 0.2), 0, 1)
+}
+
+func hits(_ events: [DetectorEvent]) -> [HitEvent] {
+    events.compactMap { event -> HitEvent? in
+        if case .hit(let hit) = event { return hit }
+        return nil
+    }
+}
+
+@Suite("HitDetector")
+struct HitDetectorTests {
+    @Test("one event per stroke at its peak, with the measured peak g")
+    func singleStroke() throws {
+        let samples = synthesize(rate: 100, duration: 4) { stroke($0, centre: 2.0, peak: 1.6) }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        let hit = try #require(found.first)
+        #expect(abs(hit.t - 2.0) < 0.011)
+        #expect(abs(hit.peakG - (1 + 1.6 * 1.6).squareRoot()) < 0.01)
+        #expect(!hit.saturated)
+        #expect(hit.intensityG == hit.peakG)
+    }
+
+    @Test("strokes 0.8 s apart are separate; a back-swing 0.2 s before a stroke is not")
+    func separationAndMerging() {
+        let samples = synthesize(rate: 100, duration: 6) { t in
+            let a = stroke(t, centre: 2.0, peak: 2.0).0 - 1.2 * bump(t, centre: 1.8, width: 0.15)
+            let b = stroke(t, centre: 2.8, peak: 2.0).0
+            return (a + b, 0, 1)
+        }
+        let times = HitDetector().events(in: samples).map(\.time)
+        #expect(times.count == 2)
+        if times.count == 2 {
+            #expect(abs(times[0] - 2.0) < 0.02 && abs(times[1] - 2.8) < 0.02)
+        }
+    }
+
+    @Test("taps, gentle gestures and rest are not strokes")
+    func distractorsRejected() {
+        let samples = synthesize(rate: 200, duration: 6) { t in
+            let tap = 3 * bump(t, centre: 1.0, width: 0.01)
+            let gesture = 0.5 * MotionMath.sin(2 * MotionMath.pi * t) * (t > 3 && t < 4 ? 1 : 0)
+            return (tap + gesture, 0, 1)
+        }
+        #expect(HitDetector().events(in: samples).isEmpty)
+    }
+
+    @Test("clipped strokes are flagged and a harder one ranks above a softer one")
+    func saturationAndIntensity() {
+        let samples = synthesize(rate: 100, duration: 6) { t in
+            (stroke(t, centre: 2.0, peak: 3.0).0 + stroke(t, centre: 4.0, peak: 6.0).0, 0, 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 2)
+        guard found.count == 2 else { return }
+        #expect(found[0].saturated && found[1].saturated)
+        #expect(abs(found[0].peakG - found[1].peakG) < 0.01)
+        #expect(found[1].intensityG > found[0].intensityG + 0.5)
+        #expect(found[0].intensityG > 2.0)
+    }
+}
+
+/// A jump with gravity on z: propulsion, a fall of the force to 0 at `takeoff`, free fall at
+/// `floor` g, and a landing rising to `landingPeak` over `rise` seconds.
+func jump(
+    _ t: Double, takeoff: Double, flight: Double, rise: Double, landingPeak: Double, floor: Double = 0
+) -> Double {
+    let landing = takeoff + flight
+    if t < takeoff - 0.35 { return 1 }
+    if t < takeoff - 0.05 { return 1 + 1.2 * bump(t, centre: takeoff - 0.2, width: 0.3) }
+    if t < takeoff { return (takeoff - t) / 0.05 }
+    if t < landing { return floor }
+    if t < landing + rise { return floor + (landingPeak - floor) * (t - landing) / rise }
+    return 1 + (landingPeak - 1) * MotionMath.exp(-(t - landing - rise) / 0.15)
+}
+
+func flights(_ events: [DetectorEvent]) -> [FlightEvent] {
+    events.compactMap { event -> FlightEvent? in
+        switch event {
+        case .jump(let flight), .throw(let flight): flight
+        default: nil
+        }
+    }
+}
+
+@Suite("JumpDetector and ThrowDetector")
+struct FlightDetectorTests {
+    @Test("a soft landing: takeoff, landing and height within 1.5 cm", arguments: [50.0, 100.0, 200.0])
+    func softLanding(rate: Double) throws {
+        let samples = synthesize(rate: rate, duration: 4) { t in
+            (0, 0, jump(t, takeoff: 1.503, flight: 0.52, rise: 0.1, landingPeak: 1.7))
+        }
+        let found = flights(JumpDetector().events(in: samples))
+        #expect(found.count == 1)
+        let flight = try #require(found.first)
+        #expect(abs(flight.start - 1.503) < 0.01)
+        #expect(abs(flight.end - 2.023) < 0.012)
+        #expect(abs(flight.height - FlightEvent.height(flightTime: 0.52)) < 0.015)
+    }
+
+    @Test("h = g·t²/8")
+    func heightFormula() {
+        #expect(abs(FlightEvent(start: 1, end: 1.5).height - 9.80665 * 0.25 / 8) < 1e-12)
+    }
+
+    @Test("a throw with spin (0.45 g centripetal) is detected; a tap and a 0.1 s drop are not")
+    func throwsWithSpin() throws {
+        let samples = synthesize(rate: 100, duration: 8) { t in
+            let z = jump(t, takeoff: 1.5, flight: 0.8, rise: 0.02, landingPeak: 3, floor: 0)
+            let spin = t > 1.5 && t < 2.3 ? 0.45 : 0
+            let tap = 2.5 * bump(t, centre: 4, width: 0.01)
+            let drop = t > 6 && t < 6.1 ? -1.0 : 0
+            return (spin, 0, z + tap + drop)
+        }
+        let events = ThrowDetector().events(in: samples)
+        #expect(events.count == 1)
+        let flight = try #require(flights(events).first)
+        #expect(abs(flight.flightTime - 0.8) < 0.02)
+    }
+}
+
+@Suite("StepDetector")
+struct StepDetectorTests {
+    @Test("2 steps/s for 20 s: 40 steps at 120 steps/min; isolated bumps count nothing")
+    func cadence() {
+        let samples = synthesize(rate: 100, duration: 26) { t in
+            let walking = t >= 1 && t < 21 ? 0.3 * MotionMath.cos(2 * MotionMath.pi * 2 * (t - 1)) : 0
+            let gesture = 0.4 * bump(t, centre: 23, width: 0.3) + 0.4 * bump(t, centre: 24.2, width: 0.3)
+            return (0, 0, 1 + walking + gesture)
+        }
+        var detector = StepDetector()
+        var events: [DetectorEvent] = []
+        detector.process(samples, into: &events)
+        events += detector.finish()
+        #expect(abs(events.count - 40) <= 1)
+        guard events.count > 20, case .step(let middle) = events[20] else {
+            Issue.record("expected steps")
+            return
+        }
+        #expect(abs(middle.cadence - 120) < 3)
+    }
+}
+
+extension DetectionProfile {
+    var script: MotionScript {
+        switch self {
+        case .tableTennis: .tableTennis
+        case .jump: .jumps
+        case .throw: .throwing
+        case .steps: .steps
+        }
+    }
+}
+
+@Suite("Streaming properties")
+struct StreamingTests {
+    static let profiles = DetectionProfile.allCases
+
+    @Test("sample at a time and batch give identical events", arguments: profiles)
+    func batchEqualsSingle(profile: DetectionProfile) {
+        let samples = MotionGenerator.render(script: profile.script, seed: 7, rate: 100, duration: 40).samples
+        var single = ProfileDetector(profile: profile)
+        var one: [DetectorEvent] = []
+        for sample in samples { if let event = single.process(sample) { one.append(event) } }
+        one += single.finish()
+        var batched = ProfileDetector(profile: profile)
+        var many: [DetectorEvent] = []
+        for chunk in stride(from: 0, to: samples.count, by: 37) {
+            batched.process(samples[chunk..<min(chunk + 37, samples.count)], into: &many)
+        }
+        many += batched.finish()
+        #expect(!one.isEmpty)
+        #expect(one == many)
+    }
+
+    @Test("the same motion at 25, 50, 100 and 200 Hz gives the same events", arguments: profiles)
+    func rateInvariance(profile: DetectionProfile) {
+        var reference: [Double]?
+        for rate in [100.0, 50, 200, 25] {
+            var options = MotionOptions()
+            options.distractors = false
+            options.noise = 0.005
+            let recording = MotionGenerator.render(
+                script: profile.script, seed: 11, rate: rate, duration: 30, options: options)
+            let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
+            guard let expected = reference else {
+                reference = times
+                #expect(!times.isEmpty)
+                continue
+            }
+            // At 25 Hz a rope-skipping contact (0.12 s) is three samples: allow 20 % fewer jumps there.
+            let slack = profile == .steps ? 2 : (rate == 25 ? expected.count / 5 : 0)
+            // Known limit (Docs/DETECTION.md): a clipped stroke's reported time can move to another
+            // burst of the same stroke at another rate, and 25 Hz loses some rope-skipping jumps.
+            withKnownIssue("rate dependence of clipped strokes and 25 Hz rope jumps", isIntermittent: true) {
+                #expect(abs(times.count - expected.count) <= slack, "\(profile) at \(rate) Hz")
+                if slack == 0 && times.count == expected.count {
+                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.08, "\(profile) at \(rate) Hz") }
+                }
+            } when: {
+                profile == .tableTennis || (profile == .jump && rate == 25)
+            }
+        }
+    }
+
+    @Test("the same motion under three random orientations gives the same events", arguments: profiles)
+    func orientationInvariance(profile: DetectionProfile) {
+        var random = MotionRandom(seed: 99)
+        var reference: [Double]?
+        for _ in 0..<3 {
+            var options = MotionOptions()
+            options.orientation = random.rotation()
+            options.calibrationErrors = false
+            options.driftRate = 0
+            let recording = MotionGenerator.render(
+                script: profile.script, seed: 5, rate: 100, duration: 30, options: options)
+            let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
+            #expect(!times.isEmpty)
+            guard let expected = reference else {
+                reference = times
+                continue
+            }
+            #expect(abs(times.count - expected.count) <= (profile == .steps ? 1 : 0))
+            if times.count == expected.count {
+                // Clipping is per axis, so a clipped stroke's shape depends on orientation: the
+                // evaluation's matching tolerance (0.15 s) applies.
+                withKnownIssue("clipped strokes' times depend on orientation", isIntermittent: true) {
+                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.15) }
+                } when: {
+                    profile == .tableTennis
+                }
+            }
+        }
+    }
+}
+
+@Suite("Baseline rules")
+struct BaselineTests {
+    @Test("baseline hit: z peak above 1 g, one per 0.6 s")
+    func baselineHit() {
+        let samples = synthesize(rate: 100, duration: 3) { t in (0, 0, 0.5 + 1.2 * bump(t, centre: 1, width: 0.2)) }
+        let events = BaselineHitDetector().events(in: samples)
+        #expect(events.count == 1)
+        #expect(abs((events.first?.time ?? 0) - 1) < 0.011)
+    }
+
+    @Test("baseline jump misses a soft landing below 2.2 g that JumpDetector finds")
+    func baselineJumpSoftLanding() {
+        let samples = synthesize(rate: 100, duration: 4) { t in
+            (0, 0, jump(t, takeoff: 1.5, flight: 0.5, rise: 0.1, landingPeak: 1.7))
+        }
+        #expect(BaselineJumpDetector().events(in: samples).isEmpty)
+        #expect(JumpDetector().events(in: samples).count == 1)
+    }
+
+    @Test("baseline steps: one per 10 Hz tick with |y| > 1.4 g")
+    func baselineSteps() {
+        let samples = synthesize(rate: 100, duration: 2) { t in (0, t >= 1 && t < 1.5 ? 1.5 : 1, 0) }
+        #expect(BaselineStepDetector().events(in: samples).count == 5)
+    }
+}
+
+@Suite("JSON lines and summaries")
+struct EventJSONTests {
+    @Test("each event kind prints the documented fields with fixed decimals")
+    func lines() {
+        #expect(
+            EventJSON.line(.hit(HitEvent(t: 1.23456, peakG: 2.5, saturated: true, intensityG: 3.25)))
+                == #"{"type":"hit","t":1.2346,"peak_g":2.500,"saturated":true,"intensity_g":3.250}"#)
+        #expect(
+            EventJSON.line(.jump(FlightEvent(start: 1, end: 1.5)))
+                == #"{"type":"jump","takeoff":1.0000,"landing":1.5000,"flight_s":0.5000,"height_m":0.306}"#)
+        #expect(
+            EventJSON.line(.throw(FlightEvent(start: 2, end: 3)))
+                == #"{"type":"throw","release":2.0000,"catch":3.0000,"flight_s":1.0000,"height_m":1.226}"#)
+        #expect(
+            EventJSON.line(.step(StepEvent(t: 0.5, cadence: 112))) == #"{"type":"step","t":0.5000,"cadence_spm":112.0}"#
+        )
+    }
+
+    @Test("summary counts, rate and heights")
+    func summary() {
+        var summary = ProfileSummary(profile: .jump)
+        summary.observe(time: 0)
+        summary.observe(time: 60)
+        summary.add(.jump(FlightEvent(start: 1, end: 1.5)))
+        summary.add(.jump(FlightEvent(start: 5, end: 5.4)))
+        #expect(summary.count == 2)
+        #expect(summary.ratePerMinute == 2)
+        #expect(abs(summary.bestHeightM - FlightEvent.height(flightTime: 0.5)) < 1e-12)
+        #expect(
+            EventJSON.summary(summary)
+                == #"{"profile":"jump","count":2,"duration_s":60.000,"rate_per_min":2.00,"best_height_m":0.306,"mean_height_m":0.251,"longest_flight_s":0.5000}"#
+        )
+        #expect(EventJSON.table(summary).contains("best_height_m     0.306"))
+    }
+}
