@@ -92,7 +92,7 @@ public struct NotificationGenerator: Sendable {
         guard count > 0 else { return nil }
         let faults = configuration.faults
         var jump = 0
-        if faults.counterJumpFraction > 0, jumpRandom.nextUnit() < faults.counterJumpFraction {
+        if faults.counterJumpFraction > 0, jumpRandom.unit() < faults.counterJumpFraction {
             jump = faults.counterJump
             counter &+= UInt16(truncatingIfNeeded: jump)
             statistics.counterJumps += 1
@@ -111,10 +111,10 @@ public struct NotificationGenerator: Sendable {
         var payload = SDUNotificationPayload.encode(header: header, samples: samples)
 
         var fate = VirtualSensorNotification.Fate.sent
-        if faults.dropFraction > 0, dropRandom.nextUnit() < faults.dropFraction {
+        if faults.dropFraction > 0, dropRandom.unit() < faults.dropFraction {
             fate = .dropped
             statistics.notificationsDropped += 1
-        } else if faults.malformedFraction > 0, malformedRandom.nextUnit() < faults.malformedFraction {
+        } else if faults.malformedFraction > 0, malformedRandom.unit() < faults.malformedFraction {
             // Cutting 1–5 bytes off 2 + 6k leaves a length that is never 2 + 6j.
             payload.removeLast(Int(malformedRandom.next() % 5) + 1)
             fate = .malformed

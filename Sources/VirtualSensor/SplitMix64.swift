@@ -24,7 +24,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A uniformly distributed Double in [0, 1).
-    public mutating func nextUnit() -> Double {
+    public mutating func unit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 }

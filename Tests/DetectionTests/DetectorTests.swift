@@ -233,7 +233,7 @@ struct StreamingTests {
 
     @Test("the same motion under three random orientations gives the same events", arguments: profiles)
     func orientationInvariance(profile: DetectionProfile) {
-        var random = MotionRandom(seed: 99)
+        var random = SplitMix64(seed: 99)
         var reference: [Double]?
         for _ in 0..<3 {
             var options = MotionOptions()

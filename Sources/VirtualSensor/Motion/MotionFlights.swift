@@ -36,7 +36,7 @@ struct FlightSeries {
     var spinAxis: Vector3
     var spinDirection: Vector3
 
-    init(random: inout MotionRandom, kind: Kind, mount: SensorMount, count: Int, intensity: Double) {
+    init(random: inout SplitMix64, kind: Kind, mount: SensorMount, count: Int, intensity: Double) {
         self.kind = kind
         self.mount = mount
         quiet = random.uniform(0.3...0.6)

@@ -129,9 +129,9 @@ public struct MotionGenerator: Sendable {
     public let script: MotionScript
     /// The mount in use.
     public let mount: SensorMount
-    var random: MotionRandom
+    var random: SplitMix64
     /// Noise has its own stream so the motion is the same at every sample rate.
-    var noiseRandom: MotionRandom
+    var noiseRandom: SplitMix64
     let options: MotionOptions
     let base: Rotation3
     let driftAxis: Vector3
@@ -153,7 +153,7 @@ public struct MotionGenerator: Sendable {
     public init(
         script: MotionScript, seed: UInt64, options: MotionOptions = MotionOptions(), recordsLabels: Bool = true
     ) {
-        var random = MotionRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         self.script = script
         self.options = options
         self.recordsLabels = recordsLabels
@@ -185,7 +185,7 @@ public struct MotionGenerator: Sendable {
         }
         current = .distractor(.rest(tremor: 0.005, frequency: 9, direction: .up), duration: 1)
         self.random = random
-        noiseRandom = MotionRandom(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
+        noiseRandom = SplitMix64(seed: seed ^ 0x5DEE_CE66_D1CE_4E5B)
         if recordsLabels { labels = [] }
     }
 

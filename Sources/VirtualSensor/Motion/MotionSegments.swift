@@ -49,7 +49,7 @@ public enum SensorMount: String, CaseIterable, Hashable, Sendable {
 }
 
 /// A vector perpendicular to `v`.
-func perpendicular(_ v: Vector3, _ random: inout MotionRandom) -> Vector3 {
+func perpendicular(_ v: Vector3, _ random: inout SplitMix64) -> Vector3 {
     let other = random.direction()
     let p = v.cross(other)
     return p.length > 1e-6 ? p.normalized : v.cross(Vector3(1, 0, 0)).normalized
@@ -72,7 +72,7 @@ struct Stroke {
     var rotationAngle: Double
     var backswing: Double
 
-    init(random: inout MotionRandom, intensity: Double, interval: Double) {
+    init(random: inout SplitMix64, intensity: Double, interval: Double) {
         let kind = random.unit()
         let speedRange: ClosedRange<Double>
         let widthRange: ClosedRange<Double>
@@ -193,7 +193,7 @@ struct Gait {
     var armPhase: Double
     var contact: Double
 
-    init(random: inout MotionRandom, mount: SensorMount, running: Bool, steps: Int, intensity: Double) {
+    init(random: inout SplitMix64, mount: SensorMount, running: Bool, steps: Int, intensity: Double) {
         self.running = running
         self.mount = mount
         self.steps = steps

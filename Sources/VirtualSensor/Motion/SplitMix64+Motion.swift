@@ -1,26 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
-/// A small, fast, seeded generator (SplitMix64): the same seed gives the same motion everywhere.
-public struct MotionRandom: RandomNumberGenerator, Sendable {
-    @usableFromInline var state: UInt64
-
-    /// Creates a generator from `seed`.
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0) }
-
+/// The draws motion scripts make: uniform, Bernoulli, normal, directions and rotations.
+extension SplitMix64 {
     /// Uniform in `range`.
     public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + unit() * (range.upperBound - range.lowerBound)
