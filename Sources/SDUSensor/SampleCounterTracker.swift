@@ -82,18 +82,24 @@ public struct SampleCounterTracker: Sendable {
         public var replayWindowSamples: Int
         /// Duplicates in a row beyond which the header is declared no counter.
         public var maxConsecutiveDuplicates: Int
+        /// A mode known in advance (for example from a first pass over a recording): detection
+        /// is skipped and the first notification is already indexed by it, so a loss among the
+        /// first notifications is counted exactly. Verification still demotes a header that
+        /// stops fitting. Nil (the default) detects.
+        public var assumedMode: SDUCounterMode?
 
         /// The defaults: confirm after 4 in-order steps, give up after 16 steps, gaps up to 2048
         /// samples (≈ 20 s at 100 Hz), duplicates up to 1024 samples back, at most 16 in a row.
         public init(
             confirmations: Int = 4, detectionSteps: Int = 16, maxGapSamples: Int = 2048,
-            replayWindowSamples: Int = 1024, maxConsecutiveDuplicates: Int = 16
+            replayWindowSamples: Int = 1024, maxConsecutiveDuplicates: Int = 16, assumedMode: SDUCounterMode? = nil
         ) {
             self.confirmations = max(1, confirmations)
             self.detectionSteps = max(self.confirmations, detectionSteps)
             self.maxGapSamples = min(max(1, maxGapSamples), 30000)
             self.replayWindowSamples = min(max(1, replayWindowSamples), 30000)
             self.maxConsecutiveDuplicates = max(1, maxConsecutiveDuplicates)
+            self.assumedMode = assumedMode == .detecting ? nil : assumedMode
         }
     }
 
@@ -154,6 +160,7 @@ public struct SampleCounterTracker: Sendable {
     /// Creates a tracker that starts detecting at index 0.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.mode = configuration.assumedMode ?? .detecting
     }
 
     /// Forgets the counter anchor and starts detecting again; the index continues.
@@ -164,6 +171,7 @@ public struct SampleCounterTracker: Sendable {
     private init(configuration: Configuration, nextIndex: Int64) {
         self.configuration = configuration
         self.nextIndex = nextIndex
+        self.mode = configuration.assumedMode ?? .detecting
     }
 
     /// Classifies one well-formed notification with `header` and `sampleCount` (≥ 1) samples.

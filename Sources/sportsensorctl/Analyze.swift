@@ -1,46 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import BLEWire
 import Detection
 import Foundation
 import SDUSensor
 
-/// An error loading or analysing a recording.
-struct AnalyzeError: Error, CustomStringConvertible {
-    /// What went wrong.
-    struct Code: Hashable, Sendable {
-        let name: String
-        /// The file could not be read.
-        static let unreadable = Code(name: "unreadable")
-        /// The sample CSV is malformed (the message names the line).
-        static let malformedCSV = Code(name: "malformedCSV")
-        /// The file is a btsnoop capture, which this build cannot decode yet.
-        static let unsupportedCapture = Code(name: "unsupportedCapture")
+/// Reads a recording: a sample CSV (Docs/FORMATS.md) or a btsnoop capture of one sensor, told
+/// apart by the file's first bytes. A capture decodes as `sportsensorctl decode` would.
+func loadSamples(
+    _ path: String, handle: UInt16? = nil, address: BluetoothAddress? = nil
+) throws(InputError)
+    -> [AccelerationSample]
+{
+    let data = try RecordingInput.read(path)
+    if RecordingInput.isCapture(data) {
+        let capture = try RecordingInput.decodeCapture(
+            data, path: path, configuration: SDUCaptureDecoder.Configuration(accelerometerHandle: handle, peer: address)
+        )
+        return try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle).samples()
     }
-
-    var code: Code
-    var message: String
-    var cause: (any Error)?
-
-    var description: String { message }
-}
-
-/// Reads a recording: a sample CSV (Docs/FORMATS.md). Dispatches on the file's first bytes so that
-/// btsnoop captures ("btsnoop\0") can be decoded here once the capture decoder lands.
-func loadSamples(_ path: String) throws -> [AccelerationSample] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw AnalyzeError(code: .unreadable, message: "\(path): cannot read the file; check the path and permissions")
-    }
-    let magic: [UInt8] = Array("btsnoop".utf8) + [0]
-    if data.count >= magic.count && Array(data.prefix(magic.count)) == magic {
-        throw AnalyzeError(
-            code: .unsupportedCapture,
-            message: "\(path): btsnoop captures are not decoded by this build yet; convert it to a sample CSV first")
-    }
-    let text = String(decoding: data, as: UTF8.self)
     do {
-        return try SampleCSV.parse(text)
+        return try SampleCSV.parse(String(decoding: data, as: UTF8.self))
     } catch {
-        throw AnalyzeError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
+        throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
     }
 }
 
@@ -67,7 +49,7 @@ extension DetectionRules: ExpressibleByArgument {}
 /// `sportsensorctl analyze`: events or a summary from a recording.
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect hits, jumps, throws or steps in a recording (sample CSV).",
+        abstract: "Detect hits, jumps, throws or steps in a recording (sample CSV or btsnoop capture).",
         discussion: "Prints one JSON object per event, in time order; --summary prints the profile summary instead."
     )
 
@@ -89,16 +71,24 @@ struct Analyze: ParsableCommand {
     @Option(help: "Summary format: json or table (table implies --summary).")
     var format: Format = .json
 
-    @Argument(help: "The recording: a sample CSV (t,x,y,z).")
+    @Option(help: "For a capture: the accelerometer's ATT value handle, when the capture has no GATT discovery.")
+    var handle: String?
+
+    @Option(help: "For a capture: the sensor to analyse, when the capture holds several.")
+    var address: String?
+
+    @Argument(help: "The recording: a sample CSV (t,x,y,z) or a btsnoop capture.")
     var file: String
 
     func run() throws {
         let samples: [AccelerationSample]
         do {
-            samples = try loadSamples(file)
-        } catch let error as AnalyzeError {
+            let handle = try handle.map { value throws(InputError) in try RecordingInput.parseHandle(value) }
+            let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
+            samples = try loadSamples(file, handle: handle, address: address)
+        } catch {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            throw ExitCode(2)
+            throw ExitCode(error.exitCode)
         }
         let events = detectEvents(in: samples, profile: profile, rules: rules)
         if summary || format == .table {
