@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "SDUSensorTests", dependencies: ["SDUSensor", "GatewayTesting"], swiftSettings: strict),
         .testTarget(
             name: "GATTClientTests",
-            dependencies: ["GATTClient", "VirtualSensor", "GatewayTesting"],
+            dependencies: ["GATTClient", "VirtualSensor", "SDUSensor", "BLETransport", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(

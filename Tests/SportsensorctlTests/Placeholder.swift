@@ -1,1 +1,0 @@
-// Placeholder: replaced by this target's first tests.
