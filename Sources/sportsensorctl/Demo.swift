@@ -163,7 +163,7 @@ func runDemo<C: Clock>(
     _ options: DemoOptions, clock: C, report: (DemoEvent) -> Void
 ) async throws -> DemoSummary where C.Duration == Duration {
     var logger = Logger(label: "sportsensorctl.demo")
-    logger.logLevel = .warning
+    logger.logLevel = .error
     let budget = options.seconds * options.rate
     let configuration = VirtualSensorConfiguration(
         seed: options.seed, sampleRate: options.rate,
