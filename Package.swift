@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -93,7 +94,7 @@ let package = Package(
         .testTarget(name: "SDUSensorTests", dependencies: ["SDUSensor", "GatewayTesting"], swiftSettings: strict),
         .testTarget(
             name: "GATTClientTests",
-            dependencies: ["GATTClient", "VirtualSensor", "GatewayTesting"],
+            dependencies: ["GATTClient", "VirtualSensor", "SDUSensor", "BLETransport", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,6 +8,6 @@ struct SportsensorCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sportsensorctl",
         abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
-        subcommands: [Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self]
+        subcommands: [Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self, Demo.self]
     )
 }

@@ -333,7 +333,7 @@ extension DescriptorSuites {
         @Test("a supervision timeout (ETIMEDOUT) seen by a bearer's reader is linkLost, not timedOut")
         func bearerSupervisionTimeout() async throws {
             let script = SyscallScript(["recv": [.fails(.timedOut)]])
-            let (a, b) = try SyscallScript.$current.withValue(script) { try makeSocketPairBearers() }
+            let (a, b) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
             try await a.send([0x1B])
             let error = await #expect(throws: TransportError.self) { try await b.receive() }
             #expect(error?.code == .linkLost)

@@ -12,7 +12,7 @@ extension DescriptorSuites {
     struct SeqPacketBearerTests {
         @Test("PDUs travel both ways unchanged")
         func roundTrip() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             try await a.send([0x02, 0x05, 0x02])
             #expect(try await b.receive() == [0x02, 0x05, 0x02])
             try await b.send([0x03, 0xF7, 0x01])
@@ -23,7 +23,7 @@ extension DescriptorSuites {
 
         @Test("message boundaries are kept: three sends are three receives")
         func boundaries() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let pdus: [[UInt8]] = [[0x1B], Array(repeating: 0xAB, count: 23), (0..<300).map { UInt8($0 & 0xFF) }]
             for pdu in pdus { try await a.send(pdu) }
             for pdu in pdus {
@@ -36,7 +36,7 @@ extension DescriptorSuites {
 
         @Test("a 517-byte PDU (largest ATT MTU) arrives whole")
         func largestPDU() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let pdu = [0x1B] + (0..<516).map { UInt8(truncatingIfNeeded: $0 &* 7) }
             try await a.send(pdu)
             let received = try await b.receive()
@@ -48,7 +48,7 @@ extension DescriptorSuites {
 
         @Test("order is preserved over 10 000 PDUs")
         func order() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let count = 10_000
             async let sent: Void = {
                 for index in 0..<count {
@@ -68,7 +68,7 @@ extension DescriptorSuites {
 
         @Test("after the peer closes, queued PDUs are delivered, then receive returns nil")
         func peerClose() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             try await a.send([0x01])
             try await a.send([0x02])
             await a.close()
@@ -83,7 +83,7 @@ extension DescriptorSuites {
 
         @Test("close() wakes a receive that is blocked in another task")
         func closeWakesReceiver() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let receiver = Task { try await b.receive() }
             try await Task.sleep(for: .milliseconds(50))
             await b.close()
@@ -93,7 +93,7 @@ extension DescriptorSuites {
 
         @Test("close() twice, and concurrently, is safe; receive then returns nil")
         func doubleClose() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             try await a.send([0x01])
             async let first: Void = a.close()
             async let second: Void = a.close()
@@ -106,7 +106,7 @@ extension DescriptorSuites {
 
         @Test("send after close throws `closed`; undelivered PDUs are discarded")
         func sendAfterClose() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             try await a.send([0x01])
             await b.close()
             #expect(try await b.receive() == nil)
@@ -118,7 +118,7 @@ extension DescriptorSuites {
 
         @Test("an empty PDU is refused")
         func emptyPDU() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let error = await #expect(throws: TransportError.self) { try await a.send([]) }
             #expect(error?.code == .invalidPDU)
             await a.close()
@@ -127,7 +127,7 @@ extension DescriptorSuites {
 
         @Test("a message longer than the receive buffer is dropped, the next one arrives")
         func oversizedDropped() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             try await a.send(Array(repeating: 0x55, count: SeqPacketBearer.receiveCapacity + 1))
             try await a.send([0x1B, 0x01])
             #expect(try await b.receive() == [0x1B, 0x01])
@@ -137,7 +137,7 @@ extension DescriptorSuites {
 
         @Test("a cancelled receive throws CancellationError; the bearer stays usable")
         func cancelledReceive() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             let receiver = Task { try await b.receive() }
             receiver.cancel()
             await #expect(throws: CancellationError.self) { try await receiver.value }
@@ -149,7 +149,7 @@ extension DescriptorSuites {
 
         @Test("concurrent receivers each get one PDU")
         func concurrentReceivers() async throws {
-            let (a, b) = try makeSocketPairBearers()
+            let (a, b) = try SeqPacketBearer.socketPair()
             async let first = b.receive()
             async let second = b.receive()
             try await a.send([0x01])
@@ -163,7 +163,7 @@ extension DescriptorSuites {
         @Test("a link error seen by the I/O thread is thrown by receive as linkLost, every time")
         func linkErrorFromThread() async throws {
             let script = SyscallScript(["recv": [.fails(.connectionReset)]])
-            let (a, b) = try SyscallScript.$current.withValue(script) { try makeSocketPairBearers() }
+            let (a, b) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
             try await a.send([0x1B])
             for _ in 0..<2 {
                 let error = await #expect(throws: TransportError.self) { try await b.receive() }
@@ -182,12 +182,12 @@ extension DescriptorSuites {
             let before = try openDescriptors()
             let noFiles = SyscallScript(["socketpair": [.fails(.tooManyOpenFiles)]])
             let error = #expect(throws: TransportError.self) {
-                try SyscallScript.$current.withValue(noFiles) { try makeSocketPairBearers() }
+                try SyscallScript.$current.withValue(noFiles) { try SeqPacketBearer.socketPair() }
             }
             #expect(error?.code == .tooManyOpenFiles)
             let noEventFD = SyscallScript(["eventfd": [.fails(.tooManyOpenFilesInSystem)]])
             let eventError = #expect(throws: TransportError.self) {
-                try SyscallScript.$current.withValue(noEventFD) { try makeSocketPairBearers() }
+                try SyscallScript.$current.withValue(noEventFD) { try SeqPacketBearer.socketPair() }
             }
             #expect(eventError?.syscall == "eventfd")
             #expect(noEventFD.calls.filter { $0 == "close" }.count == 2)
@@ -198,7 +198,7 @@ extension DescriptorSuites {
         func noDescriptorLeak() async throws {
             let before = try openDescriptors()
             for _ in 0..<100 {
-                let (a, b) = try makeSocketPairBearers()
+                let (a, b) = try SeqPacketBearer.socketPair()
                 try await a.send([0x01])
                 #expect(try await b.receive() == [0x01])
                 await a.close()

@@ -1,86 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
 import GatewayTesting
-import Synchronization
 import Testing
 import VirtualSensor
 
-/// A clock that moves only when the test advances it. (GatewayTesting's ManualClock is being
-/// written in parallel; this is the minimum these tests need.)
-final class SteppedClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private struct Sleeper {
-        var id: Int
-        var deadline: Instant
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var now = Instant(offset: .zero)
-        var sleepers: [Sleeper] = []
-        var cancelled: Set<Int> = []
-        var nextID = 0
-    }
-
-    private let state = Mutex(State())
-
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                state.withLock { state in
-                    if state.cancelled.remove(id) != nil {
-                        continuation.resume(throwing: CancellationError())
-                    } else if deadline <= state.now {
-                        continuation.resume()
-                    } else {
-                        state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    }
-                }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id)
-                    return nil
-                }
-                return state.sleepers.remove(at: index)
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Moves time to `offset` and wakes every sleeper whose deadline has come.
-    func advance(to offset: Duration) {
-        let due = state.withLock { state -> [Sleeper] in
-            state.now = Instant(offset: offset)
-            let due = state.sleepers.filter { $0.deadline <= state.now }
-            state.sleepers.removeAll { $0.deadline <= state.now }
-            return due
-        }
-        for sleeper in due { sleeper.continuation.resume() }
+extension ManualClock {
+    /// Moves time to `offset` after the origin, waking every sleeper whose deadline has come.
+    fileprivate func advance(toOffset offset: Duration) {
+        advance(to: Instant(offset: offset))
     }
 
     /// Waits until something sleeps on the clock; returns the earliest deadline as an offset.
-    func nextDeadline() async throws -> Duration {
-        for _ in 0..<5000 {
-            if let deadline = state.withLock({ $0.sleepers.map(\.deadline.offset).min() }) { return deadline }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        Issue.record("nothing went to sleep on the clock within 5 s")
-        return .zero
+    fileprivate func nextDeadline() async throws -> Duration {
+        try await waitForSleepers(count: 1)
+        return try #require(sleeperDeadlines.first).offset
     }
 }
 
@@ -88,7 +21,7 @@ final class SteppedClock: Clock, Sendable {
 struct PacingTests {
     @Test("deadlines are k / rate apart and computed from the start, never accumulated")
     func schedule() {
-        let start = SteppedClock.Instant(offset: .seconds(5))
+        let start = ManualClock.Instant(offset: .seconds(5))
         let at100 = NotificationSchedule(start: start, sampleRate: 100)
         #expect(at100.deadline(afterSamples: 0, carrying: 3).offset == .seconds(5) + .milliseconds(30))
         #expect(at100.deadline(afterSamples: 3, carrying: 3).offset == .seconds(5) + .milliseconds(60))
@@ -108,7 +41,7 @@ struct PacingTests {
 
     @Test("real-time pacing sends one notification every k / rate on absolute deadlines")
     func realTime() async throws {
-        let clock = SteppedClock()
+        let clock = ManualClock()
         let configuration = VirtualSensorConfiguration(seed: 5, sampleRate: 100, initialCounter: 0)
         let sensor = try VirtualSensor(configuration: configuration, source: CountingSource(), clock: clock)
         let (clientEnd, serverEnd) = LoopbackATTBearer.pair()
@@ -118,17 +51,17 @@ struct PacingTests {
         #expect(try await client.request("12 1600 0100") == [0x13])
         #expect(try await clock.nextDeadline() == .milliseconds(30))
         #expect(client.notifications.isEmpty)
-        clock.advance(to: .milliseconds(30))
+        clock.advance(toOffset: .milliseconds(30))
         #expect(try await client.nextNotification().map(RawClient.header) == 0)
         #expect(try await clock.nextDeadline() == .milliseconds(60))
 
         // A late wake-up does not push later deadlines back.
-        clock.advance(to: .milliseconds(75))
+        clock.advance(toOffset: .milliseconds(75))
         #expect(try await client.nextNotification().map(RawClient.header) == 3)
         #expect(try await clock.nextDeadline() == .milliseconds(90))
 
         // Falling behind catches up: the samples due by 200 ms are all sent, then it waits.
-        clock.advance(to: .milliseconds(200))
+        clock.advance(toOffset: .milliseconds(200))
         for header: UInt16 in [6, 9, 12, 15] {
             #expect(try await client.nextNotification().map(RawClient.header) == header)
         }
@@ -138,10 +71,10 @@ struct PacingTests {
 
         // Disabled, the sensor stops sleeping on the clock; re-enabled, it starts a new schedule.
         #expect(try await client.request("12 1600 0000") == [0x13])
-        clock.advance(to: .milliseconds(500))
+        clock.advance(toOffset: .milliseconds(500))
         #expect(try await client.request("12 1600 0100") == [0x13])
         #expect(try await clock.nextDeadline() == .milliseconds(530))
-        clock.advance(to: .milliseconds(530))
+        clock.advance(toOffset: .milliseconds(530))
         #expect(try await client.nextNotification().map(RawClient.header) == 18)
 
         await clientEnd.close()
