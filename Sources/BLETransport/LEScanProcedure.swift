@@ -21,7 +21,8 @@ import BLEWire
 ///    address, and fragments of long extended advertisements are joined.
 /// 5. ``stop()``, a refused command, ``commandTimedOut(_:)`` and ``transportFailed(_:)`` all end
 ///    with the disable command of the set in use (scan enable 0x00) whenever a scan command was
-///    sent, then ``Action/finish(_:)``. The disable is sent even after a refusal: the commonest
+///    sent, then ``Action/finish(_:)``. After both sets were refused the controller's mode is
+///    unknown, so both disables are sent. The disable is sent even after a refusal: the commonest
 ///    cause of *Command Disallowed* is a scan left enabled by a process that was killed, and only
 ///    a disable clears it for the next attempt.
 ///
@@ -268,6 +269,15 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
             phase = .finished
             pendingCommand = nil
             return [.finish(error)]
+        case .settingParameters(.legacy) where triedLegacyFallback:
+            // Both sets were refused, so the controller's mode is unknown: a scan left enabled in
+            // extended mode would refuse the legacy disable, so send both (one is refused).
+            phase = .finished
+            pendingCommand = nil
+            return [
+                .send(enableCommand(.extended, enable: false)), .send(enableCommand(.legacy, enable: false)),
+                .finish(error),
+            ]
         case .settingParameters, .enabling, .scanning:
             phase = .finished
             pendingCommand = nil

@@ -93,7 +93,9 @@ struct LEScanProcedureTests {
         #expect(driver.finished == nil)
     }
 
-    @Test("legacy controller: no extended bits, or only one of them, means legacy commands", arguments: [UInt8(0x00), 0x20, 0x40])
+    @Test(
+        "legacy controller: no extended bits, or only one of them, means legacy commands",
+        arguments: [UInt8(0x00), 0x20, 0x40])
     func legacyController(octet37: UInt8) {
         var driver = ProcedureDriver()
         driver.startScanning(octet37: octet37)
@@ -115,7 +117,8 @@ struct LEScanProcedureTests {
     @Test("passive scan, other timing and duplicate filtering are encoded in both command sets")
     func configurationEncoded() {
         let configuration = LEScanConfiguration(
-            mode: .passive, interval: .milliseconds(1280), window: .milliseconds(11.25), duplicates: .filterInController)
+            mode: .passive, interval: .milliseconds(1280), window: .milliseconds(11.25), duplicates: .filterInController
+        )
         var extended = ProcedureDriver(configuration)
         extended.startScanning(octet37: 0x60)
         // 1280 ms = 2048 units = 0x0800; 11.25 ms = 18 units = 0x0012.
@@ -170,7 +173,7 @@ struct LEScanProcedureTests {
         #expect(driver.procedure.phase == .finished)
     }
 
-    @Test("Command Disallowed on extended parameters: one fallback to legacy, then the error and a legacy disable")
+    @Test("Command Disallowed on extended parameters: one fallback to legacy, then the error and both disables")
     func commandDisallowedExtendedFallsBack() throws {
         var driver = ProcedureDriver()
         driver.start()
@@ -188,10 +191,13 @@ struct LEScanProcedureTests {
         working.stop()
         #expect(working.written.last == F.legacyDisable)
 
-        // The legacy set is refused too: the error, no second fallback, a disable of the set in use.
+        // The legacy set is refused too: the error, no second fallback, and since the controller's
+        // mode is now unknown (a leftover extended scan refuses legacy commands), both disables.
         driver.receive(F.complete("0b20", status: "0c"))
         #expect(
-            driver.written == [F.readSupportedCommands, F.extendedParameters, F.legacyParameters, F.legacyDisable])
+            driver.written == [
+                F.readSupportedCommands, F.extendedParameters, F.legacyParameters, F.extendedDisable, F.legacyDisable,
+            ])
         let error = try #require(driver.finished ?? nil)
         #expect(error.code == .adapterBusy)
     }
@@ -405,7 +411,8 @@ struct LEScanProcedureTests {
         #expect(LEDiscovery(address: address, name: "BandCizer12", timestamp: at).isSDUSensor)
         #expect(LEDiscovery(address: address, serviceUUIDs: [SDUProfile.service], timestamp: at).isSDUSensor)
         #expect(!LEDiscovery(address: address, name: "BC05FC978B75", timestamp: at).isSDUSensor)
-        #expect(!LEDiscovery(address: address, name: "Phone", serviceUUIDs: [.genericAccess], timestamp: at).isSDUSensor)
+        #expect(
+            !LEDiscovery(address: address, name: "Phone", serviceUUIDs: [.genericAccess], timestamp: at).isSDUSensor)
         #expect(!LEDiscovery(address: address, timestamp: at).isSDUSensor)
     }
 
