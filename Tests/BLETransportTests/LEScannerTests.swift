@@ -110,6 +110,29 @@ struct LEScannerSocketTests {
         #expect(missingError.message.hasPrefix("hci7: "))
     }
 
+    @Test("this machine: a real scan of hci0 runs and stops when cancelled, or fails with a typed error")
+    func realSystem() async throws {
+        let consumer = Task { () -> TransportError? in
+            do throws(TransportError) {
+                for try await discovery in LEScanner.scan(adapterIndex: 0) {
+                    #expect(discovery.address.octets.count == 6)
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        consumer.cancel()
+        if let error = await consumer.value {
+            let expected: [TransportError.Code] = [
+                .noBluetoothSupport, .permissionDenied, .noSuchAdapter, .adapterDown, .adapterBusy,
+            ]
+            #expect(expected.contains(error.code), "\(error)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+
     @Test("nothing is opened until iteration starts")
     func lazy() async throws {
         let script = SyscallScript(["socket": [.fails(.addressFamilyNotSupported)]])
