@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
-                "CBlueZ", "BLEWire", "GATTClient",
+                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
 import SystemPackage
 
 /// A failure of the Bluetooth transport: what went wrong, in words that name the fix, plus the
@@ -64,6 +65,11 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     public var errno: Errno?
     /// The name of the failed system call, such as `"socket"`, if a system call failed.
     public var syscall: String?
+    /// The HCI command the controller refused or did not answer, if the controller caused the
+    /// failure.
+    public var hciCommand: HCIOpcode?
+    /// The status the controller returned for ``hciCommand``, if it answered.
+    public var hciStatus: HCIErrorCode?
 
     /// An error with an explicit code and message.
     public init(code: Code, message: String, errno: Errno? = nil, syscall: String? = nil) {
@@ -75,6 +81,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The message, followed by the failed system call and its `errno` when there was one.
     public var description: String {
+        if let hciCommand {
+            return "\(message) [HCI command \(hciCommand): \(hciStatus?.description ?? "no answer")]"
+        }
         guard let syscall, let errno else { return message }
         return "\(message) [\(syscall): \(errno.description) (errno \(errno.rawValue))]"
     }

@@ -48,6 +48,9 @@ static inline int cbz_bdaddr_le_public(void) { return BDADDR_LE_PUBLIC; }
 static inline int cbz_bdaddr_le_random(void) { return BDADDR_LE_RANDOM; }
 static inline uint16_t cbz_att_cid(void) { return 4; }
 static inline int cbz_bdaddr_bredr(void) { return BDADDR_BREDR; }
+static inline int cbz_hci_channel_raw(void) { return HCI_CHANNEL_RAW; }
+static inline int cbz_hci_command_pkt(void) { return HCI_COMMAND_PKT; }
+static inline int cbz_hci_event_pkt(void) { return HCI_EVENT_PKT; }
 
 // ---- hci_filter helpers (macros/inline functions in hci_lib.h) ----
 static inline void cbz_hci_filter_clear(struct hci_filter *f) { hci_filter_clear(f); }
