@@ -73,6 +73,7 @@ public final class SessionStore: Sendable {
     public static func open(path: String, options: Options = Options()) throws(StoreError) -> SessionStore {
         let logger = options.logger
         try checkHeader(path: path)
+        if options.checkIntegrity { try checkIntegrity(path: path, busyTimeout: options.busyTimeout) }
 
         var configuration = Configuration()
         configuration.label = "sportsensord.store"
@@ -91,19 +92,6 @@ public final class SessionStore: Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
             throw StoreError.wrap(error, path: path, doing: "opening the session database")
-        }
-
-        if options.checkIntegrity {
-            let problems: [String]
-            do {
-                problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-            } catch {
-                throw StoreError.wrap(error, path: path, doing: "checking the session database")
-            }
-            if problems != ["ok"] {
-                let detail = problems.prefix(3).joined(separator: "; ")
-                throw StoreError.corrupt(path: path, detail: "quick_check: \(detail)", cause: nil)
-            }
         }
 
         let lock = try StoreLock(path: path + ".lock")
@@ -130,6 +118,29 @@ public final class SessionStore: Sendable {
         }
         lock.holdShared()
         return SessionStore(path: path, pool: pool, lock: lock, logger: logger, recovered: recovered)
+    }
+
+    /// `PRAGMA quick_check` through a read-only connection, before anything opens the file for
+    /// writing, so a damaged file is reported exactly as it was found.
+    private static func checkIntegrity(path: String, busyTimeout: Double) throws(StoreError) {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 0 else {
+            return
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        let problems: [String]
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            try queue.close()
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "checking the session database")
+        }
+        if problems != ["ok"] {
+            let detail = problems.prefix(3).joined(separator: "; ")
+            throw StoreError.corrupt(path: path, detail: "quick_check: \(detail)", cause: nil)
+        }
     }
 
     /// Rejects a file that exists but does not start like a SQLite database, before SQLite touches it.
@@ -197,6 +208,16 @@ public final class SessionStore: Sendable {
     /// `PRAGMA integrity_check`: `["ok"]` for a sound file, else SQLite's findings.
     public func integrityCheck() async throws(StoreError) -> [String] {
         try await read("checking integrity") { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Copies the WAL into the database file and truncates the WAL (what SQLite does on its own
+    /// every 1000 pages); after it the file alone holds everything committed.
+    public func checkpoint() async throws(StoreError) {
+        do {
+            _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "checkpointing the session database")
+        }
     }
 
     // MARK: Athletes and sensors
@@ -318,28 +339,28 @@ public final class SessionStore: Sendable {
         var clauses: [String] = []
         var arguments = StatementArguments()
         if let athlete = filter.athleteID {
-            clauses.append("athlete_id = ?")
+            clauses.append("sessions.athlete_id = ?")
             arguments += [athlete]
         }
         if let sensor = filter.sensor {
-            clauses.append("sensor_address = ?")
+            clauses.append("sessions.sensor_address = ?")
             arguments += [sensor.description]
         }
         if let profile = filter.profile {
-            clauses.append("profile = ?")
+            clauses.append("sessions.profile = ?")
             arguments += [profile]
         }
         if let from = filter.startedFrom {
-            clauses.append("started_at >= ?")
+            clauses.append("sessions.started_at >= ?")
             arguments += [from.timeIntervalSince1970]
         }
         if let before = filter.startedBefore {
-            clauses.append("started_at < ?")
+            clauses.append("sessions.started_at < ?")
             arguments += [before.timeIntervalSince1970]
         }
-        var sql = "SELECT * FROM sessions"
+        var sql = Self.sessionSelect
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY started_at DESC, id"
+        sql += " ORDER BY sessions.started_at DESC, sessions.id"
         if let limit = filter.limit { sql += " LIMIT \(max(0, limit))" }
         let query = sql
         let bound = arguments
@@ -362,7 +383,7 @@ public final class SessionStore: Sendable {
         }
         let matches = try await read("finding a session") { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC LIMIT 11",
+                db, sql: Self.sessionSelect + " WHERE substr(sessions.id, 1, ?) = ? ORDER BY sessions.started_at DESC LIMIT 11",
                 arguments: [prefix.count, prefix]
             ).compactMap(Self.session(from:))
         }
@@ -489,10 +510,17 @@ public final class SessionStore: Sendable {
             athleteID: row["athlete_id"], lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
+    /// Sessions with their sensor's address type, which `sessions` does not repeat.
+    static let sessionSelect = """
+        SELECT sessions.*, sensors.address_type AS sensor_address_type FROM sessions
+        LEFT JOIN sensors ON sensors.address = sessions.sensor_address
+        """
+
     static func session(from row: Row) -> SessionRecord? {
         guard let id = UUID(uuidString: row["id"]) else { return nil }
+        let kind: BluetoothAddress.Kind = (row["sensor_address_type"] as String?) == "random" ? .random : .public
         return SessionRecord(
-            id: id, sensor: (row["sensor_address"] as String?).flatMap { BluetoothAddress(string: $0) },
+            id: id, sensor: (row["sensor_address"] as String?).flatMap { BluetoothAddress(string: $0, kind: kind) },
             athleteID: row["athlete_id"], profile: row["profile"], profileParameters: row["profile_parameters"],
             startedAt: Date(timeIntervalSince1970: row["started_at"]),
             endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)),

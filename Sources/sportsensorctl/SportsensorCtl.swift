@@ -8,6 +8,6 @@ struct SportsensorCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sportsensorctl",
         abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
-        subcommands: []
+        subcommands: [StoreCrashHelper.self, StoreBenchmark.self]
     )
 }

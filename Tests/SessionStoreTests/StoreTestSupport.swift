@@ -137,3 +137,9 @@ enum SyntheticMotion {
         }
     }
 }
+
+/// Counts and indices equal, times within the codec's microsecond quantum.
+func sameSamples(_ a: some Collection<StoredSample>, _ b: some Collection<StoredSample>) -> Bool {
+    guard a.count == b.count else { return false }
+    return zip(a, b).allSatisfy { $0.raw == $1.raw && $0.index == $1.index && abs($0.t - $1.t) <= 1e-6 }
+}
