@@ -161,14 +161,16 @@ public enum SampleChunkCodec {
         guard first == version else {
             throw DecodeError(
                 code: .unknownVersion,
-                message: "sample chunk format \(first) is newer than this build reads (\(version)): upgrade sportsensord")
+                message:
+                    "sample chunk format \(first) is newer than this build reads (\(version)): upgrade sportsensord")
         }
         cursor = 1
         let count64 = try readVarint(bytes, &cursor)
         // Every sample costs at least one bit per axis; a count beyond what the bytes can hold is corrupt,
         // and refusing it here keeps a bad header from allocating wildly.
         guard count64 <= UInt64(bytes.count) * 8 / 3 else {
-            throw DecodeError(code: .malformed, message: "sample count \(count64) exceeds what \(bytes.count) bytes hold")
+            throw DecodeError(
+                code: .malformed, message: "sample count \(count64) exceeds what \(bytes.count) bytes hold")
         }
         let count = Int(count64)
         let firstIndex = unzigzag(try readVarint(bytes, &cursor))
@@ -310,8 +312,9 @@ public enum SampleChunkCodec {
     }
 
     /// The Rice parameter that minimises the block's size, searched around log2 of the mean.
-    static func bestRiceParameter(_ values: UnsafeBufferPointer<UInt32>, maxK: Int, escapeBits: Int) -> (k: Int, bits: Int)
-    {
+    static func bestRiceParameter(
+        _ values: UnsafeBufferPointer<UInt32>, maxK: Int, escapeBits: Int
+    ) -> (k: Int, bits: Int) {
         var sum: UInt64 = 0
         for value in values { sum &+= UInt64(value) }
         let mean = sum / UInt64(max(values.count, 1))
@@ -429,7 +432,9 @@ public enum SampleChunkCodec {
         }
     }
 
-    @inline(__always) static func readRice(k: Int, escapeBits: Int, _ reader: inout BitReader) throws(DecodeError)
+    @inline(__always) static func readRice(
+        k: Int, escapeBits: Int, _ reader: inout BitReader
+    ) throws(DecodeError)
         -> UInt64
     {
         let quotient = try reader.readUnary(limit: Int(escapeQuotient))
@@ -453,7 +458,9 @@ public enum SampleChunkCodec {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard cursor < bytes.count else { throw DecodeError(code: .truncated, message: "chunk ends inside a number") }
+            guard cursor < bytes.count else {
+                throw DecodeError(code: .truncated, message: "chunk ends inside a number")
+            }
             let byte = bytes[cursor]
             cursor += 1
             guard shift < 64 else { throw DecodeError(code: .malformed, message: "number longer than 64 bits") }
@@ -469,7 +476,9 @@ public enum SampleChunkCodec {
     }
 
     static func readDouble(_ bytes: [UInt8], _ cursor: inout Int) throws(DecodeError) -> Double {
-        guard bytes.count - cursor >= 8 else { throw DecodeError(code: .truncated, message: "chunk ends inside a time") }
+        guard bytes.count - cursor >= 8 else {
+            throw DecodeError(code: .truncated, message: "chunk ends inside a time")
+        }
         var bits: UInt64 = 0
         for offset in 0..<8 { bits |= UInt64(bytes[cursor + offset]) << UInt64(offset * 8) }
         cursor += 8

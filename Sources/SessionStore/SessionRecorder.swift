@@ -353,7 +353,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     /// Stops accepting rows, flushes what is buffered and closes the session with `reason` at
     /// `endedAt` (default now). Throws if the final flush fails; calling it again retries.
     @discardableResult
-    public func finish(reason: SessionEndReason, endedAt: Date = Date(), counts: SessionCounts? = nil)
+    public func finish(
+        reason: SessionEndReason, endedAt: Date = Date(), counts: SessionCounts? = nil
+    )
         async throws(StoreError) -> SessionRecord
     {
         buffer.withLock { state in
@@ -376,7 +378,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             "session closed",
             metadata: [
                 "session.reason": "\(reason)", "store.samples": "\(statistics.samplesWritten)",
-                "store.events": "\(statistics.eventsWritten)", "store.dropped":
+                "store.events": "\(statistics.eventsWritten)",
+                "store.dropped":
                     "\(statistics.droppedSamples + statistics.droppedEvents)",
             ])
         var record = session

@@ -62,7 +62,9 @@ public final class SessionStore: Sendable {
     // MARK: Opening
 
     /// Opens (creating when missing) the database in a state directory.
-    public static func open(at directory: StateDirectory, options: Options = Options()) throws(StoreError)
+    public static func open(
+        at directory: StateDirectory, options: Options = Options()
+    ) throws(StoreError)
         -> SessionStore
     {
         try directory.create()
@@ -148,7 +150,8 @@ public final class SessionStore: Sendable {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw StoreError(
-                    .permission, "cannot read \(path): check its permissions or point --state-dir elsewhere", path: path)
+                    .permission, "cannot read \(path): check its permissions or point --state-dir elsewhere", path: path
+                )
             }
             return
         }
@@ -188,18 +191,24 @@ public final class SessionStore: Sendable {
 
     /// Closes every connection. Further use throws.
     public func close() throws(StoreError) {
-        do { try pool.close() } catch { throw StoreError.wrap(error, path: path, doing: "closing the session database") }
+        do { try pool.close() } catch {
+            throw StoreError.wrap(error, path: path, doing: "closing the session database")
+        }
     }
 
     // MARK: Access helpers
 
-    func read<T: Sendable>(_ action: String, _ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError)
+    func read<T: Sendable>(
+        _ action: String, _ body: @Sendable @escaping (Database) throws -> T
+    ) async throws(StoreError)
         -> T
     {
         do { return try await pool.read(body) } catch { throw StoreError.wrap(error, path: path, doing: action) }
     }
 
-    func write<T: Sendable>(_ action: String, _ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError)
+    func write<T: Sendable>(
+        _ action: String, _ body: @Sendable @escaping (Database) throws -> T
+    ) async throws(StoreError)
         -> T
     {
         do { return try await pool.write(body) } catch { throw StoreError.wrap(error, path: path, doing: action) }
@@ -383,13 +392,16 @@ public final class SessionStore: Sendable {
         }
         let matches = try await read("finding a session") { db in
             try Row.fetchAll(
-                db, sql: Self.sessionSelect + " WHERE substr(sessions.id, 1, ?) = ? ORDER BY sessions.started_at DESC LIMIT 11",
+                db,
+                sql: Self.sessionSelect
+                    + " WHERE substr(sessions.id, 1, ?) = ? ORDER BY sessions.started_at DESC LIMIT 11",
                 arguments: [prefix.count, prefix]
             ).compactMap(Self.session(from:))
         }
         switch matches.count {
         case 0:
-            throw StoreError(.notFound, "no session id starts with '\(idPrefix)': list them with `sportsensorctl sessions`")
+            throw StoreError(
+                .notFound, "no session id starts with '\(idPrefix)': list them with `sportsensorctl sessions`")
         case 1:
             return matches[0]
         default:
@@ -406,8 +418,10 @@ public final class SessionStore: Sendable {
     public func events(of id: UUID) async throws(StoreError) -> [StoredEventRecord] {
         let idText = id.uuidString.lowercased()
         return try await read("reading events") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY sequence", arguments: [idText])
-                .map(Self.event(from:))
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY sequence", arguments: [idText]
+            )
+            .map(Self.event(from:))
         }
     }
 
@@ -416,7 +430,8 @@ public final class SessionStore: Sendable {
         let idText = id.uuidString.lowercased()
         let blobs = try await read("reading samples") { db in
             try Row.fetchAll(
-                db, sql: "SELECT chunk, data FROM sample_chunks WHERE session_id = ? ORDER BY chunk", arguments: [idText]
+                db, sql: "SELECT chunk, data FROM sample_chunks WHERE session_id = ? ORDER BY chunk",
+                arguments: [idText]
             ).map { row -> (Int64, [UInt8]) in (row["chunk"], [UInt8](row["data"] as Data)) }
         }
         var samples: [StoredSample] = []
@@ -453,7 +468,9 @@ public final class SessionStore: Sendable {
     /// Deletes finished sessions started before `date` (with their events and samples), or with
     /// `samplesOnly` only their sample chunks, in one transaction. Open sessions are never touched.
     /// `vacuum` then rewrites the file to give the space back to the file system.
-    public func prune(olderThan date: Date, samplesOnly: Bool = false, vacuum: Bool = false) async throws(StoreError)
+    public func prune(
+        olderThan date: Date, samplesOnly: Bool = false, vacuum: Bool = false
+    ) async throws(StoreError)
         -> PruneResult
     {
         let cutoff = date.timeIntervalSince1970
@@ -474,7 +491,8 @@ public final class SessionStore: Sendable {
                     try Int.fetchOne(
                         db, sql: "SELECT count(*) FROM events WHERE session_id IN (\(selection))", arguments: [cutoff])
                     ?? 0
-                try db.execute(sql: "DELETE FROM sessions WHERE started_at < ? AND ended_at IS NOT NULL", arguments: [cutoff])
+                try db.execute(
+                    sql: "DELETE FROM sessions WHERE started_at < ? AND ended_at IS NOT NULL", arguments: [cutoff])
             }
             return PruneResult(
                 sessionsDeleted: samplesOnly ? 0 : affected, sessionsAffected: affected, chunksDeleted: chunks,
@@ -507,7 +525,8 @@ public final class SessionStore: Sendable {
         guard let address = BluetoothAddress(string: row["address"], kind: kind) else { return nil }
         return SensorRecord(
             address: address, advertisedName: row["advertised_name"], alias: row["alias"],
-            athleteID: row["athlete_id"], lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            athleteID: row["athlete_id"], lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:))
+        )
     }
 
     /// Sessions with their sensor's address type, which `sessions` does not repeat.
@@ -617,7 +636,8 @@ final class StoreLock: Sendable {
         let fd = retryingEINTR { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
             throw StoreError(
-                .permission, "cannot create the lock file \(path) (errno \(errno)): check the state directory's permissions",
+                .permission,
+                "cannot create the lock file \(path) (errno \(errno)): check the state directory's permissions",
                 path: path)
         }
         descriptor = fd

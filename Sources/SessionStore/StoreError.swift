@@ -85,9 +85,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                 "\(action): cannot write \(path): check its permissions or point --state-dir elsewhere",
                 path: path, cause: error)
         case .SQLITE_CONSTRAINT:
-            return StoreError(.invalidArgument, "\(action): \(error.message ?? "constraint violated")", path: path, cause: error)
+            return StoreError(
+                .invalidArgument, "\(action): \(error.message ?? "constraint violated")", path: path, cause: error)
         default:
-            return StoreError(.database, "\(action) failed for \(path): \(error.message ?? "\(error.resultCode)")", path: path, cause: error)
+            return StoreError(
+                .database, "\(action) failed for \(path): \(error.message ?? "\(error.resultCode)")", path: path,
+                cause: error)
         }
     }
 

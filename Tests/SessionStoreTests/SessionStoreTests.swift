@@ -73,7 +73,8 @@ struct SessionStoreTests {
         try StoreSchema.migrator.migrate(queue, upTo: version.name)
         try await queue.write { db in
             try db.execute(
-                sql: "INSERT INTO sessions (id, profile, started_at, ended_at, end_reason) VALUES (?, 'jump', 10, 20, 'stopped')",
+                sql:
+                    "INSERT INTO sessions (id, profile, started_at, ended_at, end_reason) VALUES (?, 'jump', 10, 20, 'stopped')",
                 arguments: ["0f0f0f0f-0000-4000-8000-000000000001"])
         }
         try queue.close()
@@ -176,7 +177,9 @@ struct SessionStoreTests {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: temporary.databasePath)))
         #expect(bytes.count > 64 * 1024)
         var random = TestRandom(state: 5)
-        for position in 4096..<min(bytes.count, 4096 * 12) { bytes[position] = UInt8(truncatingIfNeeded: random.next()) }
+        for position in 4096..<min(bytes.count, 4096 * 12) {
+            bytes[position] = UInt8(truncatingIfNeeded: random.next())
+        }
         try Data(bytes).write(to: URL(fileURLWithPath: damagedPath))
         await expectStoreError(.corrupt, containing: "leaves it untouched") {
             _ = try SessionStore.open(path: damagedPath)
@@ -268,9 +271,10 @@ struct SessionStoreTests {
 
         // Small flushes extend the open chunk in place; full chunks are never rewritten.
         for start in stride(from: 0, to: 900, by: 300) {
-            recorder.record(samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
-                StoredSample(index: 5500 + Int64(start) + $0.index, t: 55 + Double(start) / 100 + $0.t, raw: $0.raw)
-            })
+            recorder.record(
+                samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
+                    StoredSample(index: 5500 + Int64(start) + $0.index, t: 55 + Double(start) / 100 + $0.t, raw: $0.raw)
+                })
             try await recorder.flush()
         }
         #expect(counter.commits.withLock { $0 } == 4)
@@ -305,7 +309,8 @@ struct SessionStoreTests {
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let session = try await store.createSession(NewSession(profile: "jump"))
         let recorder = try await store.recorder(
-            for: session, configuration: .init(maxBufferedSamples: 1000, maxBufferedEvents: 2), clock: ContinuousClock())
+            for: session, configuration: .init(maxBufferedSamples: 1000, maxBufferedEvents: 2), clock: ContinuousClock()
+        )
         let samples = SyntheticMotion.rest(count: 1500, seed: 1)
         recorder.record(samples: samples)
         for t in 0..<5 { recorder.record(event: StoredEvent(type: "step", t: Double(t))) }
@@ -509,13 +514,18 @@ struct SessionStoreTests {
                 try await store.createSession(
                     NewSession(
                         sensor: n % 2 == 0 ? left : right, athleteID: n < 3 ? ada.id : bo.id,
-                        profile: n % 3 == 0 ? "jump" : "table-tennis", startedAt: base.addingTimeInterval(Double(n) * day)
+                        profile: n % 3 == 0 ? "jump" : "table-tennis",
+                        startedAt: base.addingTimeInterval(Double(n) * day)
                     )))
         }
         #expect(try await store.sessions().map(\.id) == made.reversed().map(\.id))
-        #expect(try await store.sessions(filter: SessionFilter(athleteID: bo.id)).map(\.id) == [5, 4, 3].map { made[$0].id })
-        #expect(try await store.sessions(filter: SessionFilter(sensor: left)).map(\.id) == [4, 2, 0].map { made[$0].id })
-        #expect(try await store.sessions(filter: SessionFilter(profile: "jump")).map(\.id) == [3, 0].map { made[$0].id })
+        #expect(
+            try await store.sessions(filter: SessionFilter(athleteID: bo.id)).map(\.id)
+                == [5, 4, 3].map { made[$0].id })
+        #expect(
+            try await store.sessions(filter: SessionFilter(sensor: left)).map(\.id) == [4, 2, 0].map { made[$0].id })
+        #expect(
+            try await store.sessions(filter: SessionFilter(profile: "jump")).map(\.id) == [3, 0].map { made[$0].id })
         let window = SessionFilter(
             startedFrom: base.addingTimeInterval(1 * day), startedBefore: base.addingTimeInterval(3 * day))
         #expect(try await store.sessions(filter: window).map(\.id) == [2, 1].map { made[$0].id })
@@ -532,7 +542,8 @@ struct SessionStoreTests {
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let samples = SyntheticMotion.rest(count: 5000, seed: 1)
         let events = [StoredEvent(type: "step", t: 1), StoredEvent(type: "step", t: 2)]
-        let old = try await store.importSession(NewSession(profile: "step", startedAt: base), samples: samples, events: events)
+        let old = try await store.importSession(
+            NewSession(profile: "step", startedAt: base), samples: samples, events: events)
         let older = try await store.importSession(
             NewSession(profile: "step", startedAt: base.addingTimeInterval(-10)), samples: samples, events: events)
         let openOld = try await store.createSession(NewSession(profile: "step", startedAt: base))
@@ -570,7 +581,8 @@ func waitUntil(_ condition: () -> Bool) async throws {
 
 /// The `sportsensorctl` built next to this test binary.
 func sportsensorctlPath() -> String? {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    let executable =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         ?? CommandLine.arguments[0]
     var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
     for _ in 0..<4 {

@@ -32,14 +32,17 @@ struct StateDirectoryTests {
     func xdg() {
         let never: (String) -> Bool = { _ in false }
         #expect(
-            StateDirectory.resolve(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/a"], isWritableDirectory: never)
+            StateDirectory.resolve(
+                environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/a"], isWritableDirectory: never)
                 == StateDirectory(path: "/data/sportsensord", source: .xdgData))
         #expect(
             StateDirectory.resolve(environment: ["HOME": "/home/a"], isWritableDirectory: never).path
                 == "/home/a/.local/share/sportsensord")
         #expect(
-            StateDirectory.resolve(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/a/"], isWritableDirectory: never)
-                .path == "/home/a/.local/share/sportsensord")
+            StateDirectory.resolve(
+                environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/a/"], isWritableDirectory: never
+            )
+            .path == "/home/a/.local/share/sportsensord")
     }
 
     @Test("create() makes the directory and its parents; an impossible one is a permission error")
