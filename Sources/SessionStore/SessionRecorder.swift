@@ -31,10 +31,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         public var chunkLength: Int
 
         /// Defaults: 250 ms, 16 384 rows, one million samples (about 2.8 h at 100 Hz), 65 536 events,
-        /// 2048-sample chunks.
+        /// 8192-sample chunks (about 23 KB: few partly filled pages).
         public init(
             flushInterval: Duration = .milliseconds(250), flushThreshold: Int = 16_384,
-            maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 2048
+            maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 8192
         ) {
             self.flushInterval = flushInterval
             self.flushThreshold = flushThreshold

@@ -302,7 +302,7 @@ public final class SessionStore: Sendable {
     /// Stores a whole finished session in one transaction (import, or a re-analysis saved as new).
     public func importSession(
         _ new: NewSession, samples: [StoredSample], events: [StoredEvent], counts: SessionCounts? = nil,
-        endedAt: Date? = nil, reason: SessionEndReason = .imported, chunkLength: Int = 2048
+        endedAt: Date? = nil, reason: SessionEndReason = .imported, chunkLength: Int = 8192
     ) async throws(StoreError) -> SessionRecord {
         let duration = max(samples.last?.t ?? 0, events.map(\.t).max() ?? 0)
         var record = SessionRecord(

@@ -553,7 +553,7 @@ struct SessionStoreTests {
 
         let samplesOnly = try await store.prune(olderThan: cutoff, samplesOnly: true)
         #expect(samplesOnly.sessionsAffected == 2 && samplesOnly.sessionsDeleted == 0)
-        #expect(samplesOnly.chunksDeleted == 6 && samplesOnly.samplesDeleted == 10_000)
+        #expect(samplesOnly.chunksDeleted == 2 && samplesOnly.samplesDeleted == 10_000)
         #expect(try await store.samples(of: old.id).isEmpty)
         #expect(try await store.events(of: old.id).count == 2)
         #expect(sameSamples(try await store.samples(of: recent.id), samples))
