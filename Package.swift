@@ -21,11 +21,13 @@ let package = Package(
         .library(name: "VirtualSensor", targets: ["VirtualSensor"]),
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
+        .library(name: "SessionStore", targets: ["SessionStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: System library
@@ -66,11 +68,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Embedded SQLite store
+        .target(
+            name: "SessionStore",
+            dependencies: [
+                "SDUSensor", "BLEWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -105,6 +118,13 @@ let package = Package(
         .testTarget(
             name: "DetectionTests",
             dependencies: ["Detection", "VirtualSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SessionStoreTests",
+            dependencies: [
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,6 +8,9 @@ struct SportsensorCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sportsensorctl",
         abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
-        subcommands: [Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self, Demo.self]
+        subcommands: [
+            Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self, Demo.self, StoreCrashHelper.self,
+            StoreBenchmark.self,
+        ]
     )
 }

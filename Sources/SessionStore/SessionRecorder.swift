@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// Records one session's samples and events from the live pipeline into the store.
+///
+/// `record(samples:)` and `record(event:)` never block and never suspend: they append to a bounded
+/// in-memory buffer under a mutex. `run()` flushes the buffer at most every `flushInterval` (on the
+/// injected clock), or sooner once `flushThreshold` rows are waiting, each flush one transaction
+/// on GRDB's writer queue. Samples go into chunks of `chunkLength`; the last, partial chunk is
+/// rewritten in place by each flush until it is full, so everything flushed survives a crash.
+///
+/// Back-pressure is measured: `statistics` reports queue depth, rows written, flush latency,
+/// failed flushes and drops. When the buffer bound is reached new rows are dropped (and counted,
+/// and logged once per episode). A failed flush (disk full) keeps its rows buffered and is retried
+/// on the next tick; the recorder keeps running.
+public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Duration {
+    /// Batching and buffering limits.
+    public struct Configuration: Sendable {
+        /// Longest time rows wait in memory before a flush.
+        public var flushInterval: Duration
+        /// Buffered rows (samples + events) that trigger a flush before the interval is up.
+        public var flushThreshold: Int
+        /// The buffer's bound for samples; past it new samples are dropped and counted.
+        public var maxBufferedSamples: Int
+        /// The buffer's bound for events; past it new events are dropped and counted.
+        public var maxBufferedEvents: Int
+        /// Samples per stored chunk.
+        public var chunkLength: Int
+
+        /// Defaults: 250 ms, 16 384 rows, one million samples (about 2.8 h at 100 Hz), 65 536 events,
+        /// 8192-sample chunks (about 23 KB: few partly filled pages).
+        public init(
+            flushInterval: Duration = .milliseconds(250), flushThreshold: Int = 16_384,
+            maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 8192
+        ) {
+            self.flushInterval = flushInterval
+            self.flushThreshold = flushThreshold
+            self.maxBufferedSamples = maxBufferedSamples
+            self.maxBufferedEvents = maxBufferedEvents
+            self.chunkLength = max(1, chunkLength)
+        }
+    }
+
+    /// What the recorder has done so far.
+    public struct Statistics: Hashable, Sendable {
+        /// Samples waiting in memory (including a flush in progress).
+        public var bufferedSamples: Int = 0
+        /// Events waiting in memory (including a flush in progress).
+        public var bufferedEvents: Int = 0
+        /// Samples committed to the database.
+        public var samplesWritten: Int64 = 0
+        /// Events committed to the database.
+        public var eventsWritten: Int64 = 0
+        /// Flushes that committed.
+        public var flushes: Int = 0
+        /// Flushes that failed (their rows stay buffered: unsaved, not lost).
+        public var failedFlushes: Int = 0
+        /// Duration of the last committed flush.
+        public var lastFlushLatency: Duration = .zero
+        /// Longest committed flush.
+        public var maxFlushLatency: Duration = .zero
+        /// Samples dropped because the buffer was full.
+        public var droppedSamples: Int64 = 0
+        /// Events dropped because the buffer was full.
+        public var droppedEvents: Int64 = 0
+        /// Rows offered after `finish(reason:)`, ignored.
+        public var ignoredAfterFinish: Int64 = 0
+        /// The last flush error's description, nil after a flush commits.
+        public var lastError: String?
+
+        /// Rows waiting in memory.
+        public var queueDepth: Int { bufferedSamples + bufferedEvents }
+    }
+
+    struct PendingEvent: Sendable {
+        var sequence: Int64
+        var event: StoredEvent
+    }
+
+    /// Everything the producers touch, under one mutex.
+    struct Buffer: Sendable {
+        var samples: [StoredSample] = []
+        var events: [PendingEvent] = []
+        var inFlightSamples = 0
+        var inFlightEvents = 0
+        var nextSequence: Int64
+        var samplesRecorded: Int64 = 0
+        var counts: SessionCounts?
+        var countsDirty = false
+        var finished = false
+        var dropping = false
+        var failing = false
+        var wakeRequested = false
+        var statistics = Statistics()
+    }
+
+    /// What only the writer (inside GRDB's serial writer access) touches.
+    struct WriterState: Sendable {
+        var openChunk: [StoredSample] = []
+        var chunkNumber: Int64
+    }
+
+    /// The session being recorded.
+    public let session: SessionRecord
+    /// The limits in force.
+    public let configuration: Configuration
+    private let store: SessionStore
+    private let clock: C
+    private let logger: Logger
+    private let buffer: Mutex<Buffer>
+    private let writer: Mutex<WriterState>
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    init(
+        store: SessionStore, session: SessionRecord, nextSequence: Int64, nextChunk: Int64,
+        configuration: Configuration, clock: C, logger: Logger
+    ) {
+        self.store = store
+        self.session = session
+        self.configuration = configuration
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "session.id"] = "\(session.idText)"
+        self.logger = logger
+        self.buffer = Mutex(Buffer(nextSequence: nextSequence))
+        self.writer = Mutex(WriterState(chunkNumber: nextChunk))
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: Producer side (never blocks)
+
+    /// Queues samples. Never blocks, never suspends; past the buffer bound the excess is dropped
+    /// and counted.
+    public func record(samples: some Collection<StoredSample>) {
+        let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
+            if state.finished {
+                state.statistics.ignoredAfterFinish += Int64(samples.count)
+                return (false, false)
+            }
+            let room = max(0, configuration.maxBufferedSamples - state.samples.count - state.inFlightSamples)
+            var started = false
+            if samples.count <= room {
+                state.samples.append(contentsOf: samples)
+                state.samplesRecorded += Int64(samples.count)
+            } else {
+                state.samples.append(contentsOf: samples.prefix(room))
+                state.samplesRecorded += Int64(room)
+                state.statistics.droppedSamples += Int64(samples.count - room)
+                started = !state.dropping
+                state.dropping = true
+            }
+            return (Self.takeWake(&state, threshold: configuration.flushThreshold), started)
+        }
+        if startedDropping { logDropping() }
+        if wakeNow { wake.yield() }
+    }
+
+    /// Queues one event; it gets the next sequence number. Never blocks, never suspends.
+    public func record(event: StoredEvent) {
+        let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
+            if state.finished {
+                state.statistics.ignoredAfterFinish += 1
+                return (false, false)
+            }
+            guard state.events.count + state.inFlightEvents < configuration.maxBufferedEvents else {
+                state.statistics.droppedEvents += 1
+                let started = !state.dropping
+                state.dropping = true
+                return (false, started)
+            }
+            state.events.append(PendingEvent(sequence: state.nextSequence, event: event))
+            state.nextSequence += 1
+            return (Self.takeWake(&state, threshold: configuration.flushThreshold), false)
+        }
+        if startedDropping { logDropping() }
+        if wakeNow { wake.yield() }
+    }
+
+    /// Sets the stream counters (and recovered rate) written with the next flush.
+    public func update(counts: SessionCounts) {
+        buffer.withLock { state in
+            state.counts = counts
+            state.countsDirty = true
+        }
+    }
+
+    /// Counters, queue depth and latencies now.
+    public var statistics: Statistics {
+        buffer.withLock { state in
+            var statistics = state.statistics
+            statistics.bufferedSamples = state.samples.count + state.inFlightSamples
+            statistics.bufferedEvents = state.events.count + state.inFlightEvents
+            return statistics
+        }
+    }
+
+    private static func takeWake(_ state: inout Buffer, threshold: Int) -> Bool {
+        guard !state.wakeRequested, state.samples.count + state.events.count >= threshold else { return false }
+        state.wakeRequested = true
+        return true
+    }
+
+    private func logDropping() {
+        logger.warning(
+            "recorder buffer full: dropping rows until the store catches up",
+            metadata: [
+                "store.maxBufferedSamples": "\(configuration.maxBufferedSamples)",
+                "store.maxBufferedEvents": "\(configuration.maxBufferedEvents)",
+            ])
+    }
+
+    // MARK: Writer side
+
+    /// Flushes every `flushInterval` (or sooner past `flushThreshold` rows) until cancelled or
+    /// finished. Flush failures are logged and counted, and retried on the next tick.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [clock, configuration, wake] in
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: configuration.flushInterval) } catch { break }
+                    wake.yield()
+                }
+            }
+            for await _ in wakes {
+                if Task.isCancelled { break }
+                try? await flush()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Writes everything buffered now, in one transaction. On failure the rows stay buffered (and
+    /// count as unsaved in `statistics`) and the error is thrown.
+    public func flush() async throws(StoreError) {
+        let started = ContinuousClock.now
+        let outcome: FlushOutcome
+        do {
+            outcome = try await store.pool.writeWithoutTransaction { db in try self.flushOnWriter(db) }
+        } catch {
+            let storeError = StoreError.wrap(error, path: store.path, doing: "recording session \(session.idText)")
+            let firstFailure = buffer.withLock { state -> Bool in
+                state.statistics.failedFlushes += 1
+                state.statistics.lastError = storeError.description
+                defer { state.failing = true }
+                return !state.failing
+            }
+            if firstFailure {
+                logger.error(
+                    "cannot save recorded data, keeping it in memory and retrying: \(storeError.message)",
+                    metadata: ["store.unsaved": "\(statistics.queueDepth)"])
+            }
+            throw storeError
+        }
+        let latency = ContinuousClock.now - started
+        let (recovered, dropped) = buffer.withLock { state -> (Bool, Int64) in
+            state.statistics.lastFlushLatency = latency
+            state.statistics.maxFlushLatency = max(state.statistics.maxFlushLatency, latency)
+            if outcome.wrote {
+                state.statistics.flushes += 1
+            }
+            let recovered = state.failing
+            state.failing = false
+            state.statistics.lastError = nil
+            var dropped: Int64 = 0
+            if state.dropping, state.samples.count < configuration.maxBufferedSamples / 2 {
+                state.dropping = false
+                dropped = state.statistics.droppedSamples + state.statistics.droppedEvents
+            }
+            return (recovered, dropped)
+        }
+        if recovered { logger.notice("store writable again: saved the buffered rows", metadata: outcome.metadata) }
+        if dropped > 0 { logger.warning("recorder caught up; rows dropped so far: \(dropped)") }
+    }
+
+    struct FlushOutcome: Sendable {
+        var samples: Int
+        var events: Int
+        var wrote: Bool { samples > 0 || events > 0 }
+        var metadata: Logger.Metadata { ["store.samples": "\(samples)", "store.events": "\(events)"] }
+    }
+
+    /// Runs on GRDB's writer queue, which serialises flushes: takes the buffered rows, writes them
+    /// in one transaction, and only then drops them from the buffer (puts them back on failure).
+    private func flushOnWriter(_ db: Database) throws -> FlushOutcome {
+        let (samples, events, counts) = buffer.withLock { state -> ([StoredSample], [PendingEvent], SessionCounts?) in
+            let samples = state.samples
+            let events = state.events
+            state.samples = []
+            state.events = []
+            state.inFlightSamples = samples.count
+            state.inFlightEvents = events.count
+            state.wakeRequested = false
+            var counts: SessionCounts?
+            if state.countsDirty {
+                counts = state.counts
+            } else if !samples.isEmpty {
+                counts = SessionCounts(received: state.samplesRecorded)
+            }
+            return (samples, events, counts)
+        }
+        var writerState = writer.withLock { $0 }
+        let idText = session.idText
+        do {
+            try db.inTransaction {
+                if !samples.isEmpty {
+                    var pending = writerState.openChunk
+                    pending.append(contentsOf: samples)
+                    var start = 0
+                    let length = configuration.chunkLength
+                    while start < pending.count {
+                        let end = min(start + length, pending.count)
+                        try SessionStore.writeChunk(
+                            Array(pending[start..<end]), number: writerState.chunkNumber, session: idText, db)
+                        if end - start == length {
+                            writerState.chunkNumber += 1
+                            writerState.openChunk = []
+                        } else {
+                            writerState.openChunk = Array(pending[start..<end])
+                        }
+                        start = end
+                    }
+                }
+                for pending in events {
+                    try SessionStore.insertEvent(pending.event, sequence: pending.sequence, session: idText, db)
+                }
+                if let counts { try SessionStore.updateCounts(counts, session: idText, db) }
+                return .commit
+            }
+        } catch {
+            buffer.withLock { state in
+                state.samples = samples + state.samples
+                state.events = events + state.events
+                state.inFlightSamples = 0
+                state.inFlightEvents = 0
+            }
+            throw error
+        }
+        writer.withLock { $0 = writerState }
+        buffer.withLock { state in
+            state.inFlightSamples = 0
+            state.inFlightEvents = 0
+            state.statistics.samplesWritten += Int64(samples.count)
+            state.statistics.eventsWritten += Int64(events.count)
+            if let counts, state.counts == counts { state.countsDirty = false }
+        }
+        return FlushOutcome(samples: samples.count, events: events.count)
+    }
+
+    /// Stops accepting rows, flushes what is buffered and closes the session with `reason` at
+    /// `endedAt` (default now). Throws if the final flush fails; calling it again retries.
+    @discardableResult
+    public func finish(
+        reason: SessionEndReason, endedAt: Date = Date(), counts: SessionCounts? = nil
+    )
+        async throws(StoreError) -> SessionRecord
+    {
+        buffer.withLock { state in
+            state.finished = true
+            if let counts {
+                state.counts = counts
+                state.countsDirty = true
+            }
+        }
+        try await flush()
+        let idText = session.idText
+        let finalCounts = buffer.withLock { $0.counts ?? SessionCounts(received: $0.samplesRecorded) }
+        try await store.write("closing session \(idText)") { db in
+            try SessionStore.updateCounts(finalCounts, session: idText, db)
+            try SessionStore.close(session: idText, endedAt: endedAt, reason: reason, db)
+        }
+        wake.finish()
+        let statistics = self.statistics
+        logger.info(
+            "session closed",
+            metadata: [
+                "session.reason": "\(reason)", "store.samples": "\(statistics.samplesWritten)",
+                "store.events": "\(statistics.eventsWritten)",
+                "store.dropped":
+                    "\(statistics.droppedSamples + statistics.droppedEvents)",
+            ])
+        var record = session
+        record.endedAt = endedAt
+        record.endReason = reason
+        record.counts = finalCounts
+        return record
+    }
+}
+
+extension SessionStore {
+    /// A recorder for an open session, continuing its event sequence and chunk numbering.
+    public func recorder<C: Clock>(
+        for session: SessionRecord, configuration: SessionRecorder<C>.Configuration = .init(), clock: C,
+        logger: Logger? = nil
+    ) async throws(StoreError) -> SessionRecorder<C> where C.Duration == Duration {
+        let idText = session.idText
+        let (sequence, chunk) = try await read("preparing a recorder") { db -> (Int64, Int64) in
+            let sequence = try Int64.fetchOne(
+                db, sql: "SELECT coalesce(max(sequence) + 1, 0) FROM events WHERE session_id = ?", arguments: [idText])
+            let chunk = try Int64.fetchOne(
+                db, sql: "SELECT coalesce(max(chunk) + 1, 0) FROM sample_chunks WHERE session_id = ?",
+                arguments: [idText])
+            return (sequence ?? 0, chunk ?? 0)
+        }
+        return SessionRecorder(
+            store: self, session: session, nextSequence: sequence, nextChunk: chunk, configuration: configuration,
+            clock: clock, logger: logger ?? self.logger)
+    }
+
+    /// A recorder on the continuous clock.
+    public func recorder(
+        for session: SessionRecord, configuration: SessionRecorder<ContinuousClock>.Configuration = .init(),
+        logger: Logger? = nil
+    ) async throws(StoreError) -> SessionRecorder<ContinuousClock> {
+        try await recorder(for: session, configuration: configuration, clock: ContinuousClock(), logger: logger)
+    }
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import Foundation
+
+/// An athlete whose sessions are kept.
+public struct Athlete: Hashable, Sendable {
+    /// The row id.
+    public var id: Int64
+    /// The name as entered (unique).
+    public var name: String
+    /// When the athlete was added.
+    public var created: Date
+
+    /// Creates a value (as read from the store).
+    public init(id: Int64, name: String, created: Date) {
+        self.id = id
+        self.name = name
+        self.created = created
+    }
+}
+
+/// A sensor the gateway has seen or been told about.
+public struct SensorRecord: Hashable, Sendable {
+    /// The sensor's address and its type.
+    public var address: BluetoothAddress
+    /// The name it advertised last (`BC05…`, `BandCizer…`).
+    public var advertisedName: String?
+    /// A user-chosen name, unique among sensors.
+    public var alias: String?
+    /// The athlete the sensor is bound to; new sessions from it are theirs.
+    public var athleteID: Int64?
+    /// When it was last seen advertising or connected.
+    public var lastSeen: Date?
+
+    /// Creates a value.
+    public init(
+        address: BluetoothAddress, advertisedName: String? = nil, alias: String? = nil, athleteID: Int64? = nil,
+        lastSeen: Date? = nil
+    ) {
+        self.address = address
+        self.advertisedName = advertisedName
+        self.alias = alias
+        self.athleteID = athleteID
+        self.lastSeen = lastSeen
+    }
+}
+
+/// Why a session ended. Stored as text, so new reasons need no migration.
+public struct SessionEndReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The stored text.
+    public var rawValue: String
+    /// Creates a reason from its stored text.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The user stopped the session.
+    public static let stopped = SessionEndReason(rawValue: "stopped")
+    /// The daemon shut down in an orderly way.
+    public static let shutdown = SessionEndReason(rawValue: "shutdown")
+    /// The process died while recording; closed when the store was next opened.
+    public static let interrupted = SessionEndReason(rawValue: "interrupted")
+    /// The Bluetooth link to the sensor was lost and not regained.
+    public static let linkLost = SessionEndReason(rawValue: "link-lost")
+    /// Imported from a file in one go.
+    public static let imported = SessionEndReason(rawValue: "imported")
+
+    /// The stored text.
+    public var description: String { rawValue }
+}
+
+/// Stream counters of a session, as the SDU decoder reports them.
+public struct SessionCounts: Hashable, Sendable {
+    /// Samples received.
+    public var received: Int64
+    /// Samples the counter says were lost on the link.
+    public var lost: Int64
+    /// Notifications that were malformed and dropped.
+    public var malformed: Int64
+    /// The sensor's sample rate as clock recovery estimated it, in Hz.
+    public var sampleRate: Double?
+
+    /// Creates counts.
+    public init(received: Int64 = 0, lost: Int64 = 0, malformed: Int64 = 0, sampleRate: Double? = nil) {
+        self.received = received
+        self.lost = lost
+        self.malformed = malformed
+        self.sampleRate = sampleRate
+    }
+}
+
+/// What `createSession` needs.
+public struct NewSession: Sendable {
+    /// The session's id.
+    public var id: UUID
+    /// The sensor recorded from, if any (an import from a CSV has none).
+    public var sensor: BluetoothAddress?
+    /// The athlete, if known.
+    public var athleteID: Int64?
+    /// The detection profile name (`table-tennis`, `jump`, ...).
+    public var profile: String
+    /// The profile's parameters as a JSON object, kept so detection can be re-run the same way.
+    public var profileParameters: String
+    /// Wall-clock start. Sample and event times are seconds after this instant.
+    public var startedAt: Date
+
+    /// Creates a description of a new session.
+    public init(
+        id: UUID = UUID(), sensor: BluetoothAddress? = nil, athleteID: Int64? = nil, profile: String,
+        profileParameters: String = "{}", startedAt: Date = Date()
+    ) {
+        self.id = id
+        self.sensor = sensor
+        self.athleteID = athleteID
+        self.profile = profile
+        self.profileParameters = profileParameters
+        self.startedAt = startedAt
+    }
+}
+
+/// A session as stored.
+public struct SessionRecord: Hashable, Sendable {
+    /// The session's id.
+    public var id: UUID
+    /// The sensor's address, if the session came from one.
+    public var sensor: BluetoothAddress?
+    /// The athlete, if known.
+    public var athleteID: Int64?
+    /// The detection profile name.
+    public var profile: String
+    /// The profile's parameters, a JSON object.
+    public var profileParameters: String
+    /// Wall-clock start; sample and event times are seconds after it.
+    public var startedAt: Date
+    /// Wall-clock end, nil while recording.
+    public var endedAt: Date?
+    /// Why it ended, nil while recording.
+    public var endReason: SessionEndReason?
+    /// Stream counters and the recovered sample rate.
+    public var counts: SessionCounts
+
+    /// True while the session has no end.
+    public var isOpen: Bool { endedAt == nil }
+
+    /// The id as stored: lower-case UUID text.
+    public var idText: String { id.uuidString.lowercased() }
+}
+
+/// One detected event, with the typed fields the detectors produce. Every field but `type` and `t`
+/// is optional; anything without a column goes in `extra` (a JSON object).
+public struct StoredEvent: Hashable, Sendable {
+    /// The kind: `hit`, `jump`, `throw`, `step`, ...
+    public var type: String
+    /// Seconds after the session's start.
+    public var t: Double
+    /// Peak acceleration magnitude, g.
+    public var peakG: Double?
+    /// A detector-specific intensity score.
+    public var intensity: Double?
+    /// Take-off time of a jump, seconds after the session's start.
+    public var takeoff: Double?
+    /// Landing time of a jump, seconds after the session's start.
+    public var landing: Double?
+    /// Flight time, seconds.
+    public var flightSeconds: Double?
+    /// Height from flight time (g·t²/8), metres.
+    public var heightMeters: Double?
+    /// Release time of a throw, seconds after the session's start.
+    public var release: Double?
+    /// Catch time of a throw, seconds after the session's start.
+    public var catchTime: Double?
+    /// Whether the sensor clipped at full scale during the event.
+    public var saturated: Bool?
+    /// Anything else, as a JSON object text.
+    public var extra: String?
+
+    /// Creates an event.
+    public init(
+        type: String, t: Double, peakG: Double? = nil, intensity: Double? = nil, takeoff: Double? = nil,
+        landing: Double? = nil, flightSeconds: Double? = nil, heightMeters: Double? = nil, release: Double? = nil,
+        catchTime: Double? = nil, saturated: Bool? = nil, extra: String? = nil
+    ) {
+        self.type = type
+        self.t = t
+        self.peakG = peakG
+        self.intensity = intensity
+        self.takeoff = takeoff
+        self.landing = landing
+        self.flightSeconds = flightSeconds
+        self.heightMeters = heightMeters
+        self.release = release
+        self.catchTime = catchTime
+        self.saturated = saturated
+        self.extra = extra
+    }
+}
+
+/// An event as read back: its position in the session and the event.
+public struct StoredEventRecord: Hashable, Sendable {
+    /// 0-based, gap-free order of recording within the session.
+    public var sequence: Int64
+    /// The event.
+    public var event: StoredEvent
+}
+
+/// Which sessions `sessions(filter:)` returns; every set field must match.
+public struct SessionFilter: Hashable, Sendable {
+    /// Only this athlete's sessions.
+    public var athleteID: Int64?
+    /// Only sessions from this sensor.
+    public var sensor: BluetoothAddress?
+    /// Only this profile.
+    public var profile: String?
+    /// Only sessions started at or after this instant.
+    public var startedFrom: Date?
+    /// Only sessions started before this instant.
+    public var startedBefore: Date?
+    /// At most this many (the newest).
+    public var limit: Int?
+
+    /// A filter; no arguments matches everything.
+    public init(
+        athleteID: Int64? = nil, sensor: BluetoothAddress? = nil, profile: String? = nil, startedFrom: Date? = nil,
+        startedBefore: Date? = nil, limit: Int? = nil
+    ) {
+        self.athleteID = athleteID
+        self.sensor = sensor
+        self.profile = profile
+        self.startedFrom = startedFrom
+        self.startedBefore = startedBefore
+        self.limit = limit
+    }
+}
+
+/// What `prune` removed.
+public struct PruneResult: Hashable, Sendable {
+    /// Sessions deleted (0 with `samplesOnly`).
+    public var sessionsDeleted: Int
+    /// Sessions whose samples were deleted.
+    public var sessionsAffected: Int
+    /// Sample chunks deleted.
+    public var chunksDeleted: Int
+    /// Samples in those chunks.
+    public var samplesDeleted: Int64
+    /// Events deleted.
+    public var eventsDeleted: Int
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import GRDB
+
+/// The database schema: named migrations in order, each stamping its version into
+/// `PRAGMA user_version`, and the checks that refuse a database this build cannot read.
+public enum StoreSchema {
+    /// `PRAGMA application_id` of a sportsensord database: "SSND".
+    public static let applicationID: Int32 = 0x5353_4E44
+
+    /// One migration: its GRDB identifier and the schema version it leaves behind.
+    public struct Version: Hashable, Sendable {
+        /// The migration's name in `grdb_migrations`.
+        public var name: String
+        /// The value of `PRAGMA user_version` after it.
+        public var number: Int
+    }
+
+    /// Every schema version, oldest first. Adding a schema change means appending here and to
+    /// `migrator` below, never editing an entry.
+    public static let versions: [Version] = [
+        Version(name: "v1-initial", number: 1)
+    ]
+
+    /// The version this build writes.
+    public static var current: Version { versions[versions.count - 1] }
+
+    /// The migrator with every version registered.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try createVersion1(db)
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        return migrator
+    }
+
+    /// The first schema. Times are Unix seconds (REAL); sample and event times are seconds after
+    /// the session's `started_at`.
+    static func createVersion1(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE athletes (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE sensors (
+                    address TEXT PRIMARY KEY NOT NULL,
+                    address_type TEXT NOT NULL CHECK (address_type IN ('public', 'random')),
+                    advertised_name TEXT,
+                    alias TEXT UNIQUE,
+                    athlete_id INTEGER REFERENCES athletes(id) ON DELETE SET NULL,
+                    last_seen REAL
+                );
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    sensor_address TEXT REFERENCES sensors(address) ON DELETE SET NULL,
+                    athlete_id INTEGER REFERENCES athletes(id) ON DELETE SET NULL,
+                    profile TEXT NOT NULL,
+                    profile_parameters TEXT NOT NULL DEFAULT '{}',
+                    started_at REAL NOT NULL,
+                    ended_at REAL,
+                    end_reason TEXT,
+                    sample_rate REAL,
+                    received_count INTEGER NOT NULL DEFAULT 0,
+                    lost_count INTEGER NOT NULL DEFAULT 0,
+                    malformed_count INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX sessions_started ON sessions(started_at);
+                CREATE INDEX sessions_athlete ON sessions(athlete_id, started_at);
+                CREATE INDEX sessions_sensor ON sessions(sensor_address, started_at);
+                CREATE INDEX sessions_profile ON sessions(profile, started_at);
+                CREATE INDEX sessions_open ON sessions(ended_at) WHERE ended_at IS NULL;
+                CREATE TABLE events (
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    sequence INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    t REAL NOT NULL,
+                    peak_g REAL,
+                    intensity REAL,
+                    takeoff REAL,
+                    landing REAL,
+                    flight_s REAL,
+                    height_m REAL,
+                    release REAL,
+                    catch_t REAL,
+                    saturated INTEGER,
+                    extra TEXT,
+                    PRIMARY KEY (session_id, sequence)
+                ) WITHOUT ROWID;
+                CREATE TABLE sample_chunks (
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    chunk INTEGER NOT NULL,
+                    first_index INTEGER NOT NULL,
+                    sample_count INTEGER NOT NULL,
+                    first_time REAL NOT NULL,
+                    time_step REAL NOT NULL,
+                    last_time REAL NOT NULL,
+                    codec_version INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (session_id, chunk)
+                );
+                """)
+    }
+
+    /// Refuses a database this build must not touch: another application's, or one written by a
+    /// newer sportsensord (a higher `user_version` or migrations this build does not know).
+    static func checkCompatible(_ db: Database, path: String) throws {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let tableCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+        if applicationID != 0 && applicationID != Self.applicationID {
+            throw StoreError(
+                .notOurDatabase,
+                "\(path) is a SQLite database of another application (application_id \(applicationID)): point "
+                    + "--state-dir elsewhere",
+                path: path)
+        }
+        let hasMigrations = try db.tableExists("grdb_migrations")
+        if applicationID == 0 && tableCount > 0 && !hasMigrations {
+            throw StoreError(
+                .notOurDatabase,
+                "\(path) holds tables but is not a sportsensord database: point --state-dir elsewhere", path: path)
+        }
+        let known = Set(versions.map(\.name))
+        var unknown: [String] = []
+        if hasMigrations {
+            unknown = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").filter {
+                !known.contains($0)
+            }
+        }
+        if userVersion > current.number || !unknown.isEmpty {
+            let schema = max(userVersion, current.number + (unknown.isEmpty ? 0 : 1))
+            let names = unknown.isEmpty ? "" : " (unknown migrations: \(unknown.sorted().joined(separator: ", ")))"
+            throw StoreError(
+                .newerSchema,
+                "\(path) was written by a newer sportsensord (schema \(schema))\(names); this build reads up to "
+                    + "schema \(current.number): upgrade sportsensord or point --state-dir elsewhere",
+                path: path)
+        }
+    }
+}
