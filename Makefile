@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop
+FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval
