@@ -201,7 +201,7 @@ struct Gait {
         self.running = running
         self.mount = mount
         self.steps = steps
-        cadence = running ? random.uniform(2.4...3.1) : random.uniform(1.5...2.1)
+        cadence = running ? random.uniform(2.5...3.3) : random.uniform(0.8...2.1)
         duration = (Double(steps) + 0.2) / cadence
         forward = random.horizontal()
         lateral = Vector3(0, 0, 1).cross(forward)
