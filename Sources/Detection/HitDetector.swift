@@ -7,7 +7,10 @@ import SDUSensor
 /// tracked slowly while the sensor is quiet. A burst starts when |a − g| exceeds `onG` and ends when
 /// it has stayed below `offG` for `quietGap`. Bursts whose peaks lie within `mergeWindow` of each
 /// other are one stroke (back-swing, forward swing, contact and follow-through), so each stroke gives
-/// one event, reported `mergeWindow` after its peak. A burst must spend `minTimeAboveOn` above `onG`
+/// one event, reported `mergeWindow` after its time. The stroke's time is the centroid of
+/// (|a − g|² − `offG`²) over the stroke: the swing's acceleration and deceleration lobes lie on either
+/// side of the moment of peak speed (contact), where the centripetal pull peaks, and an integral over
+/// the whole swing moves far less under per-axis clipping than the single largest sample does. A burst must spend `minTimeAboveOn` above `onG`
 /// (taps on a table are a few milliseconds of impact) and reach `minPeakG`.
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
@@ -27,7 +30,7 @@ public struct HitDetector: StreamingDetector {
         public var minTimeAboveOn: Double = 0.035
         /// Time below `offG` that ends a burst, s. Default 0.08.
         public var quietGap: Double = 0.08
-        /// Bursts whose peaks are closer than this are one stroke; also the reporting delay, s.
+        /// Bursts whose times are closer than this are one stroke; also the reporting delay, s.
         /// Default 0.35 (strokes of one player are at least ~0.5 s apart).
         public var mergeWindow: Double = 0.35
         /// Time constant of the gravity tracker, s. Default 0.6.
