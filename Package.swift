@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "VirtualSensor", targets: ["VirtualSensor"]),
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,6 +67,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Gateway services (above the transport: bearers come from an injected connector)
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensorctl",
@@ -104,6 +115,11 @@ let package = Package(
         .testTarget(
             name: "DetectionTests",
             dependencies: ["Detection", "VirtualSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "VirtualSensor", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(
