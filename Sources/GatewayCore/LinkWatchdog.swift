@@ -46,9 +46,10 @@ public struct LinkWatchdog<Instant: InstantProtocol>: Sendable where Instant.Dur
     public func timeout(sampleRate: Double, samplesPerNotification: Int = 1) -> Duration {
         guard sampleRate.isFinite, sampleRate > 0 else { return configuration.minimumTimeout }
         let periods = max(configuration.samplePeriods, configuration.notificationPeriods * Double(samplesPerNotification))
-        // Capped at a day so that an absurd rate cannot overflow Duration.
-        let seconds = min(periods / sampleRate, 86_400)
-        return max(configuration.minimumTimeout, .seconds(seconds))
+        // Whole microseconds, so deadlines are exact; capped at a day so that an
+        // absurd rate cannot overflow Duration.
+        let microseconds = min((periods / sampleRate * 1e6).rounded(), 86_400e6)
+        return max(configuration.minimumTimeout, .microseconds(Int64(microseconds)))
     }
 
     /// Starts watching at `now` (notifications were just enabled): the first notification is

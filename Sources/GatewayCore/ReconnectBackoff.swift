@@ -70,7 +70,8 @@ public struct ReconnectBackoff<Generator: RandomNumberGenerator & Sendable>: Sen
         }
         attempts += 1
         let ceiling = ceiling(forAttempt: attempts)
-        let fraction = Double.random(in: 0...1, using: &generator)
+        // One draw, no rejection loop: 53 random bits scaled onto [0, 1], both ends included.
+        let fraction = Double(generator.next() >> 11) / Double((UInt64(1) << 53) - 1)
         return .retry(after: min(ceiling * fraction, ceiling), attempt: attempts)
     }
 
