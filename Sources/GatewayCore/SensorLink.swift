@@ -3,6 +3,7 @@ import BLEWire
 import GATTClient
 import Logging
 import SDUSensor
+import Synchronization
 
 /// Owns one paired sensor: connects through the injected `SensorConnector`, sets up GATT, turns
 /// notifications into samples with one decoder that lives as long as the link, watches for
@@ -43,6 +44,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private let eventSink: AsyncStream<SensorLinkEvent>.Continuation
     private let stopSignal: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
+    private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
     private let clock: C
     private let origin: C.Instant
@@ -107,6 +109,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     /// Asks the link to stop: whatever it is doing is cancelled, the bearer is closed, `.stopped`
     /// is published and `run()` returns. Safe to call at any time, also before `run()`.
     public nonisolated func stop() {
+        stopFlag.withLock { $0 = true }
         stopSink.yield()
     }
 
@@ -134,7 +137,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private func loop() async {
         var pending = machine.start(at: clock.now)
         while true {
-            if Task.isCancelled && !machine.isFinished {
+            if (Task.isCancelled || stopFlag.withLock({ $0 })) && !machine.isFinished {
                 pending = machine.stopRequested()
             }
             guard !pending.isEmpty else {
