@@ -45,7 +45,8 @@ public struct LinkWatchdog<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// notification. A rate that is not a positive finite number gives the floor.
     public func timeout(sampleRate: Double, samplesPerNotification: Int = 1) -> Duration {
         guard sampleRate.isFinite, sampleRate > 0 else { return configuration.minimumTimeout }
-        let periods = max(configuration.samplePeriods, configuration.notificationPeriods * Double(samplesPerNotification))
+        let periods = max(
+            configuration.samplePeriods, configuration.notificationPeriods * Double(samplesPerNotification))
         // Whole microseconds, so deadlines are exact; capped at a day so that an
         // absurd rate cannot overflow Duration.
         let microseconds = min((periods / sampleRate * 1e6).rounded(), 86_400e6)
@@ -97,8 +98,7 @@ public struct LinkWatchdogConfiguration: Hashable, Sendable {
     public var notificationPeriods: Double
 
     /// Defaults: 2 s, 20 sample periods, 3 notification intervals.
-    public init(minimumTimeout: Duration = .seconds(2), samplePeriods: Double = 20, notificationPeriods: Double = 3)
-    {
+    public init(minimumTimeout: Duration = .seconds(2), samplePeriods: Double = 20, notificationPeriods: Double = 3) {
         self.minimumTimeout = max(.zero, minimumTimeout)
         self.samplePeriods = samplePeriods.isFinite ? max(0, samplePeriods) : 20
         self.notificationPeriods = notificationPeriods.isFinite ? max(0, notificationPeriods) : 3

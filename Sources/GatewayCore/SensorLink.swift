@@ -276,7 +276,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private func received(_ notification: GATTClient<C>.Notification, accelerometer handle: UInt16) {
         guard case .streaming = machine.phase else { return }
         guard notification.handle == handle else {
-            logger.debug("ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
+            logger.debug(
+                "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
             return
         }
         let arrival = Self.seconds(origin.duration(to: notification.receivedAt))
@@ -293,7 +294,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             break
         }
         if result.droppedAsDuplicates > 0 {
-            logger.debug("samples already published dropped", metadata: ["samples.dropped": "\(result.droppedAsDuplicates)"])
+            logger.debug(
+                "samples already published dropped", metadata: ["samples.dropped": "\(result.droppedAsDuplicates)"])
         }
         // The watchdog counts from when the link handled the notification, so a backlog in the
         // gateway itself is never taken for a silent sensor.
@@ -367,7 +369,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             counters.eventsDropped += 1
             if counters.eventsDropped == 1 || counters.eventsDropped.isMultiple(of: 1000) {
                 logger.warning(
-                    "event consumer too slow: events dropped", metadata: ["events.dropped": "\(counters.eventsDropped)"])
+                    "event consumer too slow: events dropped", metadata: ["events.dropped": "\(counters.eventsDropped)"]
+                )
             }
         }
     }
@@ -375,5 +378,18 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+}
+
+extension SensorLink where C == ContinuousClock {
+    /// A link timed by the system's continuous clock.
+    public init(
+        address: BluetoothAddress, connector: some SensorConnector,
+        configuration: SensorLinkConfiguration = SensorLinkConfiguration(),
+        logger: Logger = Logger(label: "sportsensord.link")
+    ) {
+        self.init(
+            address: address, connector: connector, configuration: configuration, clock: ContinuousClock(),
+            logger: logger)
     }
 }

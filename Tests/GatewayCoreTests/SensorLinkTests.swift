@@ -46,7 +46,8 @@ struct SensorLinkTests {
         _ state: LinkState?, attempt: Int, ceiling: Duration, clock: ManualClock,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Duration {
-        let retry = try #require(state?.retry, "expected retrying, got \(String(describing: state))", sourceLocation: sourceLocation)
+        let retry = try #require(
+            state?.retry, "expected retrying, got \(String(describing: state))", sourceLocation: sourceLocation)
         #expect(retry.attempt == attempt, sourceLocation: sourceLocation)
         #expect(retry.delay >= .zero && retry.delay <= ceiling, sourceLocation: sourceLocation)
         if retry.delay > .zero {
@@ -166,7 +167,8 @@ struct SensorLinkTests {
         let produced = log.all
         #expect(produced.count == 26)
         #expect(produced[20].samples == (60..<63).map(CountingSource.sample))
-        #expect(reader.samples.map(\.raw) == ((0..<60).map(CountingSource.sample) + (63..<78).map(CountingSource.sample)))
+        #expect(
+            reader.samples.map(\.raw) == ((0..<60).map(CountingSource.sample) + (63..<78).map(CountingSource.sample)))
         #expect(reader.samples[60].index == reader.samples[59].index + 4)
         let statistics = await link.statistics
         #expect(statistics.missingSamples == 3)
@@ -334,7 +336,9 @@ struct SensorLinkTests {
         #expect(reader.samples.map(\.raw) == intact.flatMap(\.samples))
         let firstIntact = try #require(produced.firstIndex { $0.fate == .sent })
         let lastIntact = try #require(produced.lastIndex { $0.fate == .sent })
-        let lostBetween = produced[firstIntact...lastIntact].filter { $0.fate != .sent }.reduce(0) { $0 + $1.samples.count }
+        let lostBetween = produced[firstIntact...lastIntact].filter { $0.fate != .sent }.reduce(0) {
+            $0 + $1.samples.count
+        }
         let statistics = await link.statistics
         #expect(statistics.malformedNotifications == produced.filter { $0.fate == .malformed }.count)
         #expect(statistics.missingSamples == lostBetween)

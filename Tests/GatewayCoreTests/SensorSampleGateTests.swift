@@ -24,7 +24,8 @@ struct SensorSampleGateTests {
         var counter = header
         for first in stride(from: from, to: to, by: 3) {
             time += 0.03
-            published += gate.accept(notification: sduPayload(header: counter, firstSample: first, count: 3), arrivalTime: time)
+            published +=
+                gate.accept(notification: sduPayload(header: counter, firstSample: first, count: 3), arrivalTime: time)
                 .samples
             counter &+= 3
         }
