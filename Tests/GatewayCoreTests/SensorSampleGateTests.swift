@@ -79,6 +79,21 @@ struct SensorSampleGateTests {
         #expect(gate.duplicateSamplesDropped == 0)
     }
 
+    @Test("a replay that is not a whole number of notifications behind: never a duplicate, the overlap counted missing")
+    func partialReplay() {
+        var gate = SensorSampleGate()
+        var time = 0.0
+        var published = Self.feed(&gate, header: 0, from: 0, to: 30, time: &time)
+        // Reconnect with the counter 4 samples back: 26–28 are old; 29–31 mixes old 29 with new 30, 31.
+        published += Self.feed(&gate, header: 26, from: 26, to: 50, time: &time)
+        #expect(zip(published, published.dropFirst()).allSatisfy { $1.index > $0.index })
+        #expect(Set(published.map(\.raw.x)).count == published.count)
+        // The decoder drops both overlapping notifications whole: 30 and 31 are lost with them.
+        #expect(published.map(\.raw.x) == (0..<30).map { Int16($0) } + (32..<50).map { Int16($0) })
+        #expect(gate.duplicateSamplesDropped == 6)
+        #expect(gate.missingSamples == 2)
+    }
+
     @Test("malformed notifications publish nothing and are counted by the decoder")
     func malformed() {
         var gate = SensorSampleGate()
