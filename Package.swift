@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
         .library(name: "SessionStore", targets: ["SessionStore"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Gateway services (above the transport: bearers come from an injected connector)
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensorctl",
@@ -125,6 +136,11 @@ let package = Package(
             dependencies: [
                 "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "VirtualSensor", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(
