@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire",
+                "SDUSensor", "BLEWire", "Detection",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -123,13 +123,17 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SportsensorctlTests",
-            dependencies: ["sportsensorctl", "GatewayTesting"],
+            dependencies: [
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ],
