@@ -102,9 +102,16 @@ public enum StoreTime {
 }
 
 extension SessionStore {
-    /// Chunk lengths `exactChunkLength(for:)` tries, the default first: even, so every full chunk
-    /// spans an odd number of sample indices.
-    static let exactChunkCandidates = stride(from: 8192, through: 8192 - 2 * 63, by: -2).map { $0 }
+    /// Chunk lengths `exactChunkLength(for:)` tries for `count` samples, the default first: even
+    /// ones near it (every full chunk then spans an odd number of indices, which cannot tie), then,
+    /// for a recording that fits one chunk, lengths just below its size, which cut it in two.
+    static func exactChunkCandidates(count: Int) -> [Int] {
+        var lengths = Array(stride(from: 8192, through: 8192 - 2 * 63, by: -2))
+        if count <= 8192 {
+            lengths += stride(from: count - 1, through: max(1, count - 64), by: -1).filter { $0 > 0 }
+        }
+        return lengths
+    }
 
     /// A chunk length for `importSession(…, chunkLength:)` with which every sample comes back
     /// from the store exactly (counts always; times after `StoreTime.microseconds`, given times
@@ -113,10 +120,30 @@ extension SessionStore {
     /// between the chunk's linear time base and the next microsecond, which depends on how the
     /// samples are cut into chunks; the first length that avoids it wins, else the default.
     public static func exactChunkLength(for samples: [StoredSample]) -> Int {
-        for length in exactChunkCandidates where roundTripsExactly(samples, chunkLength: length) {
+        for length in exactChunkCandidates(count: samples.count)
+        where roundTripsExactly(samples, chunkLength: length) {
             return length
         }
-        return exactChunkCandidates[0]
+        return 8192
+    }
+
+    /// The samples exactly as the store gives them back after `importSession(…, chunkLength:)`
+    /// (each chunk encoded and decoded), times rounded to the microsecond: what detection must see
+    /// at import for `reanalyze` to reproduce its events, whatever the chunking.
+    public static func storedForm(of samples: [StoredSample], chunkLength: Int) -> [StoredSample] {
+        var result: [StoredSample] = []
+        result.reserveCapacity(samples.count)
+        var start = 0
+        let length = max(chunkLength, 1)
+        while start < samples.count {
+            let end = min(start + length, samples.count)
+            let chunk = samples[start..<end]
+            // A chunk the codec wrote always decodes; the original is the best answer if it did not.
+            let decoded = (try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))) ?? Array(chunk)
+            result += decoded.map { StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw) }
+            start = end
+        }
+        return result
     }
 
     /// True when every chunk of `samples` cut at `chunkLength` decodes to the same counts,

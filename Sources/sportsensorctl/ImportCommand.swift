@@ -170,7 +170,9 @@ enum SessionImport {
         -> Imported
     {
         let chunkLength = SessionStore.exactChunkLength(for: recording.samples)
-        let samples = recording.samples.map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
+        let samples = SessionStore.storedForm(of: recording.samples, chunkLength: chunkLength).map {
+            AccelerationSample(t: $0.t, raw: $0.raw)
+        }
         let events = detectEvents(in: samples, profile: options.profile, rules: options.rules)
         var athleteID: Int64?
         var added = false

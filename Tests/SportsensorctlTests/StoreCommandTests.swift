@@ -81,14 +81,7 @@ struct StoreCommandTests {
     func csvRoundTrip(profile: DetectionProfile) async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
-        let script: MotionScript =
-            switch profile {
-            case .tableTennis: .tableTennis
-            case .jump: .jump
-            case .throw: .throw
-            case .steps: .steps
-            }
-        let csv = StoreFixtures.simulatedCSV(script)
+        let csv = StoreFixtures.simulatedCSV(profile.script)
         let path = try directory.write("recording.csv", Array(csv.utf8))
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: profile)
@@ -119,16 +112,20 @@ struct StoreCommandTests {
         #expect(stored == (try loadSamples(path)).map { AccelerationSample(t: $0.t, raw: SessionImport.counts(of: $0)) })
     }
 
-    @Test("the chunk length is chosen so that a half-microsecond tie cannot shift a time")
-    func chunkLengthChoice() throws {
-        // Three samples in the last chunk, 20 001 µs apart end to end: the middle one sits exactly
-        // half a microsecond from its chunk's linear time base.
-        var samples = (0..<8192).map { StoredSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0)) }
-        let base = 81.92
+    @Test(
+        "the chunk length is chosen so that a half-microsecond tie cannot shift a time",
+        arguments: [8192, 0, 301])
+    func chunkLengthChoice(before: Int) throws {
+        // Three samples 20 001 µs apart end to end after `before` regular ones: cut as one chunk,
+        // the middle one sits exactly half a microsecond from the chunk's linear time base.
+        var samples = (0..<before).map {
+            StoredSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0))
+        }
+        let base = Double(before) / 100
         for (offset, micro) in [0, 10_000, 20_001].enumerated() {
             samples.append(
                 StoredSample(
-                    index: Int64(8192 + offset), t: StoreTime.microseconds(base + Double(micro) * 1e-6),
+                    index: Int64(before + offset), t: StoreTime.microseconds(base + Double(micro) * 1e-6),
                     raw: .init(x: 1, y: 2, z: 3)))
         }
         let length = SessionStore.exactChunkLength(for: samples)
@@ -139,6 +136,7 @@ struct StoreCommandTests {
             #expect(decoded.map { StoreTime.microseconds($0.t) } == chunk.map(\.t))
             start += length
         }
+        #expect(SessionStore.storedForm(of: samples, chunkLength: length) == samples)
     }
 
     @Test("import a btsnoop capture, export btsnoop, decode: the same counts, indices and times")
@@ -188,7 +186,7 @@ struct StoreCommandTests {
     func csvToCapture() async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
-        let csv = StoreFixtures.simulatedCSV(.jump, seconds: 20)
+        let csv = StoreFixtures.simulatedCSV(.jumps, seconds: 20)
         let path = try directory.write("jump.csv", Array(csv.utf8))
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: .jump)
@@ -322,7 +320,7 @@ struct StoreCommandTests {
     func sessionsListing() async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
-        let jump = try directory.write("jump.csv", Array(StoreFixtures.simulatedCSV(.jump, seconds: 20).utf8))
+        let jump = try directory.write("jump.csv", Array(StoreFixtures.simulatedCSV(.jumps, seconds: 20).utf8))
         let steps = try directory.write("steps.csv", Array(StoreFixtures.simulatedCSV(.steps, seconds: 20).utf8))
         let store = try directory.open()
         let sensor = BluetoothAddress(string: "FC:97:8B:75:10:AB")!
@@ -353,14 +351,16 @@ struct StoreCommandTests {
         #expect(table[0].hasPrefix("ID        STARTED"))
         let eventsColumnEnd = table[0].count
         #expect(table.allSatisfy { $0.count == eventsColumnEnd }, "right-aligned last column")
-        let row = try #require(table.first { $0.hasPrefix(String(a.session.idText.prefix(8))) })
+        let match = table.first(where: { $0.hasPrefix(String(a.session.idText.prefix(8))) })
+        let row = try #require(match)
         #expect(row.contains("2024-05-01T10:00:00Z") && row.contains("Ada") && row.contains(sensor.description))
         #expect(row.contains("jump") && row.hasSuffix(" \(a.events.count)"))
 
         let json = SessionsCommand.json(listings)
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         #expect(array.count == 3)
-        let first = try #require(array.first { ($0["id"] as? String) == a.session.idText })
+        let matching = array.first(where: { ($0["id"] as? String) == a.session.idText })
+        let first = try #require(matching)
         #expect(first["athlete"] as? String == "Ada")
         #expect(first["sensor"] as? String == sensor.description)
         #expect(first["profile"] as? String == "jump")
