@@ -94,7 +94,9 @@ struct ExportCommand: AsyncParsableCommand {
     /// the fields it has.
     static func jsonLine(_ event: StoredEvent) -> String {
         if let detected = event.detectorEvent { return EventJSON.line(detected) }
-        var members: [(String, String)] = [("type", StoreFormat.string(event.type)), ("t", StoreFormat.number(event.t, 4))]
+        var members: [(String, String)] = [
+            ("type", StoreFormat.string(event.type)), ("t", StoreFormat.number(event.t, 4)),
+        ]
         let fields: [(String, Double?, Int)] = [
             ("peak_g", event.peakG, 3), ("intensity_g", event.intensity, 3), ("takeoff", event.takeoff, 4),
             ("landing", event.landing, 4), ("release", event.release, 4), ("catch", event.catchTime, 4),
@@ -132,7 +134,8 @@ enum SessionCapture {
 
     /// The capture file's bytes.
     static func file(samples: [StoredSample], sensor: BluetoothAddress, startedAt: Date) throws(WireError) -> [UInt8] {
-        try BTSnoopWriter.file(datalink: .linuxMonitor, records: records(samples: samples, sensor: sensor, startedAt: startedAt))
+        try BTSnoopWriter.file(
+            datalink: .linuxMonitor, records: records(samples: samples, sensor: sensor, startedAt: startedAt))
     }
 
     /// A random static address made from the session id, for sessions imported without a sensor.
@@ -191,9 +194,10 @@ enum SessionCapture {
             let frame = L2CAPBasicFrame(channelID: L2CAPBasicFrame.attributeProtocolCID, payload: pdu)
             let boundary: HCIACLDataPacket.PacketBoundary =
                 direction == .hostToController ? .firstNonFlushable : .firstFlushable
-            for (number, fragment) in frame.fragments(handle: connectionHandle, fragmentSize: 27, firstBoundary: boundary)
-                .enumerated()
-            {
+            for (number, fragment) in frame.fragments(
+                handle: connectionHandle, fragmentSize: 27, firstBoundary: boundary
+            )
+            .enumerated() {
                 add(direction, .acl(fragment), at: number == 0 ? timestamp : nil)
             }
         }
@@ -231,12 +235,15 @@ enum SessionCapture {
                 payload.appendInt16LE(sample.raw.y)
                 payload.appendInt16LE(sample.raw.z)
             }
-            att(.controllerToHost, ATTHandleValueNotification(handle: valueHandle, value: payload).bytes, at: start + offset)
+            att(
+                .controllerToHost, ATTHandleValueNotification(handle: valueHandle, value: payload).bytes,
+                at: start + offset)
         }
         add(
             .controllerToHost,
             .event(
-                HCIDisconnectionCompleteEvent(connectionHandle: connectionHandle, reason: .remoteUserTerminated).packet))
+                HCIDisconnectionCompleteEvent(connectionHandle: connectionHandle, reason: .remoteUserTerminated).packet)
+        )
         return records
     }
 }

@@ -107,7 +107,9 @@ enum SessionImport {
     }
 
     /// Reads a sample CSV or a btsnoop capture (told apart by the first bytes).
-    static func read(_ path: String, handle: UInt16? = nil, address: BluetoothAddress? = nil) throws(InputError)
+    static func read(
+        _ path: String, handle: UInt16? = nil, address: BluetoothAddress? = nil
+    ) throws(InputError)
         -> Recording
     {
         let data = try RecordingInput.read(path)
@@ -151,7 +153,8 @@ enum SessionImport {
                 if abs(exact - value) > 0.01 { whole = false }
                 return Int16(value)
             }
-            let raw = RawAcceleration(x: try count(sample.x, "x"), y: try count(sample.y, "y"), z: try count(sample.z, "z"))
+            let raw = RawAcceleration(
+                x: try count(sample.x, "x"), y: try count(sample.y, "y"), z: try count(sample.z, "z"))
             if !whole { rounded += 1 }
             samples.append(StoredSample(index: Int64(position), t: StoreTime.microseconds(sample.t), raw: raw))
         }
@@ -166,7 +169,9 @@ enum SessionImport {
 
     /// Stores the recording with the events the profile's detector finds in the samples exactly
     /// as the store will give them back, so `reanalyze` reproduces them.
-    static func store(_ recording: Recording, in store: SessionStore, options: Options) async throws(StoreError)
+    static func store(
+        _ recording: Recording, in store: SessionStore, options: Options
+    ) async throws(StoreError)
         -> Imported
     {
         let chunkLength = SessionStore.exactChunkLength(for: recording.samples)

@@ -17,7 +17,9 @@ struct SessionListing {
     var duration: Double? { record.endedAt.map { $0.timeIntervalSince(record.startedAt) } }
 
     /// Reads what the listing needs for `record`.
-    static func load(_ record: SessionRecord, store: SessionStore, athletes: [Int64: String]) async throws(StoreError)
+    static func load(
+        _ record: SessionRecord, store: SessionStore, athletes: [Int64: String]
+    ) async throws(StoreError)
         -> SessionListing
     {
         let storage = try await store.sampleStorage(of: record.id)
@@ -83,7 +85,8 @@ struct SessionsCommand: AsyncParsableCommand {
             var filter = SessionFilter(profile: profile)
             if let sensor {
                 guard let address = BluetoothAddress(string: sensor) else {
-                    throw CommandFailure.usage("--sensor \(sensor): expected a Bluetooth address like FC:97:8B:75:10:AB")
+                    throw CommandFailure.usage(
+                        "--sensor \(sensor): expected a Bluetooth address like FC:97:8B:75:10:AB")
                 }
                 filter.sensor = address
             }
@@ -100,7 +103,9 @@ struct SessionsCommand: AsyncParsableCommand {
     }
 
     /// The sessions matching the filter; an athlete name nobody has matches nothing.
-    static func listings(_ store: SessionStore, filter: SessionFilter, athlete: String?) async throws(StoreError)
+    static func listings(
+        _ store: SessionStore, filter: SessionFilter, athlete: String?
+    ) async throws(StoreError)
         -> [SessionListing]
     {
         var filter = filter
@@ -235,7 +240,8 @@ struct ShowCommand: AsyncParsableCommand {
             }
             summary = result
         }
-        return Report(listing: listing, eventCounts: counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+        return Report(
+            listing: listing, eventCounts: counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             summary: summary)
     }
 }

@@ -97,7 +97,9 @@ struct StoreCommandTests {
         #expect(jsonl.split(separator: "\n").count == imported.events.count)
     }
 
-    @Test("times jittering by microseconds come back exactly, whatever the chunking", arguments: [8195, 8193, 16_389, 301])
+    @Test(
+        "times jittering by microseconds come back exactly, whatever the chunking",
+        arguments: [8195, 8193, 16_389, 301])
     func jitteredTimes(count: Int) async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
@@ -109,7 +111,8 @@ struct StoreCommandTests {
         #expect(exported == csv)
         // What was stored decodes, chunk for chunk, to the imported times.
         let stored = try await store.detectionSamples(of: imported.session.id)
-        #expect(stored == (try loadSamples(path)).map { AccelerationSample(t: $0.t, raw: SessionImport.counts(of: $0)) })
+        #expect(
+            stored == (try loadSamples(path)).map { AccelerationSample(t: $0.t, raw: SessionImport.counts(of: $0)) })
     }
 
     @Test(
@@ -235,8 +238,10 @@ struct StoreCommandTests {
         defer { directory.remove() }
         let path = try directory.write("tt.csv", Array(StoreFixtures.simulatedCSV(.tableTennis, seconds: 15).utf8))
         let store = try directory.open()
-        let old = try await importFile(path, store, profile: .tableTennis, startedAt: Date(timeIntervalSinceNow: -200 * 86_400))
-        let middle = try await importFile(path, store, profile: .tableTennis, startedAt: Date(timeIntervalSinceNow: -30 * 86_400))
+        let old = try await importFile(
+            path, store, profile: .tableTennis, startedAt: Date(timeIntervalSinceNow: -200 * 86_400))
+        let middle = try await importFile(
+            path, store, profile: .tableTennis, startedAt: Date(timeIntervalSinceNow: -30 * 86_400))
         let recent = try await importFile(path, store, profile: .tableTennis)
         let samples = Int64(try loadSamples(path).count)
 
@@ -260,8 +265,10 @@ struct StoreCommandTests {
         #expect(byAge.sessionsDeleted == 1 && byAge.eventsDeleted == old.events.count)
         let left = try await store.sessions().map(\.id)
         #expect(Set(left) == [middle.session.id, recent.session.id])
-        let report = PruneCommand.describe(byAge, samplesOnly: false, cutoff: Date(timeIntervalSince1970: 0), json: false)
-        #expect(report.hasPrefix("removed 1 session(s) started before 1970-01-01T00:00:00Z: \(old.events.count) events"))
+        let report = PruneCommand.describe(
+            byAge, samplesOnly: false, cutoff: Date(timeIntervalSince1970: 0), json: false)
+        #expect(
+            report.hasPrefix("removed 1 session(s) started before 1970-01-01T00:00:00Z: \(old.events.count) events"))
     }
 
     @Test("durations and dates parse, and bad ones are usage errors naming the form")
@@ -279,7 +286,8 @@ struct StoreCommandTests {
             }
         }
         #expect(try StoreArguments.date("2024-05-01", option: "--since").timeIntervalSince1970 == 1_714_521_600)
-        #expect(try StoreArguments.date("2024-05-01T01:00:00Z", option: "--since").timeIntervalSince1970 == 1_714_525_200)
+        #expect(
+            try StoreArguments.date("2024-05-01T01:00:00Z", option: "--since").timeIntervalSince1970 == 1_714_525_200)
         #expect(throws: CommandFailure.self) { try StoreArguments.date("May 1st", option: "--since") }
         #expect(throws: CommandFailure.self) { try StoreArguments.profile("tennis") }
     }
@@ -379,7 +387,8 @@ struct StoreCommandTests {
         let imported = try await importFile(path, store, profile: .tableTennis, athlete: "Ada")
         let report = try await ShowCommand.report(imported.session, store: store)
         let samples = try loadSamples(path)
-        let summary = summarize(samples, events: detectEvents(in: samples, profile: .tableTennis), profile: .tableTennis)
+        let summary = summarize(
+            samples, events: detectEvents(in: samples, profile: .tableTennis), profile: .tableTennis)
         #expect(report.summary.map(EventJSON.summary) == EventJSON.summary(summary))
         #expect(report.eventCounts.map(\.0) == ["hit"] && report.eventCounts[0].1 == imported.events.count)
         #expect(report.table.contains("hit events  "))
@@ -396,7 +405,9 @@ struct StoreCommandTests {
 struct StoreProcessTests {
     let process = DecodeProcessTests()
 
-    func run(_ arguments: [String], state: TemporaryStateDirectory) throws -> (
+    func run(
+        _ arguments: [String], state: TemporaryStateDirectory
+    ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         try process.run(arguments + ["--state-dir", state.path])
@@ -490,7 +501,9 @@ struct StoreProcessTests {
 
 extension DecodeProcessTests {
     /// Runs the binary with extra environment variables.
-    func runWithEnvironment(_ arguments: [String], environment: [String: String]) throws -> (
+    func runWithEnvironment(
+        _ arguments: [String], environment: [String: String]
+    ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let process = Process()
