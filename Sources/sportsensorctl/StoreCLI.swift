@@ -3,6 +3,7 @@ import ArgumentParser
 import BLEWire
 import Detection
 import Foundation
+import Logging
 import SDUSensor
 import SessionStore
 
@@ -19,9 +20,12 @@ struct StateDirectoryOptions: ParsableArguments {
     /// The directory the rules choose.
     var directory: StateDirectory { StateDirectory.resolve(commandLine: stateDir) }
 
-    /// Opens the store (read-write: SQLite in WAL mode lets this run next to the daemon).
+    /// Opens the store (read-write: SQLite in WAL mode lets this run next to the daemon). The
+    /// store logs warnings only: what a command did is its output.
     func openStore() throws(StoreError) -> SessionStore {
-        try SessionStore.open(at: directory)
+        var logger = Logger(label: "sportsensorctl.store")
+        logger.logLevel = .warning
+        return try SessionStore.open(at: directory, options: SessionStore.Options(logger: logger))
     }
 }
 
