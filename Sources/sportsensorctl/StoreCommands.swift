@@ -78,12 +78,17 @@ struct StoreBenchmark: AsyncParsableCommand {
             """)
     var motion: MotionScript?
 
+    @Option(
+        help: "With --motion: the sensor noise's standard deviation in g (the script draws 0.003–0.02 when absent).")
+    var noise: Double?
+
     func run() async throws {
         let directory =
             stateDir ?? FileManager.default.temporaryDirectory.path + "/sportsensord-bench-" + UUID().uuidString
         defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let store = try SessionStore.open(at: StateDirectory(path: directory))
-        let signal = motion.map { BenchmarkSignal(script: $0, count: samples) } ?? BenchmarkSignal(count: samples)
+        let signal =
+            motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise) } ?? BenchmarkSignal(count: samples)
         let session = try await store.createSession(NewSession(profile: "bench"))
         let recorder = try await store.recorder(for: session)
         let runner = Task { await recorder.run() }
@@ -130,8 +135,11 @@ struct BenchmarkSignal {
     var samples: [StoredSample] = []
 
     /// `count` samples of a motion script at 100 Hz, as a virtual sensor would stream them.
-    init(script: MotionScript, count: Int) {
-        let recording = MotionGenerator.render(script: script, seed: 2026, rate: 100, duration: Double(count) / 100)
+    init(script: MotionScript, count: Int, noise: Double?) {
+        var options = MotionOptions()
+        options.noise = noise
+        let recording = MotionGenerator.render(
+            script: script, seed: 2026, rate: 100, duration: Double(count) / 100, options: options)
         samples = recording.raw.prefix(count).enumerated().map { index, raw in
             StoredSample(index: Int64(index), t: Double(index) / 100, raw: raw)
         }
