@@ -3,7 +3,7 @@
 /// ATT_HANDLE_VALUE_IND: the server pushes a value and waits for ATT_HANDLE_VALUE_CFM (Core Vol 3 Part F 3.4.7.2).
 ///
 /// Until the client confirms, the server sends no further indication, so a client must always confirm.
-public struct ATTHandleValueIndication: ATTMessage {
+public struct ATTHandleValueIndication: ATTHandleValueMessage {
     /// 0x1D.
     public static let opcode = ATTOpcode.handleValueIndication
     /// The attribute handle.
@@ -17,16 +17,6 @@ public struct ATTHandleValueIndication: ATTMessage {
         self.value = value
     }
 
-    /// Parses a whole PDU.
-    public init(parsing pdu: some Collection<UInt8>) throws(WireError) {
-        var reader = try Self.parameters(of: pdu, "ATT Handle Value Indication")
-        (handle, value) = try reader.readHandleAndValue()
-    }
-
-    /// Appends the whole PDU.
-    public func encode(into buffer: inout [UInt8]) {
-        buffer.append(Self.opcode.rawValue)
-        buffer.appendUInt16LE(handle)
-        buffer.append(contentsOf: value)
-    }
+    /// Names the message in parse errors.
+    public static let name = "ATT Handle Value Indication"
 }

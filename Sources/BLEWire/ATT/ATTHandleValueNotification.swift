@@ -3,7 +3,7 @@
 /// ATT_HANDLE_VALUE_NTF: the server pushes a value, unacknowledged (Core Vol 3 Part F 3.4.7.1).
 ///
 /// The SDU sensor streams its accelerometer samples this way, at most ATT_MTU − 3 value bytes each.
-public struct ATTHandleValueNotification: ATTMessage {
+public struct ATTHandleValueNotification: ATTHandleValueMessage {
     /// 0x1B.
     public static let opcode = ATTOpcode.handleValueNotification
     /// The attribute handle.
@@ -17,16 +17,6 @@ public struct ATTHandleValueNotification: ATTMessage {
         self.value = value
     }
 
-    /// Parses a whole PDU.
-    public init(parsing pdu: some Collection<UInt8>) throws(WireError) {
-        var reader = try Self.parameters(of: pdu, "ATT Handle Value Notification")
-        (handle, value) = try reader.readHandleAndValue()
-    }
-
-    /// Appends the whole PDU.
-    public func encode(into buffer: inout [UInt8]) {
-        buffer.append(Self.opcode.rawValue)
-        buffer.appendUInt16LE(handle)
-        buffer.append(contentsOf: value)
-    }
+    /// Names the message in parse errors.
+    public static let name = "ATT Handle Value Notification"
 }

@@ -72,10 +72,32 @@ public struct ATTHandleRange: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension WireReader {
-    /// Reads the handle-then-value layout that writes, notifications and indications share.
-    mutating func readHandleAndValue() throws(WireError) -> (UInt16, [UInt8]) {
-        let handle = try readUInt16LE()
-        return (handle, Array(readRest()))
+/// The layout writes, notifications and indications share: opcode, a 2-byte attribute handle,
+/// then the value to the end of the PDU (possibly empty). Conforming types supply the fields and
+/// their `name`; parsing and encoding are shared.
+public protocol ATTHandleValueMessage: ATTMessage {
+    /// Names the message in parse errors (`ATT Write Request`).
+    static var name: String { get }
+    /// The attribute handle.
+    var handle: UInt16 { get }
+    /// The attribute value.
+    var value: [UInt8] { get }
+    /// A PDU for `handle` carrying `value`.
+    init(handle: UInt16, value: [UInt8])
+}
+
+extension ATTHandleValueMessage {
+    /// Parses a whole PDU: the opcode, at least the 2-byte handle, then the value.
+    public init(parsing pdu: some Collection<UInt8>) throws(WireError) {
+        var reader = try Self.parameters(of: pdu, Self.name)
+        let handle = try reader.readUInt16LE()
+        self.init(handle: handle, value: Array(reader.readRest()))
+    }
+
+    /// Appends the whole PDU.
+    public func encode(into buffer: inout [UInt8]) {
+        buffer.append(Self.opcode.rawValue)
+        buffer.appendUInt16LE(handle)
+        buffer.append(contentsOf: value)
     }
 }

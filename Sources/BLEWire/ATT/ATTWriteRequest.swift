@@ -3,7 +3,7 @@
 /// ATT_WRITE_REQ: write a value and wait for ATT_WRITE_RSP (Core Vol 3 Part F 3.4.5.1).
 ///
 /// GATT writes a CCCD with it: `0x0001` enables notifications, `0x0002` indications.
-public struct ATTWriteRequest: ATTMessage {
+public struct ATTWriteRequest: ATTHandleValueMessage {
     /// 0x12.
     public static let opcode = ATTOpcode.writeRequest
     /// The attribute handle.
@@ -17,16 +17,6 @@ public struct ATTWriteRequest: ATTMessage {
         self.value = value
     }
 
-    /// Parses a whole PDU.
-    public init(parsing pdu: some Collection<UInt8>) throws(WireError) {
-        var reader = try Self.parameters(of: pdu, "ATT Write Request")
-        (handle, value) = try reader.readHandleAndValue()
-    }
-
-    /// Appends the whole PDU.
-    public func encode(into buffer: inout [UInt8]) {
-        buffer.append(Self.opcode.rawValue)
-        buffer.appendUInt16LE(handle)
-        buffer.append(contentsOf: value)
-    }
+    /// Names the message in parse errors.
+    public static let name = "ATT Write Request"
 }
