@@ -125,6 +125,14 @@ public struct FlightTracker: Sendable {
     @usableFromInline var floorSum: Double = 0
     @usableFromInline var floorTime: Double = 0
     @usableFromInline var landingSeen = false
+    @usableFromInline var lastX: Double = 0
+    @usableFromInline var lastY: Double = 0
+    @usableFromInline var lastZ: Double = 0
+    @usableFromInline var fallingSamples = EdgeSamples()
+    @usableFromInline var risingSamples = EdgeSamples()
+    @usableFromInline var floorVector = SIMD4<Double>.zero
+    @usableFromInline var floorCount: Double = 0
+    @usableFromInline var floorSquares: Double = 0
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
@@ -138,15 +146,24 @@ public struct FlightTracker: Sendable {
         defer {
             lastTime = t
             lastMagnitude = m
+            lastX = sample.x
+            lastY = sample.y
+            lastZ = sample.z
         }
         guard lastTime > -Double.infinity else { return nil }
         let change = m - lastMagnitude
+        let current = SIMD4(t, sample.x, sample.y, sample.z)
         if m >= parameters.propulsionG && !inFlight { lastPropulsion = t }
         if !inFlight {
             if change < 0 {
                 if m < parameters.edgeCapG { falling.add(change: change, from: lastTime, to: t) }
+                if fallingSamples.isEmpty {
+                    fallingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: true)
+                }
+                fallingSamples.append(current, keepNewest: true)
             } else {
                 falling.reset()
+                fallingSamples.removeAll()
             }
             if m < parameters.enterG && t - lastPropulsion <= parameters.propulsionWindow && !falling.isEmpty {
                 inFlight = true
@@ -156,6 +173,10 @@ public struct FlightTracker: Sendable {
                 floorTime = 0
                 landingSeen = false
                 rising.reset()
+                risingSamples.removeAll()
+                floorVector = .zero
+                floorCount = 0
+                floorSquares = 0
             }
             return nil
         }
@@ -163,6 +184,7 @@ public struct FlightTracker: Sendable {
         if !takeoffFrozen {
             if change < 0 {
                 falling.add(change: change, from: lastTime, to: t)
+                fallingSamples.append(current, keepNewest: true)
             } else {
                 takeoffFrozen = true
                 takeoff = falling.end
@@ -171,14 +193,24 @@ public struct FlightTracker: Sendable {
         if !landingSeen {
             floorSum += (m + lastMagnitude) / 2 * (t - lastTime)
             floorTime += t - lastTime
+            if m < parameters.enterG {
+                floorVector += SIMD4(0, sample.x, sample.y, sample.z)
+                floorCount += 1
+                floorSquares += m * m
+            }
         }
         if change > 0 {
             rising.add(change: change, from: lastTime, to: t)
+            if risingSamples.isEmpty {
+                risingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: false)
+            }
+            risingSamples.append(current, keepNewest: false)
             if m >= parameters.landG { landingSeen = true }
         } else if landingSeen {
             return land()
         } else {
             rising.reset()
+            risingSamples.removeAll()
         }
         if t - flightEntered > parameters.maxFlight + 0.5 { abort() }
         return nil
@@ -186,7 +218,22 @@ public struct FlightTracker: Sendable {
 
     @usableFromInline mutating func land() -> FlightEvent? {
         if !takeoffFrozen { takeoff = falling.end }
-        let landing = rising.start
+        var landing = rising.start
+        let floor = floorCount > 0 ? floorVector / floorCount : .zero
+        // How far readings stray from the floor in flight (arm motion, a rope turned by the wrists): the
+        // steep part of an edge starts clear of it.
+        let spread = floorCount > 0 ? max(floorSquares / floorCount - (floor * floor).sum(), 0) : 0
+        let low = max(FlightTracker.steepLowG, 2 * spread.squareRoot())
+        if let edge = extrapolatedEdge(
+            fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG)
+        {
+            takeoff = edge
+        }
+        if let edge = extrapolatedEdge(
+            risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG)
+        {
+            landing = edge
+        }
         abort()
         lastPropulsion = lastTime
         let flight = landing - takeoff
@@ -201,7 +248,14 @@ public struct FlightTracker: Sendable {
         landingSeen = false
         falling.reset()
         rising.reset()
+        fallingSamples.removeAll()
+        risingSamples.removeAll()
     }
+
+    /// The steep part of an edge: r = |a − floor| from this (clear of noise and of the floor's wobble) …
+    @usableFromInline static let steepLowG = 0.25
+    /// … up to this (below the curved top of a push or a landing), g.
+    @usableFromInline static let steepHighG = 2.0
 
     /// Ends the stream: a flight whose landing rise was still under way is reported.
     public mutating func finish() -> FlightEvent? {
