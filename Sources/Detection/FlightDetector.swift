@@ -114,6 +114,7 @@ public struct FlightTracker: Sendable {
 
     public let parameters: Parameters
     @usableFromInline var lastTime = -Double.infinity
+    @usableFromInline var secondLastTime = -Double.infinity
     @usableFromInline var lastMagnitude: Double = 1
     @usableFromInline var lastPropulsion = -Double.infinity
     @usableFromInline var falling = EdgeMoments()
@@ -130,9 +131,11 @@ public struct FlightTracker: Sendable {
     @usableFromInline var lastZ: Double = 0
     @usableFromInline var fallingSamples = EdgeSamples()
     @usableFromInline var risingSamples = EdgeSamples()
-    @usableFromInline var floorVector = SIMD4<Double>.zero
-    @usableFromInline var floorCount: Double = 0
+    /// (count, Σx, Σy, Σz) and Σ|a|² of the flight's floor samples, and of the current rising run's.
+    @usableFromInline var floorSums = SIMD4<Double>.zero
     @usableFromInline var floorSquares: Double = 0
+    @usableFromInline var pendingSums = SIMD4<Double>.zero
+    @usableFromInline var pendingSquares: Double = 0
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
@@ -144,6 +147,7 @@ public struct FlightTracker: Sendable {
         let t = sample.t
         let m = sample.magnitude
         defer {
+            secondLastTime = lastTime
             lastTime = t
             lastMagnitude = m
             lastX = sample.x
@@ -174,9 +178,10 @@ public struct FlightTracker: Sendable {
                 landingSeen = false
                 rising.reset()
                 risingSamples.removeAll()
-                floorVector = .zero
-                floorCount = 0
+                floorSums = .zero
                 floorSquares = 0
+                pendingSums = .zero
+                pendingSquares = 0
             }
             return nil
         }
@@ -193,10 +198,18 @@ public struct FlightTracker: Sendable {
         if !landingSeen {
             floorSum += (m + lastMagnitude) / 2 * (t - lastTime)
             floorTime += t - lastTime
-            if m < parameters.enterG {
-                floorVector += SIMD4(0, sample.x, sample.y, sample.z)
-                floorCount += 1
-                floorSquares += m * m
+        }
+        // The floor vector comes from the flight between its edges: after the falling run into free fall
+        // and outside any rising run (held aside until it turns out not to be the landing).
+        if takeoffFrozen && !landingSeen && m < parameters.enterG {
+            if change > 0 {
+                pendingSums += SIMD4(1, sample.x, sample.y, sample.z)
+                pendingSquares += m * m
+            } else {
+                floorSums += pendingSums + SIMD4(1, sample.x, sample.y, sample.z)
+                floorSquares += pendingSquares + m * m
+                pendingSums = .zero
+                pendingSquares = 0
             }
         }
         if change > 0 {
@@ -211,6 +224,10 @@ public struct FlightTracker: Sendable {
         } else {
             rising.reset()
             risingSamples.removeAll()
+            floorSums += pendingSums
+            floorSquares += pendingSquares
+            pendingSums = .zero
+            pendingSquares = 0
         }
         if t - flightEntered > parameters.maxFlight + 0.5 { abort() }
         return nil
@@ -219,18 +236,25 @@ public struct FlightTracker: Sendable {
     @usableFromInline mutating func land() -> FlightEvent? {
         if !takeoffFrozen { takeoff = falling.end }
         var landing = rising.start
-        let floor = floorCount > 0 ? floorVector / floorCount : .zero
+        let floorCount = floorSums.x
+        var floor = floorCount > 0 ? floorSums / floorCount : .zero
+        floor.x = 0
         // How far readings stray from the floor in flight (arm motion, a rope turned by the wrists): the
         // steep part of an edge starts clear of it.
         let spread = floorCount > 0 ? max(floorSquares / floorCount - (floor * floor).sum(), 0) : 0
         let low = max(FlightTracker.steepLowG, 2 * spread.squareRoot())
+        // The extrapolation is trusted where it agrees with the moments of the edge's changes within two
+        // sample intervals (20 ms at least): arm motion in flight can bend a wrist-worn edge out of a line.
+        let agreement = max(2 * (lastTime - secondLastTime), FlightTracker.agreementWindow)
         if let edge = extrapolatedEdge(
-            fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG)
+            fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
+            abs(edge - takeoff) <= agreement
         {
             takeoff = edge
         }
         if let edge = extrapolatedEdge(
-            risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG)
+            risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
+            abs(edge - landing) <= agreement
         {
             landing = edge
         }
@@ -256,6 +280,8 @@ public struct FlightTracker: Sendable {
     @usableFromInline static let steepLowG = 0.25
     /// … up to this (below the curved top of a push or a landing), g.
     @usableFromInline static let steepHighG = 2.0
+    /// Least disagreement allowed between the extrapolated edge and the edge moments, s.
+    @usableFromInline static let agreementWindow = 0.02
 
     /// Ends the stream: a flight whose landing rise was still under way is reported.
     public mutating func finish() -> FlightEvent? {

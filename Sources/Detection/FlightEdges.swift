@@ -64,9 +64,10 @@ struct EdgeSamples: Sendable {
 /// opposite way and the flight time keeps its accuracy:
 ///
 /// 1. r is computed for the edge's samples, ordered from the flight outwards.
-/// 2. The steep part starts at the first sample with r ≥ `lowG` (clear of the noise and of the
-///    floor's wobble) and runs while r ≤ `highG` (below the curved top of a push or landing), and
-///    has at least two samples.
+/// 2. The steep part starts after the last sample with r < `lowG` (clear of the noise and of the
+///    floor's wobble) and runs for at most four samples while r grows and stays ≤ `highG` on unclipped
+///    samples (the part of the edge nearest the floor, below the curved top of a push or landing); it
+///    needs at least two samples.
 /// 3. The sensor averages over one sample interval dt: the sample whose interval contains the edge
 ///    reads s·x²/(2dt) (x its overlap with the ramp), every later one exactly s·(t − edge). The
 ///    first reads less than a third of the next, a sample on the line at least a third (r ≥ s·dt/2
@@ -102,7 +103,9 @@ struct EdgeSamples: Sendable {
     while last + 1 < n {
         let next = sample(last + 1)
         let r = distance(next)
-        guard r <= highG, !isClipped(next), last < first || r > distance(sample(last)) else { break }
+        guard r <= highG, !isClipped(next), last < first || r > distance(sample(last)), last < first + 3 else {
+            break
+        }
         last += 1
     }
     guard last > first else { return nil }
