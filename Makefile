@@ -14,7 +14,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval bench
 
 all: build
 
@@ -35,10 +35,12 @@ release: deps
 
 ## lint: swift-format in strict mode over all Swift sources
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
+		Benchmarks/Package.swift Benchmarks/Benchmarks
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
+		Benchmarks/Package.swift Benchmarks/Benchmarks
 
 unit-test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
@@ -71,10 +73,15 @@ demo: build
 	$(SWIFT) run -c $(CONFIG) sportsensorctl demo
 
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Benchmarks/.build
 
 ## eval: detection quality of every profile vs the baseline rules on held-out synthetic recordings
 eval: deps
 	$(SWIFT) build -c release --product sportsensorctl $(BUILD_FLAGS)
 	.build/release/sportsensorctl eval
 	.build/release/sportsensorctl bench
+
+## bench: detector throughput, wall clock and mallocs per profile with ordo-one/benchmark (separate package in
+## Benchmarks/, so the main build never compiles the benchmark machinery); see Docs/PERFORMANCE.md
+bench: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target DetectionBenchmarks

@@ -114,6 +114,7 @@ public struct FlightTracker: Sendable {
 
     public let parameters: Parameters
     @usableFromInline var lastTime = -Double.infinity
+    @usableFromInline var secondLastTime = -Double.infinity
     @usableFromInline var lastMagnitude: Double = 1
     @usableFromInline var lastPropulsion = -Double.infinity
     @usableFromInline var falling = EdgeMoments()
@@ -125,6 +126,16 @@ public struct FlightTracker: Sendable {
     @usableFromInline var floorSum: Double = 0
     @usableFromInline var floorTime: Double = 0
     @usableFromInline var landingSeen = false
+    @usableFromInline var lastX: Double = 0
+    @usableFromInline var lastY: Double = 0
+    @usableFromInline var lastZ: Double = 0
+    @usableFromInline var fallingSamples = EdgeSamples()
+    @usableFromInline var risingSamples = EdgeSamples()
+    /// (count, Σx, Σy, Σz) and Σ|a|² of the flight's floor samples, and of the current rising run's.
+    @usableFromInline var floorSums = SIMD4<Double>.zero
+    @usableFromInline var floorSquares: Double = 0
+    @usableFromInline var pendingSums = SIMD4<Double>.zero
+    @usableFromInline var pendingSquares: Double = 0
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
@@ -136,17 +147,27 @@ public struct FlightTracker: Sendable {
         let t = sample.t
         let m = sample.magnitude
         defer {
+            secondLastTime = lastTime
             lastTime = t
             lastMagnitude = m
+            lastX = sample.x
+            lastY = sample.y
+            lastZ = sample.z
         }
         guard lastTime > -Double.infinity else { return nil }
         let change = m - lastMagnitude
+        let current = SIMD4(t, sample.x, sample.y, sample.z)
         if m >= parameters.propulsionG && !inFlight { lastPropulsion = t }
         if !inFlight {
             if change < 0 {
                 if m < parameters.edgeCapG { falling.add(change: change, from: lastTime, to: t) }
+                if fallingSamples.isEmpty {
+                    fallingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: true)
+                }
+                fallingSamples.append(current, keepNewest: true)
             } else {
                 falling.reset()
+                fallingSamples.removeAll()
             }
             if m < parameters.enterG && t - lastPropulsion <= parameters.propulsionWindow && !falling.isEmpty {
                 inFlight = true
@@ -156,6 +177,11 @@ public struct FlightTracker: Sendable {
                 floorTime = 0
                 landingSeen = false
                 rising.reset()
+                risingSamples.removeAll()
+                floorSums = .zero
+                floorSquares = 0
+                pendingSums = .zero
+                pendingSquares = 0
             }
             return nil
         }
@@ -163,6 +189,7 @@ public struct FlightTracker: Sendable {
         if !takeoffFrozen {
             if change < 0 {
                 falling.add(change: change, from: lastTime, to: t)
+                fallingSamples.append(current, keepNewest: true)
             } else {
                 takeoffFrozen = true
                 takeoff = falling.end
@@ -172,13 +199,35 @@ public struct FlightTracker: Sendable {
             floorSum += (m + lastMagnitude) / 2 * (t - lastTime)
             floorTime += t - lastTime
         }
+        // The floor vector comes from the flight between its edges: after the falling run into free fall
+        // and outside any rising run (held aside until it turns out not to be the landing).
+        if takeoffFrozen && !landingSeen && m < parameters.enterG {
+            if change > 0 {
+                pendingSums += SIMD4(1, sample.x, sample.y, sample.z)
+                pendingSquares += m * m
+            } else {
+                floorSums += pendingSums + SIMD4(1, sample.x, sample.y, sample.z)
+                floorSquares += pendingSquares + m * m
+                pendingSums = .zero
+                pendingSquares = 0
+            }
+        }
         if change > 0 {
             rising.add(change: change, from: lastTime, to: t)
+            if risingSamples.isEmpty {
+                risingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: false)
+            }
+            risingSamples.append(current, keepNewest: false)
             if m >= parameters.landG { landingSeen = true }
         } else if landingSeen {
             return land()
         } else {
             rising.reset()
+            risingSamples.removeAll()
+            floorSums += pendingSums
+            floorSquares += pendingSquares
+            pendingSums = .zero
+            pendingSquares = 0
         }
         if t - flightEntered > parameters.maxFlight + 0.5 { abort() }
         return nil
@@ -186,7 +235,29 @@ public struct FlightTracker: Sendable {
 
     @usableFromInline mutating func land() -> FlightEvent? {
         if !takeoffFrozen { takeoff = falling.end }
-        let landing = rising.start
+        var landing = rising.start
+        let floorCount = floorSums.x
+        var floor = floorCount > 0 ? floorSums / floorCount : .zero
+        floor.x = 0
+        // How far readings stray from the floor in flight (arm motion, a rope turned by the wrists): the
+        // steep part of an edge starts clear of it.
+        let spread = floorCount > 0 ? max(floorSquares / floorCount - (floor * floor).sum(), 0) : 0
+        let low = max(FlightTracker.steepLowG, 2 * spread.squareRoot())
+        // The extrapolation is trusted where it agrees with the moments of the edge's changes within two
+        // sample intervals (20 ms at least): arm motion in flight can bend a wrist-worn edge out of a line.
+        let agreement = max(2 * (lastTime - secondLastTime), FlightTracker.agreementWindow)
+        if let edge = extrapolatedEdge(
+            fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
+            abs(edge - takeoff) <= agreement
+        {
+            takeoff = edge
+        }
+        if let edge = extrapolatedEdge(
+            risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
+            abs(edge - landing) <= agreement
+        {
+            landing = edge
+        }
         abort()
         lastPropulsion = lastTime
         let flight = landing - takeoff
@@ -201,7 +272,16 @@ public struct FlightTracker: Sendable {
         landingSeen = false
         falling.reset()
         rising.reset()
+        fallingSamples.removeAll()
+        risingSamples.removeAll()
     }
+
+    /// The steep part of an edge: r = |a − floor| from this (clear of noise and of the floor's wobble) …
+    @usableFromInline static let steepLowG = 0.25
+    /// … up to this (below the curved top of a push or a landing), g.
+    @usableFromInline static let steepHighG = 2.0
+    /// Least disagreement allowed between the extrapolated edge and the edge moments, s.
+    @usableFromInline static let agreementWindow = 0.02
 
     /// Ends the stream: a flight whose landing rise was still under way is reported.
     public mutating func finish() -> FlightEvent? {
