@@ -112,7 +112,10 @@ let package = Package(
         // MARK: Test support and tests
         .target(
             name: "GatewayTesting",
-            dependencies: ["BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport"],
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),

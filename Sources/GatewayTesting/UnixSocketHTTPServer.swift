@@ -3,6 +3,7 @@ import BLETransport
 import Foundation
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// A request the test server received.
 public struct TestHTTPRequest: Sendable, Hashable {
@@ -34,7 +35,7 @@ public final class UnixSocketHTTPServer: Sendable {
     /// The socket's path.
     public let path: String
     private let listener: Int32
-    private let state = Mutex<[TestHTTPRequest]>([])
+    private let log = RequestLog()
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Binds and listens at `path` (which must not exist) and starts answering with `handler`.
@@ -51,13 +52,13 @@ public final class UnixSocketHTTPServer: Sendable {
             throw error
         }
         self.listener = descriptor
-        let thread = Thread { [state, stopped] in
+        let thread = Thread { [log, stopped] in
             while true {
                 guard case .success(let connection) = syscall("accept", { Glibc.accept(descriptor, nil, nil) }) else {
                     break
                 }
                 if let request = UnixSocketHTTPServer.readRequest(connection) {
-                    state.withLock { $0.append(request) }
+                    log.requests.withLock { $0.append(request) }
                     UnixSocketHTTPServer.answer(connection, with: handler(request))
                 }
                 _ = Glibc.close(connection)
@@ -68,7 +69,7 @@ public final class UnixSocketHTTPServer: Sendable {
     }
 
     /// The requests received so far.
-    public var requests: [TestHTTPRequest] { state.withLock { $0 } }
+    public var requests: [TestHTTPRequest] { log.requests.withLock { $0 } }
 
     /// Stops accepting, waits for the thread, closes the socket and removes its file.
     public func close() {
@@ -84,7 +85,7 @@ public final class UnixSocketHTTPServer: Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else { throw Errno.nameTooLong }
+        guard bytes.count < capacity else { throw Errno.fileNameTooLong }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
@@ -165,4 +166,9 @@ public final class UnixSocketHTTPServer: Sendable {
             if endsCleanly { _ = send(Array("0\r\n\r\n".utf8)) }
         }
     }
+}
+
+/// The requests a server received, shared with its thread.
+private final class RequestLog: Sendable {
+    let requests = Mutex<[TestHTTPRequest]>([])
 }

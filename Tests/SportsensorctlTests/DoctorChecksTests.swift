@@ -114,7 +114,7 @@ struct DoctorChecksTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(DoctorProbe.socketProbe(directory + "/none.sock") == .missing)
-        FileManager.default.createFile(atPath: directory + "/file", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/file", contents: Data("x".utf8))
         #expect(DoctorProbe.socketProbe(directory + "/file") == .notASocket)
         let server = try UnixSocketHTTPServer(path: directory + "/d.sock") { _ in .hangUp }
         defer { server.close() }
@@ -149,9 +149,9 @@ struct DoctorChecksTests {
         let directory = FileManager.default.temporaryDirectory.path + "/doctor-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: directory + "/a.sqlite", contents: Data("SQLite format 3\0".utf8) + Data(count: 4080))
-        FileManager.default.createFile(atPath: directory + "/b.sqlite", contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/b.sqlite", contents: Data("hello".utf8))
         #expect(DoctorProbe.storeProbe(directory + "/a.sqlite") == .sqlite(bytes: 4096))
         #expect(DoctorProbe.storeProbe(directory + "/b.sqlite") == .notSQLite)
         #expect(DoctorProbe.storeProbe(directory + "/c.sqlite") == .missing)
