@@ -8,13 +8,30 @@ SWIFT ?= swift
 CONFIG ?= debug
 BUILD_FLAGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd
+
+# make install: PREFIX for the binaries and the systemd files (systemd reads units, sysusers.d and
+# tmpfiles.d under /usr/local/lib as well as /usr/lib), /etc for the config; DESTDIR for staging.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+SYSCONFDIR ?= /etc
+DOCDIR ?= $(PREFIX)/share/doc/sportsensord
+INSTALL_CONFIG ?= release
+BINARIES ?= sportsensord sportsensorctl
+CONFIG_EXAMPLE ?= systemd/config.example.toml
+# The exposure score (x10) systemd-analyze may give the unit: 20 = 2.0, "OK".
+SECURITY_THRESHOLD ?= 20
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval bench
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval bench \
+	install install-binaries install-check security-check
 
 all: build
 
@@ -46,8 +63,71 @@ unit-test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 
-## test: lint, every unit and end-to-end test, and a short smoke run of each fuzzer
-test: lint unit-test fuzz-smoke
+## test: lint, the unit's security score, every unit and end-to-end test, a staged install, and a
+## short smoke run of each fuzzer
+test: lint security-check unit-test install-check fuzz-smoke
+
+## security-check: the systemd unit's exposure score must stay at 2.0 or lower (Docs/OPERATIONS.md)
+security-check: deps
+	@systemd-analyze security --offline=true --threshold=$(SECURITY_THRESHOLD) systemd/sportsensord.service \
+		> .security-check.log 2>&1; status=$$?; \
+	grep 'Overall exposure level' .security-check.log; \
+	if [ $$status -ne 0 ]; then \
+		echo "systemd/sportsensord.service is rated above $(SECURITY_THRESHOLD)/10: the findings (✗):"; \
+		grep '✗' .security-check.log; rm -f .security-check.log; exit 1; \
+	fi; rm -f .security-check.log
+
+## install: release build, then binaries, the unit, sysusers.d, tmpfiles.d, docs, and
+## $(SYSCONFDIR)/sportsensord/config.toml from the example only when there is none yet
+install-binaries: deps
+	for product in $(BINARIES); do $(SWIFT) build -c $(INSTALL_CONFIG) --product $$product $(BUILD_FLAGS) || exit 1; done
+
+install: install-binaries
+	@test -f $(CONFIG_EXAMPLE) || { echo "$(CONFIG_EXAMPLE) is missing"; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/sportsensord
+	for product in $(BINARIES); do install -m 0755 .build/$(INSTALL_CONFIG)/$$product $(DESTDIR)$(BINDIR)/ || exit 1; done
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/etc/sportsensord/|$(SYSCONFDIR)/sportsensord/|g' \
+		-e 's|/usr/local/share/doc/sportsensord/|$(DOCDIR)/|g' systemd/sportsensord.service \
+		> $(DESTDIR)$(UNITDIR)/sportsensord.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/sportsensord.service
+	install -m 0644 systemd/sportsensord.sysusers $(DESTDIR)$(SYSUSERSDIR)/sportsensord.conf
+	sed -e 's|/etc/sportsensord|$(SYSCONFDIR)/sportsensord|g' systemd/sportsensord.tmpfiles \
+		> $(DESTDIR)$(TMPFILESDIR)/sportsensord.conf
+	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/sportsensord.conf
+	install -m 0644 Docs/OPERATIONS.md Docs/TROUBLESHOOTING.md Docs/API.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(CONFIG_EXAMPLE) $(DESTDIR)$(DOCDIR)/config.example.toml
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/sportsensord/config.toml ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/sportsensord/config.toml (the new example is in $(DOCDIR))"; \
+	else \
+		install -m 0640 $(CONFIG_EXAMPLE) $(DESTDIR)$(SYSCONFDIR)/sportsensord/config.toml; \
+	fi
+
+## install-check: `make install` into a temporary DESTDIR (debug binaries, so it reuses the test
+## build), then checks every file, the unit's paths, and that a second install keeps the config
+install-check:
+	@stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
+	$(MAKE) --no-print-directory install DESTDIR=$$stage INSTALL_CONFIG=debug PREFIX=/opt/sportsensord \
+		SYSCONFDIR=/etc > $$stage.log 2>&1 || { cat $$stage.log; rm -f $$stage.log; exit 1; }; rm -f $$stage.log; \
+	for f in $(addprefix /opt/sportsensord/bin/,$(BINARIES)) /opt/sportsensord/lib/systemd/system/sportsensord.service \
+		/opt/sportsensord/lib/sysusers.d/sportsensord.conf /opt/sportsensord/lib/tmpfiles.d/sportsensord.conf \
+		/opt/sportsensord/share/doc/sportsensord/OPERATIONS.md /etc/sportsensord/config.toml; do \
+		test -s "$$stage$$f" || { echo "install-check: $$f was not installed"; exit 1; }; \
+	done; \
+	for b in $(BINARIES); do test -x "$$stage/opt/sportsensord/bin/$$b" || { echo "install-check: $$b not executable"; exit 1; }; done; \
+	grep -q '^ExecStart=/opt/sportsensord/bin/sportsensord --config /etc/sportsensord/config.toml$$' \
+		"$$stage/opt/sportsensord/lib/systemd/system/sportsensord.service" \
+		|| { echo "install-check: ExecStart does not point at the installed binary"; exit 1; }; \
+	test "$$(stat -c %a "$$stage/etc/sportsensord/config.toml")" = 640 \
+		|| { echo "install-check: config.toml is not mode 0640"; exit 1; }; \
+	echo "# edited by the admin" >> "$$stage/etc/sportsensord/config.toml"; \
+	$(MAKE) --no-print-directory install DESTDIR=$$stage INSTALL_CONFIG=debug PREFIX=/opt/sportsensord \
+		SYSCONFDIR=/etc > /dev/null 2>&1 || { echo "install-check: the second install failed"; exit 1; }; \
+	grep -q '^# edited by the admin$$' "$$stage/etc/sportsensord/config.toml" \
+		|| { echo "install-check: a second install overwrote the admin's config.toml"; exit 1; }; \
+	systemd-analyze verify --man=no "$$stage/opt/sportsensord/lib/systemd/system/sportsensord.service" 2>&1 \
+		| grep -v -e 'is not executable' -e 'bluetooth.target' | grep . && { echo "install-check: systemd-analyze verify complained"; exit 1; }; \
+	echo "install-check: OK (staged in a temporary DESTDIR, config kept on reinstall)"
 
 ## fuzz: run each libFuzzer target for FUZZ_SECONDS (default 60 s)
 fuzz-build: deps

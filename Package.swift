@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: System library
@@ -95,7 +97,12 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
+                "GatewayCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,7 +112,10 @@ let package = Package(
         // MARK: Test support and tests
         .target(
             name: "GatewayTesting",
-            dependencies: ["BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport"],
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
@@ -147,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
-                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection",
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "GatewayCore", "BLETransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+import Foundation
+import GatewayCore
+
+/// The options every command that talks to `sportsensord` shares.
+struct ClientOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's control socket.",
+            discussion: "Default: $SPORTSENSOR_SOCKET, else /run/sportsensord/control.sock when the service is "
+                + "installed, else $XDG_RUNTIME_DIR/sportsensord.sock.",
+            valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Reach the daemon over TCP instead of its socket.", valueName: "http://host:port"))
+    var url: String?
+
+    @Option(help: "The bearer token the daemon's TCP listener requires (default: $SPORTSENSOR_TOKEN).")
+    var token: String?
+
+    @Flag(help: "Print JSON instead of human-readable text.")
+    var json = false
+
+    func validate() throws {
+        if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw ValidationError("--url \(url): expected http://HOST:PORT, such as http://127.0.0.1:7070")
+        }
+        if url != nil, socket != nil { throw ValidationError("--url and --socket exclude each other: choose one") }
+    }
+
+    /// The endpoint these options name.
+    func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) -> ControlEndpoint {
+        if let url { return .tcp(baseURL: url, token: token ?? environment["SPORTSENSOR_TOKEN"]) }
+        return .unixSocket(path: ControlSocketPath.resolve(option: socket, environment: environment))
+    }
+}
+
+/// Runs a client command: a `ClientError` becomes `error: message (fix)` on standard error and
+/// its exit code.
+func runClientCommand(
+    _ options: ClientOptions, _ body: (ControlClient) async throws -> Void
+) async throws {
+    do {
+        try await ControlClient.with(options.endpoint()) { client in try await body(client) }
+    } catch let error as ClientError {
+        writeStandardError("error: \(error.description)\n")
+        throw ExitCode(error.exitCode)
+    }
+}
+
+/// Writes to standard error, unbuffered.
+func writeStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Writes to standard output at once (`print` buffers when stdout is a pipe).
+func writeStandardOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// The JSON that `--json` prints: the control API's own encoding, pretty and with sorted keys.
+func controlJSON<T: Encodable>(_ value: T) -> String {
+    let encoder = JSONEncoder.controlAPI
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "null" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// A path component of a route, percent-encoded (aliases may hold any character).
+func routeComponent(_ text: String) -> String {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "/?#%")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}
+
+/// A query value, percent-encoded.
+func queryValue(_ text: String) -> String {
+    var allowed = CharacterSet.urlQueryAllowed
+    allowed.remove(charactersIn: "&=+?#%")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}

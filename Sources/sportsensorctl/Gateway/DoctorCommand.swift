@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+import BLETransport
+import Foundation
+import GatewayCore
+import SessionStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `sportsensorctl doctor`: checks everything a session on real hardware needs, each with the fix.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check this machine for what sportsensord needs; each problem comes with its fix.",
+        discussion: """
+            Checks kernel Bluetooth support, adapters, capabilities, competing scanners (bluetoothd, hcitool, ...), \
+            the control socket's permissions, the daemon and the health of its store. Works without the daemon. \
+            Exits 1 when a check fails.
+            """)
+
+    @Option(help: "The state directory to look at when the daemon does not answer (default as the daemon's).")
+    var stateDir: String?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let checks = await DoctorProbe.run(endpoint: client.endpoint(), stateDirectory: stateDir)
+        writeStandardOutput(client.json ? controlJSON(checks) + "\n" : DoctorChecks.report(checks))
+        if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
+    }
+}
+
+/// The doctor's observations of this machine, fed to `DoctorChecks`.
+enum DoctorProbe {
+    /// Observes and checks, in the order a person fixes things.
+    static func run(endpoint: ControlEndpoint, stateDirectory: String?) async -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        let listing: Result<[HCIAdapter], TransportError>
+        do throws(TransportError) {
+            listing = .success(try HCIAdapter.list())
+        } catch {
+            listing = .failure(error)
+        }
+        let adapterError: TransportError? =
+            if case .failure(let error) = listing { error } else { nil }
+        checks.append(DoctorChecks.kernel(protocols: readText("/proc/net/protocols"), adapterError: adapterError))
+        checks.append(DoctorChecks.adapters(listing))
+
+        let processes = processList()
+        let daemon = processes.first { $0.name == "sportsensord" }.flatMap { process in
+            readText("/proc/\(process.pid)/status").flatMap(DoctorChecks.effectiveCapabilityMask(status:)).map {
+                (pid: process.pid, mask: $0)
+            }
+        }
+        let own = readText("/proc/self/status").flatMap(DoctorChecks.effectiveCapabilityMask(status:))
+        checks.append(DoctorChecks.capabilities(daemon: daemon, own: own))
+        checks.append(DoctorChecks.competingScanners(processes: processes))
+
+        if case .unixSocket(let path) = endpoint {
+            checks.append(DoctorChecks.controlSocket(path: path, probe: socketProbe(path)))
+        }
+        let answer: Result<GatewayStatus, ClientError>
+        let client = ControlClient(endpoint: endpoint, requestTimeout: 10)
+        do throws(ClientError) {
+            answer = .success(try await client.get("/v1/status"))
+        } catch {
+            answer = .failure(error)
+        }
+        await client.shutdown()
+        checks.append(DoctorChecks.daemon(answer))
+        let status = try? answer.get()
+        let directory = StateDirectory.resolve(commandLine: stateDirectory)
+        checks.append(
+            DoctorChecks.store(
+                status: status, databasePath: directory.databasePath, file: storeProbe(directory.databasePath)))
+        return checks
+    }
+
+    /// A small text file's contents (procfs files report size 0, so read until the end).
+    static func readText(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Every process's pid and command name, from `/proc/PID/comm`.
+    static func processList() -> [(pid: Int, name: String)] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry in
+            guard let pid = Int(entry), let comm = readText("/proc/\(entry)/comm") else { return nil }
+            return (pid: pid, name: comm.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        .sorted { $0.pid < $1.pid }
+    }
+
+    /// `stat` and `access(W_OK)` on the control socket.
+    static func socketProbe(_ path: String) -> DoctorChecks.SocketProbe {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else { return .notASocket }
+        let mode = UInt32(info.st_mode)
+        return access(path, R_OK | W_OK) == 0 ? .usable(mode: mode) : .noAccess(mode: mode)
+    }
+
+    /// Whether the database file is there and starts like SQLite, read-only.
+    static func storeProbe(_ path: String) -> DoctorChecks.StoreFileProbe {
+        guard FileManager.default.fileExists(atPath: path) else { return .missing }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .unreadable(String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header == Data("SQLite format 3\0".utf8) else { return .notSQLite }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        return .sqlite(bytes: size)
+    }
+}
