@@ -100,8 +100,11 @@ enum RequestBodies {
     static func decode<Body: Decodable>(
         _ type: Body.Type, from request: Request, limit: Int, example: String
     ) async throws -> Body {
-        var request = request
-        let buffer = try await request.collectBody(upTo: limit)
+        var buffer = ByteBuffer()
+        for try await part in request.body {
+            guard buffer.readableBytes + part.readableBytes <= limit else { throw HTTPError(.contentTooLarge) }
+            buffer.writeImmutableBuffer(part)
+        }
         guard buffer.readableBytes > 0 else {
             throw ControlError(
                 .invalidRequest, "\(request.method) \(request.uri.path) needs a JSON body",

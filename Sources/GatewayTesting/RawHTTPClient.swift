@@ -194,7 +194,8 @@ public final class RawHTTPClient {
 
     /// Reads one chunk of a chunked body as it arrives; nil for the last (empty) chunk.
     public func readChunk(timeout: Duration = .seconds(10)) async throws -> String? {
-        let sizeLine = try await read(through: "\r\n", timeout: timeout).dropLast(2)
+        // "\r\n" is one Character, so dropLast(1) removes both bytes.
+        let sizeLine = try await read(through: "\r\n", timeout: timeout).dropLast(1)
         guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
             throw Failure(description: "bad chunk size line '\(sizeLine)'")
         }

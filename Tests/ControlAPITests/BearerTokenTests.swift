@@ -89,10 +89,12 @@ struct BearerTokenTests {
 
     @Test("an empty token refuses to start")
     func emptyToken() async throws {
+        let path = ControlServerHarness.temporarySocketPath()
+        defer { ControlServerHarness.removeDirectory(of: path) }
         let server = ControlServer(
             control: FakeGatewayControl(),
             configuration: ControlServerConfiguration(
-                socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
+                socketPath: path, socketGroup: nil,
                 tcp: .init(port: 0, bearerToken: "")))
         let error = await #expect(throws: ControlServerError.self) { try await server.run() }
         #expect(error?.code == .invalidConfiguration)

@@ -26,11 +26,18 @@ struct ControlServerHarness {
         var group: ServiceGroup
     }
 
-    /// Runs `body` while a server over `control` with `configuration` listens.
+    /// Removes the directory `temporarySocketPath()` made up, and what is left in it.
+    static func removeDirectory(of socketPath: String) {
+        try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent)
+    }
+
+    /// Runs `body` while a server over `control` with `configuration` listens; removes the
+    /// socket's directory afterwards.
     static func with<T: Sendable>(
         _ control: any GatewayControl, configuration: ControlServerConfiguration,
         _ body: @Sendable (Listening) async throws -> T
     ) async throws -> T {
+        defer { removeDirectory(of: configuration.socketPath) }
         let expected = configuration.tcp == nil ? 1 : 2
         let (listeners, reporter) = AsyncStream<ControlServer.Listener>.makeStream()
         let server = ControlServer(

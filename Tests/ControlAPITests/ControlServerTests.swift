@@ -114,6 +114,7 @@ struct ControlServerTests {
     @Test("something that is not a socket at the path is left alone and refused")
     func regularFileRefused() async throws {
         let path = ControlServerHarness.temporarySocketPath()
+        defer { ControlServerHarness.removeDirectory(of: path) }
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
