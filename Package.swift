@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "BLETransport", targets: ["BLETransport"]),
         .library(name: "SessionStore", targets: ["SessionStore"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
+        .library(name: "ControlAPI", targets: ["ControlAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Default traits off: ConfigurationSupport would build swift-configuration, which nothing uses.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: System library
@@ -92,6 +98,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Control plane over HTTP (Unix socket, optional TCP)
+        .target(
+            name: "ControlAPI",
+            dependencies: [
+                "GatewayCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensorctl",
@@ -113,7 +134,7 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "GatewayCore",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
@@ -152,6 +173,19 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: ["GatewayCore", "VirtualSensor", "GatewayTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ControlAPITests",
+            dependencies: [
+                "ControlAPI", "GatewayCore", "GatewayTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import GatewayCore
+import Hummingbird
+import Logging
+import Prometheus
+
+/// The control API's routes (Docs/API.md), each calling one `GatewayControl` method.
+public enum ControlRoutes {
+    /// The largest request body accepted, in bytes.
+    public static let maximumBodySize = 64 * 1024
+
+    /// The scan duration used when `POST /v1/scan` has no `seconds`.
+    public static let defaultScanSeconds = 10.0
+
+    /// A router serving every route over `control`.
+    ///
+    /// - Parameters:
+    ///   - control: the gateway the routes call.
+    ///   - registry: what `GET /metrics` renders (default ``ControlAPIMetrics/registry``).
+    ///   - bearerToken: when set, every request but `GET /metrics` needs
+    ///     `Authorization: Bearer <token>` (the TCP listener); nil on the Unix socket.
+    ///   - keepAliveInterval: how often `GET /v1/events` sends `: keep-alive` while idle.
+    ///   - logger: where unexpected errors go.
+    public static func router(
+        control: any GatewayControl,
+        registry: PrometheusCollectorRegistry = ControlAPIMetrics.registry,
+        bearerToken: String? = nil,
+        keepAliveInterval: Duration = .seconds(15),
+        logger: Logger = Logger(label: "sportsensord.control")
+    ) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ControlErrorMiddleware(logger: logger))
+        if let bearerToken {
+            router.add(middleware: BearerTokenMiddleware(token: bearerToken))
+        }
+        addGatewayRoutes(to: router, control: control)
+        addSensorRoutes(to: router, control: control)
+        addSessionRoutes(to: router, control: control)
+        router.get("/v1/events") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return ServerSentEvents.response(
+                events: control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
+        }
+        router.get("/metrics") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: ControlAPIMetrics.exposition(of: registry))))
+        }
+        return router
+    }
+
+    /// Status, adapters, scan.
+    static func addGatewayRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+        router.get("/v1/status") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.status())
+        }
+        router.get("/v1/adapters") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.adapters())
+        }
+        router.post("/v1/scan") { request, _ -> Response in
+            let query = try QueryParameters(request, allowed: ["seconds"])
+            let seconds = try query.number("seconds", in: 1...60) ?? defaultScanSeconds
+            return try ControlResponses.json(try await control.scan(seconds: seconds))
+        }
+    }
+
+    /// Pair, list, rename or bind, unpair.
+    static func addSensorRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+        router.get("/v1/sensors") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.sensors())
+        }
+        router.post("/v1/sensors") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let pair = try await RequestBodies.decode(
+                PairRequest.self, from: request, limit: maximumBodySize,
+                example: #"{"address":"FC:97:8B:75:10:AB","alias":"anna-left","athlete":"anna"}"#)
+            guard !pair.address.isEmpty else {
+                throw ControlError(
+                    .invalidRequest, "the address is empty", fix: "give the sensor's address, e.g. FC:97:8B:75:10:AB")
+            }
+            return try ControlResponses.json(try await control.pair(pair), status: .created)
+        }
+        router.patch("/v1/sensors/{sensor}") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let sensor = try context.parameters.require("sensor")
+            let update = try await RequestBodies.decode(
+                SensorUpdate.self, from: request, limit: maximumBodySize,
+                example: #"{"alias":"anna-left","athlete":"anna"}"#)
+            guard update.alias != nil || update.athlete != nil else {
+                throw ControlError(
+                    .invalidRequest, "the body changes nothing",
+                    fix: #"give alias and/or athlete, e.g. {"athlete":"anna"} ("" clears)"#)
+            }
+            return try ControlResponses.json(try await control.updateSensor(sensor, update))
+        }
+        router.delete("/v1/sensors/{sensor}") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            try await control.unpair(sensor: try context.parameters.require("sensor"))
+            return Response(status: .noContent)
+        }
+    }
+
+    /// List, start, get, stop, events, samples.
+    static func addSessionRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+        router.get("/v1/sessions") { request, _ -> Response in
+            let query = try QueryParameters(request, allowed: ["athlete", "sensor", "profile", "live", "limit"])
+            let sessions = try await control.sessions(
+                athlete: query.string("athlete"), sensor: query.string("sensor"), profile: query.string("profile"),
+                live: try query.bool("live"), limit: try query.integer("limit", in: 1...100_000))
+            return try ControlResponses.json(sessions)
+        }
+        router.post("/v1/sessions") { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let start = try await RequestBodies.decode(
+                StartSessionRequest.self, from: request, limit: maximumBodySize,
+                example: #"{"sensor":"anna-left","profile":"jump","athlete":"anna"}"#)
+            guard !start.sensor.isEmpty else {
+                throw ControlError(.invalidRequest, "the sensor is empty", fix: "give the sensor's alias or address")
+            }
+            return try ControlResponses.json(try await control.startSession(start), status: .created)
+        }
+        router.get("/v1/sessions/{id}") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.session(id: try context.parameters.require("id")))
+        }
+        router.post("/v1/sessions/{id}/stop") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.stopSession(id: try context.parameters.require("id")))
+        }
+        router.get("/v1/sessions/{id}/events") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.sessionEvents(id: try context.parameters.require("id")))
+        }
+        router.get("/v1/sessions/{id}/samples.csv") { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let id = try context.parameters.require("id")
+            let chunks = try await control.sessionSamplesCSV(id: id)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/csv; charset=utf-8"
+            headers[.contentDisposition] =
+                "attachment; filename=\"session-\(id.filter { $0.isLetter || $0.isNumber || $0 == "-" }).csv\""
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    for try await chunk in chunks where !chunk.isEmpty {
+                        try await writer.write(ByteBuffer(string: chunk))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+    }
+}
