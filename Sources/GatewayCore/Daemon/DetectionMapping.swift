@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import SessionStore
+
+// How detector events become the store's rows and the event stream's payloads. The store's own
+// `StoredEvent(DetectorEvent)` mapping (feat/storecli) replaces `storedEvent(_:)` once it lands.
+
+enum DetectionMapping {
+    /// The stored form of a detector event.
+    static func storedEvent(_ event: DetectorEvent) -> StoredEvent {
+        switch event {
+        case .hit(let hit):
+            StoredEvent(type: "hit", t: hit.t, peakG: hit.peakG, intensity: hit.intensityG, saturated: hit.saturated)
+        case .jump(let flight):
+            StoredEvent(
+                type: "jump", t: flight.start, takeoff: flight.start, landing: flight.end,
+                flightSeconds: flight.flightTime, heightMeters: flight.height)
+        case .throw(let flight):
+            StoredEvent(
+                type: "throw", t: flight.start, flightSeconds: flight.flightTime, heightMeters: flight.height,
+                release: flight.start, catchTime: flight.end)
+        case .step(let step):
+            StoredEvent(type: "step", t: step.t, extra: "{\"cadence_spm\":\(step.cadence.isFinite ? step.cadence : 0)}")
+        }
+    }
+
+    /// A detector event as the event stream carries it.
+    static func payload(_ event: DetectorEvent, session: String, sensor: String) -> DetectionPayload {
+        switch event {
+        case .hit(let hit):
+            DetectionPayload(
+                sessionId: session, sensor: sensor, type: "hit", t: hit.t, peakG: hit.peakG, saturated: hit.saturated,
+                intensity: hit.intensityG)
+        case .jump(let flight):
+            DetectionPayload(
+                sessionId: session, sensor: sensor, type: "jump", t: flight.start, takeoff: flight.start,
+                landing: flight.end, flightS: flight.flightTime, heightM: flight.height)
+        case .throw(let flight):
+            DetectionPayload(
+                sessionId: session, sensor: sensor, type: "throw", t: flight.start, release: flight.start,
+                catch: flight.end, flightS: flight.flightTime, heightM: flight.height)
+        case .step(let step):
+            DetectionPayload(sessionId: session, sensor: sensor, type: "step", t: step.t)
+        }
+    }
+
+    /// A stored event as the control API returns it.
+    static func payload(_ event: StoredEvent, session: String, sensor: String) -> DetectionPayload {
+        DetectionPayload(
+            sessionId: session, sensor: sensor, type: event.type, t: event.t, peakG: event.peakG,
+            saturated: event.saturated, intensity: event.intensity, takeoff: event.takeoff, landing: event.landing,
+            release: event.release, catch: event.catchTime, flightS: event.flightSeconds, heightM: event.heightMeters)
+    }
+}
