@@ -112,6 +112,7 @@ struct Sportsensord: AsyncParsableCommand {
             return ClosureSensorConnector { address in try await connector.connect(to: address) }
         }
         let names = chosen.map(\.name)
+        let scanner = chosen[0]
         return BluetoothSupport(
             connectors: connectors,
             adapters: {
@@ -120,18 +121,18 @@ struct Sportsensord: AsyncParsableCommand {
                     AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
                 }
             },
-            scan: { seconds in try await scan(adapter: chosen[0], seconds: seconds, logger: logger) })
+            scan: { seconds in try await scan(adapter: scanner, seconds: seconds, logger: logger) })
     }
 
     /// Scans `seconds` with `adapter`, one entry per advertiser (the latest name and RSSI).
     static func scan(adapter: HCIAdapter, seconds: Double, logger: Logger) async throws -> [DiscoveryInfo] {
-        let seen = Mutex<[String: DiscoveryInfo]>([:])
+        let table = DiscoveryTable()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
             group.addTask {
                 for try await discovery in LEScanner.scan(adapter: adapter, logger: logger) {
                     let key = "\(discovery.address)"
-                    seen.withLock { seen in
+                    table.entries.withLock { seen in
                         let previous = seen[key]
                         seen[key] = DiscoveryInfo(
                             address: key, addressType: "\(discovery.address.kind)",
@@ -144,6 +145,11 @@ struct Sportsensord: AsyncParsableCommand {
             try await group.next()
             group.cancelAll()
         }
-        return seen.withLock { Array($0.values) }
+        return table.entries.withLock { Array($0.values) }
     }
+}
+
+/// What a scan has seen so far, by address.
+final class DiscoveryTable: Sendable {
+    let entries = Mutex<[String: DiscoveryInfo]>([:])
 }

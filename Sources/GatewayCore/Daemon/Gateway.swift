@@ -106,7 +106,9 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         await withDiscardingTaskGroup { group in
             group.addTask {
                 try? await gracefulShutdown()
-                await self.shutdown()
+                // Ending sessions must complete even when the service itself was cancelled, so
+                // it runs in a task that does not inherit the cancellation.
+                await Task { await self.shutdown() }.value
             }
             for await job in jobs {
                 group.addTask { await job() }

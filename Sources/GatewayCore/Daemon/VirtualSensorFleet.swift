@@ -46,12 +46,13 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
     ///
     /// - Parameters:
     ///   - pacing: `.realTime` in the daemon; tests may run them as fast as possible.
+    ///   - motion: knobs of the scripted motion (tests turn distractors off).
     ///   - makeBearers: the connection's two ends; `LoopbackATTBearer.pair()` by default, the
     ///     executable passes an `AF_UNIX` socket pair so the socket bearer is exercised too.
     public init(
         configuration: VirtualSensorsConfiguration, clock: C,
         pacing: VirtualSensorConfiguration.Pacing = .realTime,
-        faults: VirtualSensorConfiguration.Faults = .none,
+        faults: VirtualSensorConfiguration.Faults = .none, motion: MotionOptions = MotionOptions(),
         logger: Logger = Logger(label: "sportsensord.virtual-sensor"),
         makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() }
     ) throws(VirtualSensorError) {
@@ -64,7 +65,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let sensorConfiguration = VirtualSensorConfiguration(
                 seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
                 pacing: pacing)
-            let source = MotionScriptSource(script: script, seed: UInt64(number), rate: Double(configuration.rate))
+            let source = MotionScriptSource(script: script, seed: UInt64(number), rate: Double(configuration.rate), options: motion)
             let sensor = try VirtualSensor(configuration: sensorConfiguration, source: source, clock: clock, logger: logger)
             let connection = Mutex<Task<Void, Never>?>(nil)
             let connector = ClosureSensorConnector { _ in
