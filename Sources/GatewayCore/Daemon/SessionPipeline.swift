@@ -100,6 +100,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private let state: Mutex<State>
     private let stopSignal: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
+    private let abandonSignal: AsyncStream<Void>
+    private let abandonSink: AsyncStream<Void>.Continuation
     private let eventCounter: [String: Counter]
     private let queueDepth: Gauge
     private let flushLatency: Metrics.Timer
@@ -138,6 +140,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 summary: ProfileSummary(profile: context.profile), lastActivity: now, linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var counters: [String: Counter] = [:]
         for kind in EventKind.allCases {
             counters[kind.rawValue] = Counter(label: "sportsensord_events_total", dimensions: [("type", kind.rawValue)])
@@ -197,14 +200,26 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     // MARK: Running
 
-    /// Flushes the recorder and ticks once a second until `finish(reason:)`.
+    /// Flushes the recorder and ticks once a second until `finish(reason:)`. The recorder's loop
+    /// is never cancelled under a flush: it ends when `finish` has closed the session (or at once
+    /// when closing failed, leaving the rows to crash recovery).
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.recorder.run() }
-            group.addTask { await self.tick() }
             group.addTask { [stopSignal] in
-                for await _ in stopSignal { return }
+                await withTaskGroup(of: Void.self) { ticking in
+                    ticking.addTask { await self.tick() }
+                    ticking.addTask {
+                        for await _ in stopSignal { return }
+                    }
+                    await ticking.next()
+                    ticking.cancelAll()
+                }
             }
+            group.addTask { [abandonSignal] in
+                for await _ in abandonSignal { return }
+            }
+            await group.next()
             await group.next()
             group.cancelAll()
         }
@@ -228,7 +243,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 logger.info(
                     "no movement for \(idleTimeout): ending the session",
                     metadata: ["session.reason": "\(reason)"])
-                await onIdle(reason)
+                // The owner ends the session, which stops this tick: it must not be cancelled under
+                // the store writes that close the session.
+                let onIdle = self.onIdle
+                Task { await onIdle(reason) }
                 return
             }
         }
@@ -298,7 +316,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         let statistics = await linkStatistics()
         state.withLock { $0.latest = statistics }
         stopSink.yield()
-        let record = try await recorder.finish(reason: reason, endedAt: endedAt, counts: counts)
+        let record: SessionRecord
+        do {
+            record = try await recorder.finish(reason: reason, endedAt: endedAt, counts: counts)
+        } catch {
+            abandonSink.yield()
+            throw error
+        }
         logger.info("session ended", metadata: ["session.reason": "\(reason)"])
         var info = self.info()
         info.isLive = false
