@@ -534,7 +534,8 @@ public final class SessionStore: Sendable {
         guard let address = BluetoothAddress(string: row["address"], kind: kind) else { return nil }
         return SensorRecord(
             address: address, advertisedName: row["advertised_name"], alias: row["alias"],
-            athleteID: row["athlete_id"], lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            athleteID: row["athlete_id"],
+            lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)),
             paired: (row["paired"] as Int?).map { $0 != 0 } ?? true)
     }
 

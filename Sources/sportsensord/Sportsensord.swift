@@ -136,7 +136,8 @@ struct Sportsensord: AsyncParsableCommand {
                         let previous = seen[key]
                         seen[key] = DiscoveryInfo(
                             address: key, addressType: "\(discovery.address.kind)",
-                            name: discovery.name ?? previous?.name, rssi: discovery.rssi.map(Int.init) ?? previous?.rssi,
+                            name: discovery.name ?? previous?.name,
+                            rssi: discovery.rssi.map(Int.init) ?? previous?.rssi,
                             isSduSensor: discovery.isSDUSensor || previous?.isSduSensor == true)
                     }
                 }

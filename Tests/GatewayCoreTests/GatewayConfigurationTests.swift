@@ -30,7 +30,9 @@ struct GatewayConfigurationTests {
         #expect(configuration.autoStart == false)
         #expect(configuration.idleStop == .seconds(600))
         #expect(configuration.retention == RetentionPolicy(days: 365, samplesDays: 90))
-        #expect(configuration.virtualSensors == VirtualSensorsConfiguration(count: 0, scripts: [.tableTennis, .jumps, .steps], rate: 100))
+        #expect(
+            configuration.virtualSensors
+                == VirtualSensorsConfiguration(count: 0, scripts: [.tableTennis, .jumps, .steps], rate: 100))
         #expect(configuration.tcpListen == nil)
         #expect(configuration.detection == DetectionParameters())
     }
@@ -177,12 +179,14 @@ struct GatewayConfigurationTests {
     @Test("the socket path: flag, environment, RUNTIME_DIRECTORY, /run, XDG_RUNTIME_DIR")
     func socketPath() {
         let none: (String) -> Bool = { _ in false }
-        #expect(ControlSocketPath.resolve(commandLine: "/a.sock", environment: [:], isWritableDirectory: none) == "/a.sock")
+        #expect(
+            ControlSocketPath.resolve(commandLine: "/a.sock", environment: [:], isWritableDirectory: none) == "/a.sock")
         #expect(
             ControlSocketPath.resolve(environment: ["SPORTSENSOR_SOCKET": "/b.sock"], isWritableDirectory: none)
                 == "/b.sock")
         #expect(
-            ControlSocketPath.resolve(environment: ["RUNTIME_DIRECTORY": "/run/sportsensord"], isWritableDirectory: none)
+            ControlSocketPath.resolve(
+                environment: ["RUNTIME_DIRECTORY": "/run/sportsensord"], isWritableDirectory: none)
                 == "/run/sportsensord/control.sock")
         #expect(
             ControlSocketPath.resolve(environment: [:], isWritableDirectory: { $0 == "/run/sportsensord" })
@@ -190,6 +194,8 @@ struct GatewayConfigurationTests {
         #expect(
             ControlSocketPath.resolve(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], isWritableDirectory: none)
                 == "/run/user/1000/sportsensord.sock")
-        #expect(ControlSocketPath.resolve(environment: [:], isWritableDirectory: none, userID: 7) == "/tmp/sportsensord-7.sock")
+        #expect(
+            ControlSocketPath.resolve(environment: [:], isWritableDirectory: none, userID: 7)
+                == "/tmp/sportsensord-7.sock")
     }
 }

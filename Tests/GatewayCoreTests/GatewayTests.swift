@@ -8,8 +8,8 @@ import GatewayTesting
 import Logging
 import ServiceLifecycle
 import SessionStore
-import Testing
 import Synchronization
+import Testing
 import VirtualSensor
 
 /// The gateway end to end on a manual clock: real-time virtual sensors → sensor links → session
@@ -40,7 +40,9 @@ struct GatewayTests {
         }
     }
 
-    @Test("a session records what the virtual sensor does: events detected live equal detection over the stored samples; stop ends it as stopped")
+    @Test(
+        "a session records what the virtual sensor does: events detected live equal detection over the stored samples; stop ends it as stopped"
+    )
     func sessionRecordsAndStops() async throws {
         let bench = try GatewayBench(scripts: [.tableTennis])
         let running = Task { try await bench.gateway.run() }
@@ -133,7 +135,8 @@ struct GatewayTests {
         #expect(try await bench.gateway.sensors().map(\.alias) == ["bench", "virtual-1"])
         #expect(try await bench.waitUntil { attempts.value >= 1 }, "a paired sensor from the store gets a link")
 
-        let anna = try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:75", alias: "anna", athlete: "Anna"))
+        let anna = try await bench.gateway.pair(
+            PairRequest(address: "C4:05:FC:97:8B:75", alias: "anna", athlete: "Anna"))
         #expect(anna.alias == "anna")
         #expect(anna.athlete == "Anna")
         #expect(anna.addressType == "random")
@@ -154,7 +157,8 @@ struct GatewayTests {
         await Self.expectControlError(.conflict) {
             try await bench.gateway.updateSensor("anna", SensorUpdate(alias: "virtual-1"))
         }
-        let renamed = try await bench.gateway.updateSensor("C4:05:FC:97:8B:75", SensorUpdate(alias: "anna-left", athlete: ""))
+        let renamed = try await bench.gateway.updateSensor(
+            "C4:05:FC:97:8B:75", SensorUpdate(alias: "anna-left", athlete: ""))
         #expect(renamed.alias == "anna-left")
         #expect(renamed.athlete == nil)
         await Self.expectControlError(.conflict) { try await bench.gateway.unpair(sensor: "virtual-1") }
@@ -167,7 +171,9 @@ struct GatewayTests {
         try await running.value
     }
 
-    @Test("sessions: unknown sensor → not found; bad profile → invalid; a second start → conflict; unknown id → not found")
+    @Test(
+        "sessions: unknown sensor → not found; bad profile → invalid; a second start → conflict; unknown id → not found"
+    )
     func sessionErrors() async throws {
         let bench = try GatewayBench(scripts: [.rest])
         let running = Task { try await bench.gateway.run() }
@@ -185,7 +191,9 @@ struct GatewayTests {
             try await bench.gateway.startSession(StartSessionRequest(sensor: "CA:FE:00:00:00:01"))
         }
         await Self.expectControlError(.notFound) { try await bench.gateway.stopSession(id: "0000dead") }
-        #expect(try await bench.gateway.sessions(athlete: "Bo", sensor: nil, profile: nil, live: true, limit: nil).map(\.id) == [started.id])
+        #expect(
+            try await bench.gateway.sessions(athlete: "Bo", sensor: nil, profile: nil, live: true, limit: nil).map(\.id)
+                == [started.id])
         #expect(try await bench.gateway.status().liveSessions == 1)
         _ = try await bench.gateway.stopSession(id: started.id)
         await Self.expectControlError(.conflict) { try await bench.gateway.stopSession(id: started.id) }

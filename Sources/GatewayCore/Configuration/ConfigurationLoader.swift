@@ -101,7 +101,8 @@ struct ConfigurationReader {
                 guard let address = TCPListenAddress(parsing: listen) else {
                     throw invalid(
                         "api.tcp_listen", "'\(listen)' is not host:port",
-                        fix: "write it as \"127.0.0.1:8765\" (port 1–65535), or remove the key to serve the socket only")
+                        fix: "write it as \"127.0.0.1:8765\" (port 1–65535), or remove the key to serve the socket only"
+                    )
                 }
                 configuration.tcpListen = address
             }
@@ -152,7 +153,8 @@ struct ConfigurationReader {
                     scripts.append(script)
                 }
                 guard !scripts.isEmpty else {
-                    throw invalid("virtual.scripts", "no scripts given", fix: "name at least one, e.g. [\"table-tennis\"]")
+                    throw invalid(
+                        "virtual.scripts", "no scripts given", fix: "name at least one, e.g. [\"table-tennis\"]")
                 }
                 configuration.virtualSensors.scripts = scripts
             }
@@ -170,7 +172,9 @@ struct ConfigurationReader {
         return configuration
     }
 
-    private func readDetection(_ detection: TOMLTable, into parameters: inout DetectionParameters)
+    private func readDetection(
+        _ detection: TOMLTable, into parameters: inout DetectionParameters
+    )
         throws(ConfigurationError)
     {
         for name in detection.keys {
@@ -179,7 +183,9 @@ struct ConfigurationReader {
                 throw ConfigurationError(
                     .unknownKey, file: file, line: lines.line(of: key), key: key,
                     message: "unknown profile '\(name)' in [detection]",
-                    fix: "use [detection.\(DetectionProfile.allCases.map(\.rawValue).joined(separator: "], [detection."))]")
+                    fix:
+                        "use [detection.\(DetectionProfile.allCases.map(\.rawValue).joined(separator: "], [detection."))]"
+                )
             }
             guard let section = detection[name]?.table else {
                 throw wrongType(key, expected: "a [\(key)] table", detection[name])
@@ -212,7 +218,9 @@ struct ConfigurationReader {
 
     // MARK: Typed access
 
-    private func checkKeys(_ table: TOMLTable, allowed: [String], prefix: String, what: String)
+    private func checkKeys(
+        _ table: TOMLTable, allowed: [String], prefix: String, what: String
+    )
         throws(ConfigurationError)
     {
         for key in table.keys where !allowed.contains(key) {
@@ -263,7 +271,8 @@ struct ConfigurationReader {
     private func days(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> Int? {
         guard let days = try integer(table, key) else { return nil }
         guard days >= 1 else {
-            throw invalid(key, "bad duration \(days) days", fix: "give 1 or more days, or remove the key to keep forever")
+            throw invalid(
+                key, "bad duration \(days) days", fix: "give 1 or more days, or remove the key to keep forever")
         }
         return days
     }
@@ -279,10 +288,12 @@ struct ConfigurationReader {
         return result
     }
 
-    private func wrongType(_ key: String, expected: String, _ value: (any TOMLValueConvertible)?) -> ConfigurationError {
+    private func wrongType(_ key: String, expected: String, _ value: (any TOMLValueConvertible)?) -> ConfigurationError
+    {
         let found = value.map { "\($0.type)" } ?? "nothing"
         return ConfigurationError(
-            .wrongType, file: file, line: lines.line(of: key), key: key, message: "expected \(expected), found \(found)",
+            .wrongType, file: file, line: lines.line(of: key), key: key,
+            message: "expected \(expected), found \(found)",
             fix: "write the value as \(expected) (see systemd/config.example.toml)")
     }
 

@@ -153,7 +153,8 @@ extension GatewayConfiguration {
         if !overrides.adapters.isEmpty {
             for adapter in overrides.adapters where !Self.isAdapterName(adapter) {
                 throw ConfigurationError(
-                    .invalidValue, file: "command line", key: "--adapter", message: "'\(adapter)' is not an adapter name",
+                    .invalidValue, file: "command line", key: "--adapter",
+                    message: "'\(adapter)' is not an adapter name",
                     fix: "name an HCI adapter such as hci0 (list them with `sportsensorctl adapters`)")
             }
             result.adapters = overrides.adapters
@@ -171,7 +172,8 @@ extension GatewayConfiguration {
 
     /// `hci` followed by digits.
     static func isAdapterName(_ name: String) -> Bool {
-        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy(\.isASCII) && Int(name.dropFirst(3)) != nil
+        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy(\.isASCII)
+            && Int(name.dropFirst(3)) != nil
     }
 }
 

@@ -275,10 +275,11 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
     // MARK: Sessions
 
     private func endSession(on channel: SensorChannel<C>, reason: SessionEndReason) async {
-        guard let pipeline = channel.state.withLock({ state -> SessionPipeline<C>? in
-            defer { state.pipeline = nil }
-            return state.pipeline
-        })
+        guard
+            let pipeline = channel.state.withLock({ state -> SessionPipeline<C>? in
+                defer { state.pipeline = nil }
+                return state.pipeline
+            })
         else { return }
         liveGauge.record(channels.values.filter { $0.pipeline != nil }.count)
         do {
@@ -333,7 +334,9 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
             context: context, recorder: recorder, bus: bus, clock: dependencies.clock, linkState: channel.linkState,
             linkBaseline: await link.statistics, idleTimeout: dependencies.configuration.idleStop, logger: logger,
             linkStatistics: { await link.statistics },
-            onIdle: { [weak self] reason in await self?.idleStop(address: address, session: session.idText, reason: reason) }
+            onIdle: { [weak self] reason in
+                await self?.idleStop(address: address, session: session.idText, reason: reason)
+            }
         )
         channel.state.withLock { $0.pipeline = pipeline }
         liveGauge.record(channels.values.filter { $0.pipeline != nil }.count)
@@ -401,9 +404,11 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
 
     /// The channel called `name` (alias or address).
     private func channel(named name: String) throws(ControlError) -> SensorChannel<C> {
-        if let address = BluetoothAddress(string: name), let channel = channels.first(where: {
-            $0.key.octets == address.octets
-        })?.value {
+        if let address = BluetoothAddress(string: name),
+            let channel = channels.first(where: {
+                $0.key.octets == address.octets
+            })?.value
+        {
             return channel
         }
         if let channel = channels.values.first(where: { $0.record.alias == name }) { return channel }
@@ -560,7 +565,10 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         record.paired = false
         let saved = record
         try await mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }
-        bus.publish(.link(LinkPayload(sensor: channel.label, address: "\(channel.address)", state: "stopped", detail: "unpaired")))
+        bus.publish(
+            .link(
+                LinkPayload(sensor: channel.label, address: "\(channel.address)", state: "stopped", detail: "unpaired"))
+        )
         logger.info("sensor unpaired", metadata: ["ble.address": "\(channel.address)"])
     }
 
@@ -599,8 +607,8 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         var filter = SessionFilter(profile: profile, limit: live == nil ? limit : nil)
         let store = dependencies.store
         if let athlete {
-            guard let found = try await mapStore({ () async throws(StoreError) in try await store.athlete(named: athlete) })
-            else { return [] }
+            let found = try await mapStore { () async throws(StoreError) in try await store.athlete(named: athlete) }
+            guard let found else { return [] }
             filter.athleteID = found.id
         }
         if let sensor {
@@ -655,7 +663,8 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         guard let sensor = record.sensor, let channel = channels[sensor], channel.pipeline?.sessionID == record.idText
         else {
             throw ControlError(
-                .conflict, "session \(record.idText) is not live"
+                .conflict,
+                "session \(record.idText) is not live"
                     + (record.endReason.map { " (it ended: \($0.rawValue))" } ?? ""),
                 fix: "list live sessions with `sportsensorctl sessions --live`")
         }

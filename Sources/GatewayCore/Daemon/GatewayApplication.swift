@@ -101,7 +101,8 @@ public struct GatewayApplication: Sendable {
         let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
         defer { try? store.close() }
         if !store.recoveredSessions.isEmpty {
-            logger.warning("closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])
+            logger.warning(
+                "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])
         }
         let clock = ContinuousClock()
         var fleet: VirtualSensorFleet<ContinuousClock>?
@@ -121,7 +122,8 @@ public struct GatewayApplication: Sendable {
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: gateway),
-            .init(service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
+            .init(
+                service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
         ]
         if let makeControlServer {
             let context = ControlServerContext(

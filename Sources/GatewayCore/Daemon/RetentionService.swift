@@ -43,7 +43,8 @@ public struct RetentionService<C: Clock>: Service where C.Duration == Duration {
     public func prune(now: Date) async {
         do {
             if let days = policy.samplesDays {
-                let result = try await store.prune(olderThan: now.addingTimeInterval(-Double(days) * 86_400), samplesOnly: true)
+                let result = try await store.prune(
+                    olderThan: now.addingTimeInterval(-Double(days) * 86_400), samplesOnly: true)
                 if result.chunksDeleted > 0 {
                     logger.info("retention: samples deleted", metadata: ["store.samples": "\(result.samplesDeleted)"])
                 }
@@ -51,7 +52,8 @@ public struct RetentionService<C: Clock>: Service where C.Duration == Duration {
             if let days = policy.days {
                 let result = try await store.prune(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
                 if result.sessionsDeleted > 0 {
-                    logger.info("retention: sessions deleted", metadata: ["store.sessions": "\(result.sessionsDeleted)"])
+                    logger.info(
+                        "retention: sessions deleted", metadata: ["store.sessions": "\(result.sessionsDeleted)"])
                 }
             }
         } catch {

@@ -68,7 +68,9 @@ public struct SystemdNotifier: Sendable {
         }
         let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + pathBytes.count + (abstract ? 0 : 1)
 
-        let socketResult = retryingEINTR { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let socketResult = retryingEINTR {
+            socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
         guard case .success(let descriptor) = socketResult else {
             if case .failure(let error) = socketResult { return error }
             return nil

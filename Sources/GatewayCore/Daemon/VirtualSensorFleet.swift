@@ -33,7 +33,9 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
     /// The address of virtual sensor `number` (1-based): `CA:FE:00:00:hi:lo`, a static random
     /// address (top bits 11) that is also locally administered, so it never collides with hardware.
     public static func address(of number: Int) -> BluetoothAddress {
-        let octets: [UInt8] = [0xCA, 0xFE, 0, 0, UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number)]
+        let octets: [UInt8] = [
+            0xCA, 0xFE, 0, 0, UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number),
+        ]
         let text = octets.map { byte in
             let digits = Array("0123456789ABCDEF")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
@@ -65,8 +67,10 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let sensorConfiguration = VirtualSensorConfiguration(
                 seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
                 pacing: pacing)
-            let source = MotionScriptSource(script: script, seed: UInt64(number), rate: Double(configuration.rate), options: motion)
-            let sensor = try VirtualSensor(configuration: sensorConfiguration, source: source, clock: clock, logger: logger)
+            let source = MotionScriptSource(
+                script: script, seed: UInt64(number), rate: Double(configuration.rate), options: motion)
+            let sensor = try VirtualSensor(
+                configuration: sensorConfiguration, source: source, clock: clock, logger: logger)
             let connection = Mutex<Task<Void, Never>?>(nil)
             let connector = ClosureSensorConnector { _ in
                 let (near, far) = try makeBearers()
