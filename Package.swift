@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire",
+                "SDUSensor", "BLEWire", "Detection",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -151,7 +151,8 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
@@ -166,7 +167,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SportsensorctlTests",
-            dependencies: ["sportsensorctl", "GatewayTesting"],
+            dependencies: [
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ],

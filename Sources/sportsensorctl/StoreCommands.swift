@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SDUSensor
 import SessionStore
+import VirtualSensor
 
 /// Hidden: records into a session forever, printing a line after each committed flush, so the
 /// crash-recovery test can kill it with SIGKILL mid-recording.
@@ -70,12 +71,24 @@ struct StoreBenchmark: AsyncParsableCommand {
     @Option(help: "One event every this many samples.")
     var samplesPerEvent: Int = 100
 
+    @Option(
+        help: """
+            Record a profile's motion script (table-tennis, jump, throw, steps) at 100 Hz instead of the \
+            synthetic training signal, to measure bytes per sample for that profile's recordings.
+            """)
+    var motion: MotionScript?
+
+    @Option(
+        help: "With --motion: the sensor noise's standard deviation in g (the script draws 0.003–0.02 when absent).")
+    var noise: Double?
+
     func run() async throws {
         let directory =
             stateDir ?? FileManager.default.temporaryDirectory.path + "/sportsensord-bench-" + UUID().uuidString
         defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let store = try SessionStore.open(at: StateDirectory(path: directory))
-        let signal = BenchmarkSignal(count: samples)
+        let signal =
+            motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise) } ?? BenchmarkSignal(count: samples)
         let session = try await store.createSession(NewSession(profile: "bench"))
         let recorder = try await store.recorder(for: session)
         let runner = Task { await recorder.run() }
@@ -121,15 +134,20 @@ struct StoreBenchmark: AsyncParsableCommand {
 struct BenchmarkSignal {
     var samples: [StoredSample] = []
 
-    init(count: Int) {
-        var state: UInt64 = 0x5EED
-        func unit() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
+    /// `count` samples of a motion script at 100 Hz, as a virtual sensor would stream them.
+    init(script: MotionScript, count: Int, noise: Double?) {
+        var options = MotionOptions()
+        options.noise = noise
+        let recording = MotionGenerator.render(
+            script: script, seed: 2026, rate: 100, duration: Double(count) / 100, options: options)
+        samples = recording.raw.prefix(count).enumerated().map { index, raw in
+            StoredSample(index: Int64(index), t: Double(index) / 100, raw: raw)
         }
+    }
+
+    init(count: Int) {
+        var random = SplitMix64(seed: 0x5EED)
+        func unit() -> Double { random.unit() }
         func noise() -> Double { (-2 * log(max(unit(), 1e-300))).squareRoot() * cos(2 * Double.pi * unit()) * 3 }
         func clip(_ value: Double) -> Int16 { Int16(max(-32768, min(32767, value.rounded()))) }
         let frequencies = [0.5, 1.1, 2.3, 4.2, 8.0]

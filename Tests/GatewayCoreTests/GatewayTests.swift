@@ -78,9 +78,10 @@ struct GatewayTests {
         let stored = try await bench.store.events(of: id).map(\.event)
         #expect(stored.count >= 3, "a 30 s table-tennis script has rallies")
         #expect(stored.allSatisfy { $0.type == "hit" && ($0.peakG ?? 0) > 1 })
-        let offline = ProfileDetector(profile: .tableTennis).events(in: samples.map(\.acceleration))
-        #expect(offline.count == stored.count)
-        for (live, again) in zip(stored, offline) { #expect(abs(live.t - again.time) < 1e-3) }
+        let offline = ProfileDetector(profile: .tableTennis).events(in: try await bench.store.detectionSamples(of: id))
+        #expect(
+            offline.map { StoredEvent($0) } == stored,
+            "re-running detection on the stored samples gives the same events")
         let api = try await bench.gateway.sessionEvents(id: started.id)
         #expect(api.map(\.t) == stored.map(\.t).sorted())
         #expect(stopped.eventCounts == ["hit": stored.count])

@@ -2,28 +2,10 @@
 import Detection
 import SessionStore
 
-// How detector events become the store's rows and the event stream's payloads. The store's own
-// `StoredEvent(DetectorEvent)` mapping (feat/storecli) replaces `storedEvent(_:)` once it lands.
+// How detector events and stored events become the event stream's payloads (the store's rows
+// come from SessionStore's own `StoredEvent(DetectorEvent)`).
 
 enum DetectionMapping {
-    /// The stored form of a detector event.
-    static func storedEvent(_ event: DetectorEvent) -> StoredEvent {
-        switch event {
-        case .hit(let hit):
-            StoredEvent(type: "hit", t: hit.t, peakG: hit.peakG, intensity: hit.intensityG, saturated: hit.saturated)
-        case .jump(let flight):
-            StoredEvent(
-                type: "jump", t: flight.start, takeoff: flight.start, landing: flight.end,
-                flightSeconds: flight.flightTime, heightMeters: flight.height)
-        case .throw(let flight):
-            StoredEvent(
-                type: "throw", t: flight.start, flightSeconds: flight.flightTime, heightMeters: flight.height,
-                release: flight.start, catchTime: flight.end)
-        case .step(let step):
-            StoredEvent(type: "step", t: step.t, extra: "{\"cadence_spm\":\(step.cadence.isFinite ? step.cadence : 0)}")
-        }
-    }
-
     /// A detector event as the event stream carries it.
     static func payload(_ event: DetectorEvent, session: String, sensor: String) -> DetectionPayload {
         switch event {

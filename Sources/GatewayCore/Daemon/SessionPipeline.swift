@@ -164,7 +164,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             var detected: [DetectorEvent] = []
             var moved = false
             for sample in batch {
-                let t = sample.time - offset
+                // Whole microseconds: what the store gives back exactly, so re-running detection
+                // on the stored samples reproduces these events.
+                let t = StoreTime.microseconds(sample.time - offset)
                 // Samples taken before the session started belong to no session.
                 guard t >= 0 else { continue }
                 let acceleration = AccelerationSample(t: t, raw: sample.raw)
@@ -193,7 +195,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     }
 
     private func emit(_ event: DetectorEvent) {
-        recorder.record(event: DetectionMapping.storedEvent(event))
+        recorder.record(event: StoredEvent(event))
         eventCounter[event.kind.rawValue]?.increment()
         bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
     }
