@@ -79,6 +79,8 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
     private var shuttingDown = false
     private let jobs: AsyncStream<@Sendable () async -> Void>
     private let jobSink: AsyncStream<@Sendable () async -> Void>.Continuation
+    private let shutdownSignal: AsyncStream<Void>
+    private let shutdownSink: AsyncStream<Void>.Continuation
     private let readiness: AsyncStream<Void>
     private let readySink: AsyncStream<Void>.Continuation
     private let samplesCounter = Counter(label: "sportsensord_samples_total")
@@ -94,6 +96,7 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         self.logger = dependencies.logger
         (jobs, jobSink) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         (readiness, readySink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (shutdownSignal, shutdownSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         connectorLoad = Array(repeating: 0, count: dependencies.connectors.count)
     }
 
@@ -153,6 +156,17 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
             storeHealthy = false
             logger.error("cannot list the paired sensors", metadata: ["error": "\(error)"])
         }
+        jobSink.yield { [shutdownSignal] in
+            // The poller sleeps on the gateway's clock: shutdown ends it rather than the next tick.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.pollLinkMetrics() }
+                group.addTask {
+                    for await _ in shutdownSignal { return }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
         logger.info(
             "gateway started",
             metadata: ["sensors.paired": "\(channels.count)", "sensors.virtual": "\(virtual.count)"])
@@ -167,6 +181,7 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
             await endSession(on: channel, reason: .shutdown)
         }
         for channel in channels.values { channel.link.stop() }
+        shutdownSink.finish()
         jobSink.finish()
         bus.finish()
     }
@@ -189,6 +204,35 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         channels[record.address] = channel
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }
+    }
+
+    /// Every 5 s: the links' lost samples and malformed notifications into the metrics, and the
+    /// bus's drops.
+    private nonisolated func pollLinkMetrics() async {
+        let lost = Counter(label: "sportsensord_samples_lost_total")
+        let malformed = Counter(label: "sportsensord_notifications_malformed_total")
+        let busDrops = Counter(label: "sportsensord_event_bus_dropped_total")
+        var seen: [BluetoothAddress: (lost: Int, malformed: Int)] = [:]
+        var seenDrops = 0
+        while !Task.isCancelled {
+            do { try await dependencies.clock.sleep(for: .seconds(5)) } catch { return }
+            guard let links = await activeLinks() else { return }
+            for link in links {
+                let statistics = await link.statistics
+                let previous = seen[link.address] ?? (0, 0)
+                lost.increment(by: Int64(max(0, statistics.missingSamples - previous.lost)))
+                malformed.increment(by: Int64(max(0, statistics.malformedNotifications - previous.malformed)))
+                seen[link.address] = (statistics.missingSamples, statistics.malformedNotifications)
+            }
+            let drops = bus.droppedCount
+            busDrops.increment(by: Int64(max(0, drops - seenDrops)))
+            seenDrops = drops
+        }
+    }
+
+    /// The links to poll; nil once shutting down.
+    private func activeLinks() -> [SensorLink<C>]? {
+        shuttingDown ? nil : channels.values.map(\.link)
     }
 
     // MARK: The sample path
