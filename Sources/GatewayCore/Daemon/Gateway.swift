@@ -389,7 +389,8 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         logger.info(
             "session started",
             metadata: [
-                "session.id": "\(session.idText)", "ble.address": "\(channel.address)", "session.profile": "\(profile)",
+                "session.id": "\(session.idText)", "ble.address": "\(channel.address)",
+                "session.profile": "\(profile.rawValue)",
             ])
         return pipeline
     }
