@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sportsensorctl", targets: ["sportsensorctl"]),
+        .executable(name: "sportsensord", targets: ["sportsensord"]),
         .library(name: "BLEWire", targets: ["BLEWire"]),
         .library(name: "SDUSensor", targets: ["SDUSensor"]),
         .library(name: "GATTClient", targets: ["GATTClient"]),
@@ -37,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // MARK: System library
@@ -92,8 +94,11 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),
@@ -114,6 +119,16 @@ let package = Package(
         ),
 
         // MARK: Executables
+        .executableTarget(
+            name: "sportsensord",
+            dependencies: [
+                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
@@ -172,7 +187,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "VirtualSensor", "GatewayTesting"],
+            dependencies: [
+                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

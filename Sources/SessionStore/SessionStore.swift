@@ -267,16 +267,25 @@ public final class SessionStore: Sendable {
         try await write("saving a sensor") { db in
             try db.execute(
                 sql: """
-                    INSERT INTO sensors (address, address_type, advertised_name, alias, athlete_id, last_seen)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO sensors (address, address_type, advertised_name, alias, athlete_id, last_seen, paired)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(address) DO UPDATE SET
                         address_type = excluded.address_type, advertised_name = excluded.advertised_name,
-                        alias = excluded.alias, athlete_id = excluded.athlete_id, last_seen = excluded.last_seen
+                        alias = excluded.alias, athlete_id = excluded.athlete_id, last_seen = excluded.last_seen,
+                        paired = excluded.paired
                     """,
                 arguments: [
                     sensor.address.description, sensor.address.kind.description, sensor.advertisedName, sensor.alias,
-                    sensor.athleteID, sensor.lastSeen?.timeIntervalSince1970,
+                    sensor.athleteID, sensor.lastSeen?.timeIntervalSince1970, sensor.paired ? 1 : 0,
                 ])
+        }
+    }
+
+    /// The athlete with this row id.
+    public func athlete(id: Int64) async throws(StoreError) -> Athlete? {
+        try await read("finding an athlete") { db in
+            try Row.fetchOne(db, sql: "SELECT id, name, created FROM athletes WHERE id = ?", arguments: [id])
+                .map(Self.athlete(from:))
         }
     }
 
@@ -525,8 +534,9 @@ public final class SessionStore: Sendable {
         guard let address = BluetoothAddress(string: row["address"], kind: kind) else { return nil }
         return SensorRecord(
             address: address, advertisedName: row["advertised_name"], alias: row["alias"],
-            athleteID: row["athlete_id"], lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:))
-        )
+            athleteID: row["athlete_id"],
+            lastSeen: (row["last_seen"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            paired: (row["paired"] as Int?).map { $0 != 0 } ?? true)
     }
 
     /// Sessions with their sensor's address type, which `sessions` does not repeat.

@@ -31,17 +31,21 @@ public struct SensorRecord: Hashable, Sendable {
     public var athleteID: Int64?
     /// When it was last seen advertising or connected.
     public var lastSeen: Date?
+    /// True while the gateway keeps a link to it; false for a sensor only known from its sessions
+    /// (or unpaired since).
+    public var paired: Bool
 
     /// Creates a value.
     public init(
         address: BluetoothAddress, advertisedName: String? = nil, alias: String? = nil, athleteID: Int64? = nil,
-        lastSeen: Date? = nil
+        lastSeen: Date? = nil, paired: Bool = true
     ) {
         self.address = address
         self.advertisedName = advertisedName
         self.alias = alias
         self.athleteID = athleteID
         self.lastSeen = lastSeen
+        self.paired = paired
     }
 }
 

@@ -18,7 +18,8 @@ public enum StoreSchema {
     /// Every schema version, oldest first. Adding a schema change means appending here and to
     /// `migrator` below, never editing an entry.
     public static let versions: [Version] = [
-        Version(name: "v1-initial", number: 1)
+        Version(name: "v1-initial", number: 1),
+        Version(name: "v2-paired-sensors", number: 2),
     ]
 
     /// The version this build writes.
@@ -31,6 +32,17 @@ public enum StoreSchema {
             try createVersion1(db)
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        migrator.registerMigration("v2-paired-sensors") { db in
+            // Pairing is a state of its own: a sensor row also exists for every sensor a session
+            // was recorded from, and unpairing must keep those sessions' sensor. Sensors known
+            // before v2 were all paired by hand.
+            try db.execute(
+                sql: """
+                    ALTER TABLE sensors ADD COLUMN paired INTEGER NOT NULL DEFAULT 0;
+                    UPDATE sensors SET paired = 1;
+                    """)
+            try db.execute(sql: "PRAGMA user_version = 2")
         }
         return migrator
     }

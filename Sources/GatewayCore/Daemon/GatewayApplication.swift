@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GATTClient
+import Logging
+import ServiceLifecycle
+import SessionStore
+import UnixSignals
+
+/// What a control server gets to serve: the executable turns it into a `Service` (the
+/// `ControlAPI` HTTP server), which is the only place that knows about HTTP.
+public struct ControlServerContext: Sendable {
+    /// The gateway to serve.
+    public var control: any GatewayControl
+    /// The Unix socket to listen on.
+    public var socketPath: String
+    /// TCP address, when configured.
+    public var tcpListen: TCPListenAddress?
+    /// The bearer token TCP clients must present.
+    public var token: String?
+    /// Call once the socket listens: systemd's `READY=1` waits for it.
+    public var onListening: @Sendable () -> Void
+    /// The logger.
+    public var logger: Logger
+}
+
+/// The Bluetooth side the executable injects (GatewayCore does not import the transport).
+public struct BluetoothSupport: Sendable {
+    /// One connector per adapter.
+    public var connectors: [any SensorConnector]
+    /// The adapters' state.
+    public var adapters: @Sendable () async -> [AdapterInfo]
+    /// Scans for the given seconds.
+    public var scan: @Sendable (Double) async throws -> [DiscoveryInfo]
+
+    /// Creates the support.
+    public init(
+        connectors: [any SensorConnector], adapters: @escaping @Sendable () async -> [AdapterInfo],
+        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo]
+    ) {
+        self.connectors = connectors
+        self.adapters = adapters
+        self.scan = scan
+    }
+}
+
+/// Builds and runs the whole daemon: opens the store, pairs the virtual sensors, and runs a
+/// `ServiceGroup` of the gateway (links, sessions, event bus), the retention pass, the control
+/// server and the systemd notifier, with graceful shutdown on SIGTERM and SIGINT.
+public struct GatewayApplication: Sendable {
+    /// Makes the control server's service; nil runs without one (tests, or before ControlAPI exists).
+    public typealias ControlServerFactory = @Sendable (ControlServerContext) throws -> any Service
+
+    /// The effective configuration.
+    public var configuration: GatewayConfiguration
+    /// The Bluetooth side; nil for virtual sensors only.
+    public var bluetooth: BluetoothSupport?
+    /// The virtual sensors' bearer pairs (the executable passes an `AF_UNIX` socket pair).
+    public var makeVirtualBearers: VirtualSensorFleet<ContinuousClock>.BearerPairFactory
+    /// The control server.
+    public var makeControlServer: ControlServerFactory?
+    /// The environment (state directory, socket and systemd variables).
+    public var environment: [String: String]
+    /// The daemon's version.
+    public var version: String
+    /// The logger.
+    public var logger: Logger
+
+    /// Creates an application.
+    public init(
+        configuration: GatewayConfiguration, bluetooth: BluetoothSupport? = nil,
+        makeVirtualBearers: @escaping VirtualSensorFleet<ContinuousClock>.BearerPairFactory = {
+            LoopbackATTBearer.pair()
+        },
+        makeControlServer: ControlServerFactory? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment, version: String = "0.1.0",
+        logger: Logger = Logger(label: "sportsensord")
+    ) {
+        self.configuration = configuration
+        self.bluetooth = bluetooth
+        self.makeVirtualBearers = makeVirtualBearers
+        self.makeControlServer = makeControlServer
+        self.environment = environment
+        self.version = version
+        self.logger = logger
+    }
+
+    /// The state directory the configuration resolves to.
+    public var stateDirectory: StateDirectory {
+        StateDirectory.resolve(commandLine: configuration.stateDirectory, environment: environment)
+    }
+
+    /// The control socket path the configuration resolves to.
+    public var socketPath: String {
+        ControlSocketPath.resolve(commandLine: configuration.socketPath, environment: environment)
+    }
+
+    /// Opens the store and runs every service until SIGTERM/SIGINT (graceful) or a service fails.
+    public func run() async throws {
+        let directory = stateDirectory
+        let storeLogger = logger.with(label: "store")
+        let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
+        defer { try? store.close() }
+        if !store.recoveredSessions.isEmpty {
+            logger.warning(
+                "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])
+        }
+        let clock = ContinuousClock()
+        var fleet: VirtualSensorFleet<ContinuousClock>?
+        if configuration.virtualSensors.count > 0 {
+            fleet = try VirtualSensorFleet(
+                configuration: configuration.virtualSensors, clock: clock, logger: logger,
+                makeBearers: makeVirtualBearers)
+        }
+        var adapters: @Sendable () async -> [AdapterInfo] = { [] }
+        if let bluetooth { adapters = bluetooth.adapters }
+        let dependencies = GatewayDependencies(
+            store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
+            connectors: bluetooth?.connectors ?? [], adapters: adapters, scan: bluetooth?.scan,
+            virtualSensors: fleet, version: version, logger: logger)
+        let gateway = Gateway(dependencies: dependencies)
+
+        let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: gateway),
+            .init(
+                service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
+        ]
+        if let makeControlServer {
+            let context = ControlServerContext(
+                control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
+                token: configuration.apiToken, onListening: { listeningSink.yield() }, logger: logger)
+            services.append(.init(service: try makeControlServer(context)))
+        } else {
+            listeningSink.yield()
+        }
+        let notifier = SystemdNotifier(environment: environment)
+        services.append(
+            .init(
+                service: SystemdNotifierService(
+                    notifier: notifier, clock: clock, logger: logger,
+                    waitUntilReady: {
+                        await gateway.waitUntilStarted()
+                        for await _ in listening { return }
+                    },
+                    statusLine: { await gateway.statusLine() })))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)
+        logger.info(
+            "sportsensord starting",
+            metadata: [
+                "state.dir": "\(directory)", "control.socket": "\(socketPath)",
+                "sensors.virtual": "\(configuration.virtualSensors.count)",
+            ])
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+extension Logger {
+    fileprivate func with(label suffix: String) -> Logger {
+        var logger = Logger(label: label + "." + suffix)
+        logger.logLevel = logLevel
+        return logger
+    }
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import Detection
+import Foundation
+import Logging
+import Metrics
+import SDUSensor
+import SessionStore
+import Synchronization
+
+extension SessionEndReason {
+    /// No movement for the configured idle time.
+    static let idleStop = SessionEndReason(rawValue: "idle")
+}
+
+extension LinkState {
+    /// The state's name on the wire (`LinkPayload.state`, `SensorInfo.linkState`).
+    public var wireName: String {
+        switch self {
+        case .connected: "connected"
+        case .lost: "lost"
+        case .retrying: "retrying"
+        case .gaveUp: "gave-up"
+        case .stopped: "stopped"
+        }
+    }
+}
+
+/// One live session: the link's samples go through the profile's detector into the store (via
+/// a `SessionRecorder`) and onto the event bus; once a second the session's counters are
+/// published and the idle rule is checked.
+///
+/// `ingest(_:)` and `linkChanged(_:)` are called by the sensor's link consumer for every
+/// notification; they never suspend and never block (a mutex around the detector state, the
+/// recorder's own non-blocking buffer, the bus's drop-oldest buffers). `run()` drives the
+/// recorder's flushes and the once-a-second tick until `finish(reason:)`.
+public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Duration {
+    /// Fixed facts about the session.
+    public struct Context: Sendable {
+        /// The session as created in the store.
+        public var session: SessionRecord
+        /// The sensor's address.
+        public var address: BluetoothAddress
+        /// The sensor's alias or address, as shown to people.
+        public var sensorLabel: String
+        /// The sensor's alias.
+        public var alias: String?
+        /// The athlete's name.
+        public var athlete: String?
+        /// The profile.
+        public var profile: DetectionProfile
+        /// Detector parameters.
+        public var parameters: DetectionParameters
+        /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
+        public var timeOffset: Double
+
+        /// Creates a context.
+        public init(
+            session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
+            profile: DetectionProfile, parameters: DetectionParameters, timeOffset: Double
+        ) {
+            self.session = session
+            self.address = address
+            self.sensorLabel = sensorLabel
+            self.alias = alias
+            self.athlete = athlete
+            self.profile = profile
+            self.parameters = parameters
+            self.timeOffset = timeOffset
+        }
+    }
+
+    private struct State: Sendable {
+        var detector: ProfileDetector
+        var summary: ProfileSummary
+        var activity = MotionActivity()
+        var lastActivity: C.Instant
+        var linkState: String
+        var eventCounts: [String: Int] = [:]
+        var samples: Int64 = 0
+        var firstSample: (index: Int64, t: Double)?
+        var lastSample: (index: Int64, t: Double)?
+        var baseline: SensorLinkStatistics
+        var latest: SensorLinkStatistics
+        var finished = false
+    }
+
+    /// Fixed facts about the session.
+    public let context: Context
+    /// The session's id as text.
+    public var sessionID: String { context.session.idText }
+    private let recorder: SessionRecorder<C>
+    private let bus: EventBus<GatewayEvent>
+    private let clock: C
+    private let started: C.Instant
+    private let idleTimeout: Duration?
+    private let linkStatistics: @Sendable () async -> SensorLinkStatistics
+    private let onIdle: @Sendable (SessionEndReason) async -> Void
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let stopSignal: AsyncStream<Void>
+    private let stopSink: AsyncStream<Void>.Continuation
+    private let abandonSignal: AsyncStream<Void>
+    private let abandonSink: AsyncStream<Void>.Continuation
+    private let eventCounter: [String: Counter]
+    private let queueDepth: Gauge
+    private let flushLatency: Metrics.Timer
+
+    /// A pipeline recording through `recorder` and publishing on `bus`.
+    ///
+    /// - Parameters:
+    ///   - linkState: the sensor's link state when the session starts.
+    ///   - linkBaseline: the link's counters when the session starts.
+    ///   - idleTimeout: end the session after this long without movement; nil never.
+    ///   - linkStatistics: reads the link's counters (for lost and malformed counts).
+    ///   - onIdle: called once when the idle rule fires, with `idle` or `link-lost` (the link was
+    ///     down the whole time); the owner ends the session.
+    public init(
+        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: String,
+        linkBaseline: SensorLinkStatistics = SensorLinkStatistics(), idleTimeout: Duration?, logger: Logger,
+        linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
+        onIdle: @escaping @Sendable (SessionEndReason) async -> Void
+    ) {
+        self.context = context
+        self.recorder = recorder
+        self.bus = bus
+        self.clock = clock
+        self.idleTimeout = idleTimeout
+        self.linkStatistics = linkStatistics
+        self.onIdle = onIdle
+        var logger = logger
+        logger[metadataKey: "session.id"] = "\(context.session.idText)"
+        logger[metadataKey: "ble.address"] = "\(context.address)"
+        self.logger = logger
+        let now = clock.now
+        started = now
+        state = Mutex(
+            State(
+                detector: ProfileDetector(profile: context.profile, parameters: context.parameters),
+                summary: ProfileSummary(profile: context.profile), lastActivity: now, linkState: linkState,
+                baseline: linkBaseline, latest: linkBaseline))
+        (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var counters: [String: Counter] = [:]
+        for kind in EventKind.allCases {
+            counters[kind.rawValue] = Counter(label: "sportsensord_events_total", dimensions: [("type", kind.rawValue)])
+        }
+        eventCounter = counters
+        queueDepth = Gauge(label: "sportsensord_recorder_queue_depth", dimensions: [("sensor", "\(context.address)")])
+        flushLatency = Metrics.Timer(label: "sportsensord_store_flush_seconds")
+    }
+
+    // MARK: Producer side (never suspends)
+
+    /// Feeds one notification's samples: detection, recording, publishing.
+    public func ingest(_ batch: [SDUDecodedSample]) {
+        guard !batch.isEmpty else { return }
+        let offset = context.timeOffset
+        let now = clock.now
+        let (stored, detected) = state.withLock { state -> ([StoredSample], [DetectorEvent]) in
+            guard !state.finished else { return ([], []) }
+            var stored: [StoredSample] = []
+            stored.reserveCapacity(batch.count)
+            var detected: [DetectorEvent] = []
+            var moved = false
+            for sample in batch {
+                // Whole microseconds: what the store gives back exactly, so re-running detection
+                // on the stored samples reproduces these events.
+                let t = StoreTime.microseconds(sample.time - offset)
+                // Samples taken before the session started belong to no session.
+                guard t >= 0 else { continue }
+                let acceleration = AccelerationSample(t: t, raw: sample.raw)
+                stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
+                state.summary.observe(time: t)
+                if state.activity.observe(acceleration) { moved = true }
+                if let event = state.detector.process(acceleration) {
+                    detected.append(event)
+                    state.summary.add(event)
+                    state.eventCounts[event.kind.rawValue, default: 0] += 1
+                }
+                if state.firstSample == nil { state.firstSample = (sample.index, t) }
+                state.lastSample = (sample.index, t)
+            }
+            state.samples += Int64(stored.count)
+            if moved || !detected.isEmpty { state.lastActivity = now }
+            return (stored, detected)
+        }
+        if !stored.isEmpty { recorder.record(samples: stored) }
+        for event in detected { emit(event) }
+    }
+
+    /// Notes the sensor's new link state (shown in the counters).
+    public func linkChanged(_ linkState: LinkState) {
+        state.withLock { $0.linkState = linkState.wireName }
+    }
+
+    private func emit(_ event: DetectorEvent) {
+        recorder.record(event: StoredEvent(event))
+        eventCounter[event.kind.rawValue]?.increment()
+        bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
+    }
+
+    // MARK: Running
+
+    /// Flushes the recorder and ticks once a second until `finish(reason:)`. The recorder's loop
+    /// is never cancelled under a flush: it ends when `finish` has closed the session (or at once
+    /// when closing failed, leaving the rows to crash recovery).
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.recorder.run() }
+            group.addTask { [stopSignal] in
+                await withTaskGroup(of: Void.self) { ticking in
+                    ticking.addTask { await self.tick() }
+                    ticking.addTask {
+                        for await _ in stopSignal { return }
+                    }
+                    await ticking.next()
+                    ticking.cancelAll()
+                }
+            }
+            group.addTask { [abandonSignal] in
+                for await _ in abandonSignal { return }
+            }
+            await group.next()
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func tick() async {
+        while !Task.isCancelled {
+            do { try await clock.sleep(for: .seconds(1)) } catch { return }
+            let statistics = await linkStatistics()
+            let (idleFor, linkUp) = state.withLock { state -> (Duration, Bool) in
+                state.latest = statistics
+                return (state.lastActivity.duration(to: clock.now), state.linkState == "connected")
+            }
+            recorder.update(counts: counts)
+            let recorderStatistics = recorder.statistics
+            queueDepth.record(recorderStatistics.queueDepth)
+            flushLatency.recordNanoseconds(Self.nanoseconds(recorderStatistics.lastFlushLatency))
+            bus.publish(.counters(counters()))
+            if let idleTimeout, idleFor >= idleTimeout {
+                let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
+                logger.info(
+                    "no movement for \(idleTimeout): ending the session",
+                    metadata: ["session.reason": "\(reason)"])
+                // The owner ends the session, which stops this tick: it must not be cancelled under
+                // the store writes that close the session.
+                let onIdle = self.onIdle
+                Task { await onIdle(reason) }
+                return
+            }
+        }
+    }
+
+    /// The stream counters the store keeps.
+    public var counts: SessionCounts {
+        state.withLock { state in
+            let baseline = state.baseline
+            var rate: Double?
+            if let first = state.firstSample, let last = state.lastSample, last.t > first.t + 1 {
+                rate = Double(last.index - first.index) / (last.t - first.t)
+            }
+            return SessionCounts(
+                received: state.samples, lost: Int64(max(0, state.latest.missingSamples - baseline.missingSamples)),
+                malformed: Int64(max(0, state.latest.malformedNotifications - baseline.malformedNotifications)),
+                sampleRate: rate)
+        }
+    }
+
+    /// The live numbers `sportsensorctl tail` shows.
+    public func counters() -> SessionCounters {
+        let elapsed = Self.seconds(started.duration(to: clock.now))
+        return state.withLock { state in
+            let summary = state.summary
+            let profile = context.profile
+            return SessionCounters(
+                sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
+                profile: profile.rawValue, count: summary.count,
+                lastPeakG: profile == .tableTennis && summary.count > 0 ? summary.lastPeakG : nil,
+                maxPeakG: profile == .tableTennis && summary.count > 0 ? summary.maxPeakG : nil,
+                ratePerMinute: summary.ratePerMinute,
+                bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
+                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil, linkState: state.linkState,
+                elapsedSeconds: elapsed)
+        }
+    }
+
+    /// The session as the control API shows it, live.
+    public func info() -> SessionInfo {
+        let counts = self.counts
+        let eventCounts = state.withLock { $0.eventCounts }
+        let session = context.session
+        return SessionInfo(
+            id: session.idText, sensor: "\(context.address)", alias: context.alias, athlete: context.athlete,
+            profile: context.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil, isLive: true,
+            eventCounts: eventCounts, samples: Int(counts.received), lostSamples: Int(counts.lost),
+            malformedNotifications: Int(counts.malformed), sampleRate: counts.sampleRate)
+    }
+
+    /// Ends the session: the detector's pending events are recorded, the recorder flushes and
+    /// closes the session with `reason`, `run()` returns, and the ended session is published.
+    /// Returns nil when the session had already been finished.
+    public func finish(reason: SessionEndReason, endedAt: Date = Date()) async throws(StoreError) -> SessionRecord? {
+        let pending = state.withLock { state -> [DetectorEvent]? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            let pending = state.detector.finish()
+            for event in pending {
+                state.summary.add(event)
+                state.eventCounts[event.kind.rawValue, default: 0] += 1
+            }
+            return pending
+        }
+        guard let pending else { return nil }
+        for event in pending { emit(event) }
+        let statistics = await linkStatistics()
+        state.withLock { $0.latest = statistics }
+        stopSink.yield()
+        let record: SessionRecord
+        do {
+            record = try await recorder.finish(reason: reason, endedAt: endedAt, counts: counts)
+        } catch {
+            abandonSink.yield()
+            throw error
+        }
+        logger.info("session ended", metadata: ["session.reason": "\(reason)"])
+        var info = self.info()
+        info.isLive = false
+        info.endedAt = record.endedAt
+        info.endReason = reason.rawValue
+        bus.publish(.session(info))
+        return record
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import GATTClient
+import Logging
+import Synchronization
+import VirtualSensor
+
+/// In-process virtual sensors that the daemon pairs like real ones: each is a `VirtualSensor`
+/// (a real GATT server) with a scripted `MotionScriptSource`, reached through a
+/// `ClosureSensorConnector` that makes a fresh bearer pair per connection and serves the sensor on
+/// the far end. The gateway's `SensorLink` talks GATT to it exactly as to hardware.
+public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duration {
+    /// One sensor of the fleet.
+    public struct Member: Sendable {
+        /// `virtual-N`.
+        public var alias: String
+        /// Its locally administered static random address.
+        public var address: BluetoothAddress
+        /// The motion it performs.
+        public var script: MotionScript
+        /// The emulated sensor.
+        public var sensor: VirtualSensor<C>
+        /// Opens a connection to it.
+        public var connector: ClosureSensorConnector
+    }
+
+    /// Makes the two ends of one connection: the first for the gateway, the second for the sensor.
+    public typealias BearerPairFactory = @Sendable () throws -> (any ATTBearer, any ATTBearer)
+
+    /// The sensors, `virtual-1` first.
+    public let members: [Member]
+
+    /// The address of virtual sensor `number` (1-based): `CA:FE:00:00:hi:lo`, a static random
+    /// address (top bits 11) that is also locally administered, so it never collides with hardware.
+    public static func address(of number: Int) -> BluetoothAddress {
+        let octets: [UInt8] = [
+            0xCA, 0xFE, 0, 0, UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number),
+        ]
+        let text = octets.map { byte in
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }.joined(separator: ":")
+        // A fixed, well-formed address: parsing cannot fail.
+        return BluetoothAddress(string: text, kind: .random)!
+    }
+
+    /// Builds `configuration.count` sensors pacing on `clock`.
+    ///
+    /// - Parameters:
+    ///   - pacing: `.realTime` in the daemon; tests may run them as fast as possible.
+    ///   - motion: knobs of the scripted motion (tests turn distractors off).
+    ///   - makeBearers: the connection's two ends; `LoopbackATTBearer.pair()` by default, the
+    ///     executable passes an `AF_UNIX` socket pair so the socket bearer is exercised too.
+    public init(
+        configuration: VirtualSensorsConfiguration, clock: C,
+        pacing: VirtualSensorConfiguration.Pacing = .realTime,
+        faults: VirtualSensorConfiguration.Faults = .none, motion: MotionOptions = MotionOptions(),
+        logger: Logger = Logger(label: "sportsensord.virtual-sensor"),
+        makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() }
+    ) throws(VirtualSensorError) {
+        var members: [Member] = []
+        let scripts = configuration.scripts.isEmpty ? [MotionScript.tableTennis] : configuration.scripts
+        for number in 1...max(1, configuration.count) where number <= configuration.count {
+            let alias = "virtual-\(number)"
+            let address = Self.address(of: number)
+            let script = scripts[(number - 1) % scripts.count]
+            let sensorConfiguration = VirtualSensorConfiguration(
+                seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
+                pacing: pacing)
+            let source = MotionScriptSource(
+                script: script, seed: UInt64(number), rate: Double(configuration.rate), options: motion)
+            let sensor = try VirtualSensor(
+                configuration: sensorConfiguration, source: source, clock: clock, logger: logger)
+            let connection = Mutex<Task<Void, Never>?>(nil)
+            let connector = ClosureSensorConnector { _ in
+                let (near, far) = try makeBearers()
+                let previous = connection.withLock { $0 }
+                let serving = Task {
+                    // One connection at a time: the last one must have let go of the sensor.
+                    await previous?.value
+                    do {
+                        try await sensor.run(on: far)
+                    } catch {
+                        logger.debug("virtual sensor connection ended", metadata: ["error": "\(error)"])
+                    }
+                    await far.close()
+                }
+                connection.withLock { $0 = serving }
+                return near
+            }
+            members.append(
+                Member(alias: alias, address: address, script: script, sensor: sensor, connector: connector))
+        }
+        self.members = members
+    }
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+import BLETransport
+import BLEWire
+import ControlAPI
+import Foundation
+import GATTClient
+import GatewayCore
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sportsensord`: the gateway daemon.
+@main
+struct Sportsensord: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sportsensord",
+        abstract: "Pairs SDU sport sensors over Bluetooth LE, detects training events and records sessions.",
+        discussion: """
+            Configuration comes from \(GatewayConfiguration.defaultPath) (or --config), then the environment \
+            (SPORTSENSOR_STATE_DIR, SPORTSENSOR_SOCKET), then these flags. A bad configuration exits with \
+            status 78 before anything starts. --virtual-sensors N runs N emulated sensors instead of needing \
+            Bluetooth hardware.
+            """,
+        version: Self.version)
+
+    static let version = "0.1.0"
+
+    @Option(name: .long, help: "The configuration file (default \(GatewayConfiguration.defaultPath)).")
+    var config: String?
+
+    @Option(name: .long, help: "The state directory holding the session database.")
+    var stateDir: String?
+
+    @Option(name: .long, help: "The control socket path.")
+    var socket: String?
+
+    @Option(name: .long, help: "Pair N in-process virtual sensors (virtual-1 … virtual-N).")
+    var virtualSensors: Int?
+
+    @Option(name: .long, help: "A Bluetooth adapter to use (hci0); repeat for several.")
+    var adapter: [String] = []
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func run() async throws {
+        let configuration: GatewayConfiguration
+        do {
+            let file = try GatewayConfiguration.load(
+                path: config ?? GatewayConfiguration.defaultPath, isExplicit: config != nil)
+            configuration = try file.applying(
+                GatewayOverrides(
+                    stateDirectory: stateDir, socketPath: socket, virtualSensors: virtualSensors, adapters: adapter,
+                    logLevel: logLevel))
+        } catch {
+            FileHandle.standardError.write(Data("sportsensord: configuration error: \(error)\n".utf8))
+            throw ExitCode(ConfigurationError.exitStatus)
+        }
+
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        // Prometheus behind swift-metrics, before any service creates a metric.
+        _ = ControlAPIMetrics.bootstrap()
+        var logger = Logger(label: "sportsensord")
+        logger.logLevel = level
+
+        let bluetooth = Self.bluetooth(configuration: configuration, logger: logger)
+        let application = GatewayApplication(
+            configuration: configuration, bluetooth: bluetooth,
+            makeVirtualBearers: {
+                let (near, far) = try SeqPacketBearer.socketPair(label: "virtual")
+                return (near, far)
+            },
+            makeControlServer: Self.controlServer, version: Self.version, logger: logger)
+        do {
+            try await application.run()
+        } catch {
+            logger.critical("sportsensord stopped: \(error)")
+            throw ExitCode(EXIT_FAILURE)
+        }
+    }
+
+    /// The Bluetooth side: one L2CAP connector per configured adapter (all adapters when none is
+    /// named), or nil when only virtual sensors run and no adapter is configured.
+    static func bluetooth(configuration: GatewayConfiguration, logger: Logger) -> BluetoothSupport? {
+        let all: [HCIAdapter]
+        do {
+            all = try HCIAdapter.list()
+        } catch {
+            if configuration.virtualSensors.count == 0 || !configuration.adapters.isEmpty {
+                logger.warning("no Bluetooth: \(error)")
+            }
+            return nil
+        }
+        var chosen = all
+        if !configuration.adapters.isEmpty {
+            chosen = all.filter { configuration.adapters.contains($0.name) }
+            for name in configuration.adapters where !all.contains(where: { $0.name == name }) {
+                logger.warning("adapter \(name) does not exist: check `hciconfig` or the adapters setting")
+            }
+        } else if configuration.virtualSensors.count > 0 {
+            return nil
+        }
+        guard !chosen.isEmpty else { return nil }
+        let connectors: [any SensorConnector] = chosen.map { adapter in
+            let connector = L2CAPConnector(adapter: adapter, logger: logger)
+            return ClosureSensorConnector { address in try await connector.connect(to: address) }
+        }
+        let names = chosen.map(\.name)
+        let scanner = chosen[0]
+        return BluetoothSupport(
+            connectors: connectors,
+            adapters: {
+                let current = (try? HCIAdapter.list()) ?? []
+                return current.filter { names.contains($0.name) }.map {
+                    AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
+                }
+            },
+            scan: { seconds in try await scan(adapter: scanner, seconds: seconds, logger: logger) })
+    }
+
+    /// Scans `seconds` with `adapter`, one entry per advertiser (the latest name and RSSI).
+    static func scan(adapter: HCIAdapter, seconds: Double, logger: Logger) async throws -> [DiscoveryInfo] {
+        let table = DiscoveryTable()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
+            group.addTask {
+                for try await discovery in LEScanner.scan(adapter: adapter, logger: logger) {
+                    let key = "\(discovery.address)"
+                    table.entries.withLock { seen in
+                        let previous = seen[key]
+                        seen[key] = DiscoveryInfo(
+                            address: key, addressType: "\(discovery.address.kind)",
+                            name: discovery.name ?? previous?.name,
+                            rssi: discovery.rssi.map(Int.init) ?? previous?.rssi,
+                            isSduSensor: discovery.isSDUSensor || previous?.isSduSensor == true)
+                    }
+                }
+            }
+            // The timer ends first (or the scan fails, which is thrown).
+            try await group.next()
+            group.cancelAll()
+        }
+        return table.entries.withLock { Array($0.values) }
+    }
+}
+
+/// What a scan has seen so far, by address.
+final class DiscoveryTable: Sendable {
+    let entries = Mutex<[String: DiscoveryInfo]>([:])
+}
+
+extension Sportsensord {
+    /// The control API on the gateway's socket (and on TCP when configured), signalling readiness
+    /// once it listens.
+    @Sendable static func controlServer(_ context: ControlServerContext) throws -> any Service {
+        let tcp = try context.tcpListen.map { address throws -> ControlServerConfiguration.TCP in
+            guard let token = context.token, !token.isEmpty else {
+                throw ConfigurationError(
+                    .invalidValue, file: "the configuration", key: "api.token",
+                    message: "a TCP listener needs a bearer token",
+                    fix: "set api.token in the configuration, or remove api.tcp_listen")
+            }
+            return ControlServerConfiguration.TCP(host: address.host, port: address.port, bearerToken: token)
+        }
+        return ControlServer(
+            control: context.control,
+            configuration: ControlServerConfiguration(socketPath: context.socketPath, tcp: tcp),
+            logger: context.logger, onListening: { _ in context.onListening() })
+    }
+}

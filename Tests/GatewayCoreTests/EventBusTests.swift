@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import GatewayCore
+import Testing
+
+@Suite("EventBus", .timeLimit(.minutes(1)))
+struct EventBusTests {
+    @Test("every subscriber gets every value in order")
+    func fanOut() async {
+        let bus = EventBus<Int>(defaultCapacity: 16)
+        let first = bus.subscribe()
+        let second = bus.subscribe()
+        #expect(bus.subscriberCount == 2)
+        for value in 1...5 { bus.publish(value) }
+        bus.finish()
+        var a: [Int] = []
+        for await value in first { a.append(value) }
+        var b: [Int] = []
+        for await value in second { b.append(value) }
+        #expect(a == [1, 2, 3, 4, 5])
+        #expect(b == [1, 2, 3, 4, 5])
+        #expect(bus.droppedCount == 0)
+        #expect(bus.publishedCount == 5)
+    }
+
+    @Test("a slow subscriber loses its oldest values, counted; the others lose nothing; publish never waits")
+    func dropsOldest() async {
+        let bus = EventBus<Int>(defaultCapacity: 100)
+        let slow = bus.subscribe(capacity: 3)
+        let fast = bus.subscribe()
+        for value in 1...10 { bus.publish(value) }
+        bus.finish()
+        var slowValues: [Int] = []
+        for await value in slow { slowValues.append(value) }
+        var fastValues: [Int] = []
+        for await value in fast { fastValues.append(value) }
+        #expect(slowValues == [8, 9, 10])
+        #expect(fastValues == Array(1...10))
+        #expect(bus.droppedCount == 7)
+    }
+
+    @Test("a subscriber that stops iterating is removed; after finish new subscriptions end at once")
+    func unsubscribeAndFinish() async {
+        let bus = EventBus<Int>()
+        do {
+            let stream = bus.subscribe()
+            bus.publish(1)
+            for await value in stream {
+                #expect(value == 1)
+                break
+            }
+        }
+        #expect(bus.subscriberCount == 0)
+        bus.finish()
+        let late = bus.subscribe()
+        var count = 0
+        for await _ in late { count += 1 }
+        #expect(count == 0)
+    }
+}

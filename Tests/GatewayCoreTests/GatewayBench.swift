@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GatewayCore
+import GatewayTesting
+import Logging
+import SessionStore
+import VirtualSensor
+
+/// A gateway on a manual clock with real-time virtual sensors over loopback bearers and a store
+/// in a temporary directory. `drive(for:)` moves time forward in notification-sized steps, giving
+/// the sensors, links and pipelines real time to run between steps, so sample times come out as
+/// a real link's would.
+final class GatewayBench: Sendable {
+    let directory: String
+    let store: SessionStore
+    let clock = ManualClock()
+    let gateway: Gateway<ManualClock>
+
+    init(
+        scripts: [MotionScript], motion: MotionOptions = MotionOptions(), autoStart: Bool = false,
+        idleStop: Duration? = nil, connectors: [any SensorConnector] = []
+    ) throws {
+        directory = NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
+        store = try SessionStore.open(at: StateDirectory(path: directory))
+        var configuration = GatewayConfiguration()
+        configuration.autoStart = autoStart
+        configuration.idleStop = idleStop
+        configuration.virtualSensors = VirtualSensorsConfiguration(count: scripts.count, scripts: scripts, rate: 100)
+        let fleet = try VirtualSensorFleet(configuration: configuration.virtualSensors, clock: clock, motion: motion)
+        var logger = Logger(label: "test.gateway")
+        logger.logLevel = .warning
+        gateway = Gateway(
+            dependencies: GatewayDependencies(
+                store: store, stateDirectory: directory, configuration: configuration, clock: clock,
+                connectors: connectors, virtualSensors: fleet, logger: logger))
+    }
+
+    /// Advances the manual clock by `seconds` in 30 ms steps (one notification of 3 samples at
+    /// 100 Hz), letting everything run in between.
+    func drive(for seconds: Double) async throws {
+        let steps = Int((seconds / 0.03).rounded())
+        for _ in 0..<steps {
+            clock.advance(by: .milliseconds(30))
+            try await Task.sleep(for: .microseconds(600))
+        }
+    }
+
+    /// Real-time waits (up to 5 s) until `condition` holds.
+    func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    deinit {
+        try? store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import GatewayCore
+import Testing
+import VirtualSensor
+
+@Suite("GatewayConfiguration")
+struct GatewayConfigurationTests {
+    static let examplePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("systemd/config.example.toml")
+        .path
+
+    /// Parses `text` and returns the error it must raise.
+    static func error(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConfigurationError {
+        do {
+            _ = try GatewayConfiguration.parse(text, file: "/etc/sportsensord/config.toml")
+        } catch {
+            return error
+        }
+        Issue.record("expected a configuration error", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+
+    @Test("the commented example in systemd/ parses, with its example values")
+    func example() throws {
+        let configuration = try GatewayConfiguration.load(path: Self.examplePath, isExplicit: true)
+        #expect(configuration.defaultProfile == .tableTennis)
+        #expect(configuration.adapters == ["hci0"])
+        #expect(configuration.autoStart == false)
+        #expect(configuration.idleStop == .seconds(600))
+        #expect(configuration.retention == RetentionPolicy(days: 365, samplesDays: 90))
+        #expect(
+            configuration.virtualSensors
+                == VirtualSensorsConfiguration(count: 0, scripts: [.tableTennis, .jumps, .steps], rate: 100))
+        #expect(configuration.tcpListen == nil)
+        #expect(configuration.detection == DetectionParameters())
+    }
+
+    @Test("every section and override maps onto the configuration")
+    func fullFile() throws {
+        let configuration = try GatewayConfiguration.parse(
+            """
+            [gateway]
+            state_dir = "/srv/sport"
+            socket = "/run/x.sock"
+            default_profile = "jump"
+            [bluetooth]
+            adapters = ["hci0", "hci1"]
+            [api]
+            tcp_listen = "127.0.0.1:8765"
+            token = "0123456789abcdef0123"
+            [sessions]
+            auto_start = true
+            idle_stop_minutes = 2.5
+            [detection.table-tennis]
+            min_peak_g = 1.6
+            [detection.jump]
+            min_flight = 0.2
+            [detection.steps]
+            confirm_steps = 6
+            [virtual]
+            sensors = 3
+            scripts = ["throw"]
+            rate = 50
+            """, file: "f.toml")
+        #expect(configuration.stateDirectory == "/srv/sport")
+        #expect(configuration.socketPath == "/run/x.sock")
+        #expect(configuration.defaultProfile == .jump)
+        #expect(configuration.adapters == ["hci0", "hci1"])
+        #expect(configuration.tcpListen == TCPListenAddress(host: "127.0.0.1", port: 8765))
+        #expect(configuration.apiToken == "0123456789abcdef0123")
+        #expect(configuration.autoStart)
+        #expect(configuration.idleStop == .seconds(150))
+        #expect(configuration.detection.hit.minPeakG == 1.6)
+        #expect(configuration.detection.jump.minFlight == 0.2)
+        #expect(configuration.detection.jump.maxFlight == JumpDetector.defaultParameters.maxFlight)
+        #expect(configuration.detection.step.confirmSteps == 6)
+        #expect(configuration.virtualSensors == VirtualSensorsConfiguration(count: 3, scripts: [.throwing], rate: 50))
+    }
+
+    @Test("an unknown key names its file, line and key")
+    func unknownKey() throws {
+        let error = try Self.error("[gateway]\ndefault_profile = \"jump\"\n\n[sessions]\nidle_minutes = 5\n")
+        #expect(error.code == .unknownKey)
+        #expect(error.file == "/etc/sportsensord/config.toml")
+        #expect(error.line == 5)
+        #expect(error.key == "sessions.idle_minutes")
+        #expect(error.description.hasPrefix("/etc/sportsensord/config.toml:5: sessions.idle_minutes: "))
+        #expect(error.fix.contains("idle_stop_minutes"))
+    }
+
+    @Test("an unknown section and an unknown detector key are errors too")
+    func unknownSectionAndDetectorKey() throws {
+        let section = try Self.error("# comment\n[gateways]\nsocket = \"/x\"\n")
+        #expect(section.code == .unknownKey)
+        #expect(section.line == 2)
+        #expect(section.key == "gateways")
+        let detector = try Self.error("[detection.jump]\nmin_flight = 0.2\nmin_fligth = 0.3\n")
+        #expect(detector.line == 3)
+        #expect(detector.key == "detection.jump.min_fligth")
+    }
+
+    @Test("a value of the wrong type names the expected type")
+    func wrongType() throws {
+        let error = try Self.error("[virtual]\nscripts = [\"steps\"]\nsensors = \"three\"\n")
+        #expect(error.code == .wrongType)
+        #expect(error.line == 3)
+        #expect(error.key == "virtual.sensors")
+        #expect(error.message.contains("whole number"))
+    }
+
+    @Test("an unknown profile name is refused with the list of profiles")
+    func badProfile() throws {
+        let error = try Self.error("[gateway]\n\ndefault_profile = \"tennis\"\n")
+        #expect(error.code == .invalidValue)
+        #expect(error.line == 3)
+        #expect(error.key == "gateway.default_profile")
+        #expect(error.fix.contains("table-tennis"))
+        let section = try Self.error("[detection.tennis]\nmin_peak_g = 1\n")
+        #expect(section.key == "detection.tennis")
+        #expect(section.line == 1)
+    }
+
+    @Test("a bad duration (negative idle minutes, negative detector seconds, zero days) is refused")
+    func badDuration() throws {
+        let idle = try Self.error("[sessions]\nauto_start = true\nidle_stop_minutes = -5\n")
+        #expect(idle.code == .invalidValue)
+        #expect(idle.line == 3)
+        #expect(idle.key == "sessions.idle_stop_minutes")
+        #expect(idle.message.contains("bad duration"))
+        let detector = try Self.error("[detection.table-tennis]\nmerge_window = -0.1\n")
+        #expect(detector.key == "detection.table-tennis.merge_window")
+        #expect(detector.line == 2)
+        let retention = try Self.error("[retention]\ndays = 0\n")
+        #expect(retention.key == "retention.days")
+    }
+
+    @Test("a TOML syntax error carries the parser's line")
+    func syntaxError() throws {
+        let error = try Self.error("[gateway]\ndefault_profile = \"jump\"\nlog_level = = \"info\"\n")
+        #expect(error.code == .syntax)
+        #expect(error.line == 3)
+        #expect(error.file == "/etc/sportsensord/config.toml")
+    }
+
+    @Test("a missing default file gives the defaults; a missing explicit file is an error")
+    func missingFile() throws {
+        let missing = "/nonexistent/sportsensord.toml"
+        #expect(try GatewayConfiguration.load(path: missing, isExplicit: false) == GatewayConfiguration())
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration.load(path: missing, isExplicit: true) }
+    }
+
+    @Test("the environment overrides the file and flags override both")
+    func overrides() throws {
+        var file = GatewayConfiguration()
+        file.stateDirectory = "/from/file"
+        file.socketPath = "/from/file.sock"
+        file.adapters = ["hci0"]
+        let environment = ["SPORTSENSOR_STATE_DIR": "/from/env", "SPORTSENSOR_SOCKET": "/from/env.sock"]
+        let fromEnvironment = try file.applying(GatewayOverrides(), environment: environment)
+        #expect(fromEnvironment.stateDirectory == "/from/env")
+        #expect(fromEnvironment.socketPath == "/from/env.sock")
+        let fromFlags = try file.applying(
+            GatewayOverrides(
+                stateDirectory: "/from/flag", socketPath: "/from/flag.sock", virtualSensors: 4, adapters: ["hci1"],
+                logLevel: "debug"),
+            environment: environment)
+        #expect(fromFlags.stateDirectory == "/from/flag")
+        #expect(fromFlags.socketPath == "/from/flag.sock")
+        #expect(fromFlags.virtualSensors.count == 4)
+        #expect(fromFlags.adapters == ["hci1"])
+        #expect(fromFlags.logLevel == "debug")
+        #expect(throws: ConfigurationError.self) {
+            try file.applying(GatewayOverrides(adapters: ["bluetooth0"]), environment: [:])
+        }
+    }
+
+    @Test("the socket path: flag, environment, RUNTIME_DIRECTORY, /run, XDG_RUNTIME_DIR")
+    func socketPath() {
+        let none: (String) -> Bool = { _ in false }
+        #expect(
+            ControlSocketPath.resolve(commandLine: "/a.sock", environment: [:], isWritableDirectory: none) == "/a.sock")
+        #expect(
+            ControlSocketPath.resolve(environment: ["SPORTSENSOR_SOCKET": "/b.sock"], isWritableDirectory: none)
+                == "/b.sock")
+        #expect(
+            ControlSocketPath.resolve(
+                environment: ["RUNTIME_DIRECTORY": "/run/sportsensord"], isWritableDirectory: none)
+                == "/run/sportsensord/control.sock")
+        #expect(
+            ControlSocketPath.resolve(environment: [:], isWritableDirectory: { $0 == "/run/sportsensord" })
+                == "/run/sportsensord/control.sock")
+        #expect(
+            ControlSocketPath.resolve(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], isWritableDirectory: none)
+                == "/run/user/1000/sportsensord.sock")
+        #expect(
+            ControlSocketPath.resolve(environment: [:], isWritableDirectory: none, userID: 7)
+                == "/tmp/sportsensord-7.sock")
+    }
+}

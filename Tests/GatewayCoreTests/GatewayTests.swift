@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import Detection
+import Foundation
+import GATTClient
+import GatewayCore
+import GatewayTesting
+import Logging
+import ServiceLifecycle
+import SessionStore
+import Synchronization
+import Testing
+import VirtualSensor
+
+/// The gateway end to end on a manual clock: real-time virtual sensors → sensor links → session
+/// pipelines → store and event bus, driven through `GatewayControl`.
+@Suite("Gateway", .serialized, .timeLimit(.minutes(2)))
+struct GatewayTests {
+    /// Expects `body` to fail with a `ControlError` of `code`; returns it.
+    @discardableResult
+    static func expectControlError<T>(
+        _ code: ControlError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> T
+    ) async -> ControlError? {
+        do {
+            _ = try await body()
+            Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+        } catch let error as ControlError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            return error
+        } catch {
+            Issue.record("expected a ControlError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+    static func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
+        try await bench.waitUntil {
+            try await bench.gateway.sensors().filter { $0.linkState == "connected" }.count == count
+        }
+    }
+
+    @Test(
+        "a session records what the virtual sensor does: events detected live equal detection over the stored samples; stop ends it as stopped"
+    )
+    func sessionRecordsAndStops() async throws {
+        let bench = try GatewayBench(scripts: [.tableTennis])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await Self.connected(bench, count: 1))
+        let events = bench.gateway.events()
+        let collected = Task {
+            var items: [GatewayEvent] = []
+            for await event in events { items.append(event) }
+            return items
+        }
+
+        let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))
+        #expect(started.isLive)
+        #expect(started.profile == "table-tennis")
+        #expect(started.alias == "virtual-1")
+        #expect(try await bench.gateway.sensors().first?.liveSessionId == started.id)
+        try await bench.drive(for: 30)
+        let stopped = try await bench.gateway.stopSession(id: String(started.id.prefix(8)))
+        #expect(!stopped.isLive)
+        #expect(stopped.endReason == "stopped")
+
+        let id = try #require(UUID(uuidString: started.id))
+        let record = try await bench.store.session(id: id)
+        #expect(record.endReason == .stopped)
+        let samples = try await bench.store.samples(of: id)
+        // 30 s at 100 Hz, less what the first notification straddling the start lost.
+        #expect(samples.count >= 2900 && samples.count <= 3000)
+        #expect(record.counts.received == Int64(samples.count))
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $1.index == $0.index + 1 && $1.t > $0.t })
+        #expect(abs((samples.last?.t ?? 0) - 30) < 0.2)
+
+        let stored = try await bench.store.events(of: id).map(\.event)
+        #expect(stored.count >= 3, "a 30 s table-tennis script has rallies")
+        #expect(stored.allSatisfy { $0.type == "hit" && ($0.peakG ?? 0) > 1 })
+        let offline = ProfileDetector(profile: .tableTennis).events(in: try await bench.store.detectionSamples(of: id))
+        #expect(
+            offline.map { StoredEvent($0) } == stored,
+            "re-running detection on the stored samples gives the same events")
+        let api = try await bench.gateway.sessionEvents(id: started.id)
+        #expect(api.map(\.t) == stored.map(\.t).sorted())
+        #expect(stopped.eventCounts == ["hit": stored.count])
+        #expect(stopped.samples == samples.count)
+
+        running.cancel()
+        try await running.value
+        let items = await collected.value
+        let detections = items.compactMap { if case .detection(let payload) = $0 { payload } else { nil } }
+        #expect(detections.map(\.t) == stored.map(\.t))
+        #expect(detections.allSatisfy { $0.sessionId == started.id && $0.sensor == "virtual-1" })
+        let sessions = items.compactMap { if case .session(let info) = $0 { info } else { nil } }
+        #expect(sessions.map(\.isLive) == [true, false])
+        #expect(items.contains { if case .counters(let counters) = $0 { counters.count > 0 } else { false } })
+    }
+
+    @Test("idle-stop: a sensor lying still for the idle time ends its session with reason idle")
+    func idleStop() async throws {
+        var motion = MotionOptions()
+        motion.distractors = false
+        motion.noise = 0.003
+        let bench = try GatewayBench(scripts: [.rest], motion: motion, idleStop: .seconds(3))
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await Self.connected(bench, count: 1))
+        let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))
+        let id = try #require(UUID(uuidString: started.id))
+        try await bench.drive(for: 2)
+        #expect(try await bench.store.session(id: id).endedAt == nil)
+        try await bench.drive(for: 2.5)
+        #expect(try await bench.waitUntil { try await bench.store.session(id: id).endedAt != nil })
+        let record = try await bench.store.session(id: id)
+        #expect(record.endReason?.rawValue == "idle")
+        #expect(record.counts.received >= 250)
+        #expect(try await bench.gateway.sensors().first?.liveSessionId == nil)
+        running.cancel()
+        try await running.value
+    }
+
+    @Test("pair, rename and unpair: unknown sensors are not found (with the fix), aliases stay unique")
+    func pairing() async throws {
+        let attempts = AttemptCounter()
+        let refusing = ClosureSensorConnector { _ in
+            attempts.increment()
+            throw CancellationError()
+        }
+        let remembered = try #require(BluetoothAddress(string: "C4:05:FC:97:8B:10", kind: .random))
+        let bench = try GatewayBench(scripts: [.rest], connectors: [refusing])
+        try await bench.store.saveSensor(SensorRecord(address: remembered, alias: "bench", paired: true))
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await bench.gateway.sensors().map(\.alias) == ["bench", "virtual-1"])
+        #expect(try await bench.waitUntil { attempts.value >= 1 }, "a paired sensor from the store gets a link")
+
+        let anna = try await bench.gateway.pair(
+            PairRequest(address: "C4:05:FC:97:8B:75", alias: "anna", athlete: "Anna"))
+        #expect(anna.alias == "anna")
+        #expect(anna.athlete == "Anna")
+        #expect(anna.addressType == "random")
+        #expect(!anna.isVirtual)
+        await Self.expectControlError(.conflict) {
+            try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:75"))
+        }
+        await Self.expectControlError(.conflict) {
+            try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:76", alias: "anna"))
+        }
+        await Self.expectControlError(.invalidRequest) { try await bench.gateway.pair(PairRequest(address: "nope")) }
+
+        let missing = await Self.expectControlError(.notFound) { try await bench.gateway.unpair(sensor: "bob") }
+        #expect(missing?.fix?.contains("sportsensorctl sensors") == true)
+        await Self.expectControlError(.notFound) {
+            try await bench.gateway.updateSensor("bob", SensorUpdate(alias: "robert"))
+        }
+        await Self.expectControlError(.conflict) {
+            try await bench.gateway.updateSensor("anna", SensorUpdate(alias: "virtual-1"))
+        }
+        let renamed = try await bench.gateway.updateSensor(
+            "C4:05:FC:97:8B:75", SensorUpdate(alias: "anna-left", athlete: ""))
+        #expect(renamed.alias == "anna-left")
+        #expect(renamed.athlete == nil)
+        await Self.expectControlError(.conflict) { try await bench.gateway.unpair(sensor: "virtual-1") }
+
+        try await bench.gateway.unpair(sensor: "anna-left")
+        #expect(try await bench.gateway.sensors().map(\.alias) == ["bench", "virtual-1"])
+        let row = try await bench.store.sensors().first { $0.alias == "anna-left" }
+        #expect(row?.paired == false, "unpairing keeps the row (and its sessions) but not the pairing")
+        running.cancel()
+        try await running.value
+    }
+
+    @Test(
+        "sessions: unknown sensor → not found; bad profile → invalid; a second start → conflict; unknown id → not found"
+    )
+    func sessionErrors() async throws {
+        let bench = try GatewayBench(scripts: [.rest])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        let unknown = await Self.expectControlError(.notFound) {
+            try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-9"))
+        }
+        #expect(unknown?.fix != nil)
+        await Self.expectControlError(.invalidRequest) {
+            try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "golf"))
+        }
+        let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "Bo"))
+        #expect(started.athlete == "Bo")
+        await Self.expectControlError(.conflict) {
+            try await bench.gateway.startSession(StartSessionRequest(sensor: "CA:FE:00:00:00:01"))
+        }
+        await Self.expectControlError(.notFound) { try await bench.gateway.stopSession(id: "0000dead") }
+        #expect(
+            try await bench.gateway.sessions(athlete: "Bo", sensor: nil, profile: nil, live: true, limit: nil).map(\.id)
+                == [started.id])
+        #expect(try await bench.gateway.status().liveSessions == 1)
+        _ = try await bench.gateway.stopSession(id: started.id)
+        await Self.expectControlError(.conflict) { try await bench.gateway.stopSession(id: started.id) }
+        running.cancel()
+        try await running.value
+    }
+
+    @Test("graceful shutdown of the service group ends every live session with reason shutdown")
+    func shutdownEndsSessions() async throws {
+        let bench = try GatewayBench(scripts: [.tableTennis, .steps])
+        let group = ServiceGroup(services: [bench.gateway], logger: Logger(label: "test.group"))
+        let running = Task { try await group.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await Self.connected(bench, count: 2))
+        let first = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))
+        let second = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-2", profile: "steps"))
+        try await bench.drive(for: 3)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        for info in [first, second] {
+            let record = try await bench.store.session(id: try #require(UUID(uuidString: info.id)))
+            #expect(record.endReason == .shutdown)
+            #expect(record.counts.received > 200)
+        }
+    }
+}
+
+/// Counts calls from any thread.
+final class AttemptCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
