@@ -7,6 +7,7 @@ import Foundation
 import GATTClient
 import GatewayCore
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
