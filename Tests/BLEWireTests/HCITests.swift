@@ -354,6 +354,8 @@ struct HCIAdvertisingCommandTests {
             (HCILESetScanResponseDataCommand(data: []).packet, "092020 00 " + String(repeating: "00", count: 31)),
             (HCILESetAdvertisingEnableCommand(enable: true).packet, "0a2001 01"),
             (HCILESetAdvertisingEnableCommand(enable: false).packet, "0a2001 00"),
+            (HCIDisconnectCommand(connectionHandle: 0x0042).packet, "060403 4200 13"),
+            (HCIDisconnectCommand(connectionHandle: 0x0EFF, reason: .localHostTerminated).packet, "060403 ff0e 16"),
         ])
     func encode(packet: HCICommandPacket, hex: String) throws {
         var out: [UInt8] = []
@@ -380,6 +382,8 @@ struct HCIAdvertisingCommandTests {
             parsing: [UInt8](hex: "092020 09 " + Self.advertisingHex + Self.paddedTail))
         #expect(response == HCILESetScanResponseDataCommand(data: [UInt8](hex: Self.advertisingHex)))
         #expect(try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0a2001 01")).enable)
+        let disconnect = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0100 13"))
+        #expect(disconnect.connectionHandle == 1 && disconnect.reason == .remoteUserTerminated)
     }
 
     @Test("an AdvertisingData value encodes to its structures")
@@ -453,6 +457,10 @@ struct HCIAdvertisingCommandTests {
         #expect(
             wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0c2001 01")) }
                 == .wrongOpcode)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060402 0100")) } == .truncated)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060404 0100 13 00")) } == .wrongLength)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0010 13")) } == .invalidValue)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "070403 0100 13")) } == .wrongOpcode)
         let data = HCILESetAdvertisingDataCommand(data: [0x05, 0x09, 0x42])
         #expect(wireErrorCode { _ = try data.advertisingData } == .truncated)
     }
