@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
         .library(name: "SessionStore", targets: ["SessionStore"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,11 +80,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Gateway services (above the transport: bearers come from an injected connector)
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
+                "GatewayCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +137,11 @@ let package = Package(
             dependencies: [
                 "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "VirtualSensor", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(

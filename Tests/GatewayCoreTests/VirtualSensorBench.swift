@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import GATTClient
+import GatewayCore
+import GatewayTesting
+import SDUSensor
+import Synchronization
+import VirtualSensor
+
+/// A source whose n-th sample has x = n (truncated to Int16), so every sample is recognisable.
+struct CountingSource: AccelerationSource {
+    var index = 0
+
+    static func sample(_ index: Int) -> RawAcceleration {
+        RawAcceleration(x: Int16(truncatingIfNeeded: index), y: Int16(truncatingIfNeeded: -index), z: 16384)
+    }
+
+    mutating func nextSample() -> RawAcceleration {
+        defer { index += 1 }
+        return Self.sample(index)
+    }
+}
+
+/// Collects a virtual sensor's ground truth.
+final class NotificationLog: Sendable {
+    private let entries = Mutex<[VirtualSensorNotification]>([])
+
+    func append(_ notification: VirtualSensorNotification) { entries.withLock { $0.append(notification) } }
+
+    var all: [VirtualSensorNotification] { entries.withLock { $0 } }
+}
+
+/// The connector side of the integration tests: every `connect` makes a loopback pair, serves the
+/// next planned virtual sensor on the far end (after the previous connection's `run` has ended,
+/// as one radio would) and hands the near end to the link. The last plan repeats.
+final class VirtualSensorBench: Sendable {
+    struct Plan: Sendable {
+        var sensor: VirtualSensor<ManualClock>
+        /// Notifications delivered before the sensor stalls with the link still up; nil: never.
+        var stallAfter: Int?
+    }
+
+    private struct State {
+        var plans: [Plan]
+        var next = 0
+        var previous: Task<Void, Never>?
+        var linkEnds: [LoopbackATTBearer] = []
+        var stalling: [StallingATTBearer] = []
+        var connectTimes: [ManualClock.Instant] = []
+    }
+
+    let clock: ManualClock
+    private let state: Mutex<State>
+
+    init(clock: ManualClock, plans: [Plan]) {
+        self.clock = clock
+        state = Mutex(State(plans: plans))
+    }
+
+    var connector: ClosureSensorConnector {
+        ClosureSensorConnector { address in try await self.connect(to: address) }
+    }
+
+    /// When each connection was opened, on the manual clock.
+    var connectTimes: [ManualClock.Instant] { state.withLock { $0.connectTimes } }
+    /// The link's end of each connection.
+    var linkEnds: [LoopbackATTBearer] { state.withLock { $0.linkEnds } }
+    /// The stalling wrappers, in connection order.
+    var stalling: [StallingATTBearer] { state.withLock { $0.stalling } }
+
+    /// Waits until the last sensor connection's `run` has returned.
+    func waitForSensors() async {
+        await state.withLock { $0.previous }?.value
+    }
+
+    private func connect(to address: BluetoothAddress) async throws -> any ATTBearer {
+        let (plan, previous) = state.withLock { state in
+            let plan = state.plans[min(state.next, state.plans.count - 1)]
+            state.next += 1
+            state.connectTimes.append(clock.now)
+            return (plan, state.previous)
+        }
+        await previous?.value
+        let (linkEnd, sensorEnd) = LoopbackATTBearer.pair()
+        var served: any ATTBearer = sensorEnd
+        var stalling: StallingATTBearer?
+        if let limit = plan.stallAfter {
+            let wrapper = StallingATTBearer(sensorEnd, notificationsBeforeStall: limit)
+            stalling = wrapper
+            served = wrapper
+        }
+        let sensor = plan.sensor
+        let run = Task { [served] in _ = try? await sensor.run(on: served) }
+        state.withLock { state in
+            state.previous = run
+            state.linkEnds.append(linkEnd)
+            if let stalling { state.stalling.append(stalling) }
+        }
+        return linkEnd
+    }
+}
+
+/// Reads a link's events: collects samples, returns state changes.
+struct LinkEventReader {
+    private var iterator: AsyncStream<SensorLinkEvent>.Iterator
+    /// Every sample published so far, in order.
+    private(set) var samples: [SDUDecodedSample] = []
+
+    init(_ events: AsyncStream<SensorLinkEvent>) {
+        iterator = events.makeAsyncIterator()
+    }
+
+    /// The next state change, collecting the samples before it; nil when the stream finished.
+    mutating func nextState() async -> LinkState? {
+        while let event = await iterator.next() {
+            switch event {
+            case .samples(let batch): samples += batch
+            case .state(let state): return state
+            }
+        }
+        return nil
+    }
+
+    /// Reads until `count` samples in total were published; returns the state changes met on
+    /// the way (a healthy stream has none).
+    mutating func readSamples(until count: Int) async -> [LinkState] {
+        var states: [LinkState] = []
+        while samples.count < count, let event = await iterator.next() {
+            switch event {
+            case .samples(let batch): samples += batch
+            case .state(let state): states.append(state)
+            }
+        }
+        return states
+    }
+}
+
+extension LinkState {
+    /// The reason of a `.lost` or `.gaveUp`.
+    var reason: SensorLinkError? {
+        switch self {
+        case .lost(let reason), .gaveUp(let reason): reason
+        default: nil
+        }
+    }
+
+    /// The delay and attempt of a `.retrying`.
+    var retry: (delay: Duration, attempt: Int)? {
+        if case .retrying(let delay, let attempt) = self { return (delay, attempt) }
+        return nil
+    }
+}
