@@ -14,7 +14,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval itest
 
 all: build
 
@@ -60,6 +60,10 @@ fuzz: fuzz-build
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+## itest: the transport against the real Linux Bluetooth stack in a qemu VM (see Docs/TESTING.md)
+itest: deps
+	Tests/Integration/vm/itest.sh
 
 ## demo: a virtual SDU sensor streaming through the GATT client (see README)
 demo: build

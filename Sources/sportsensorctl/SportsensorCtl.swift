@@ -10,7 +10,7 @@ struct SportsensorCtl: AsyncParsableCommand {
         abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
         subcommands: [
             Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self, Demo.self, StoreCrashHelper.self,
-            StoreBenchmark.self, VirtualSensorCommand.self,
+            StoreBenchmark.self, VirtualSensorCommand.self, Scan.self, Stream.self, CompareSamples.self,
         ]
     )
 }

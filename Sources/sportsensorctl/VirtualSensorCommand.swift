@@ -106,34 +106,25 @@ struct VirtualSensorRunOptions: Sendable {
 
 /// Writes the samples a virtual sensor sends as sample CSV, `t` = sample index / rate.
 final class GroundTruthWriter: Sendable {
-    private let handle: FileHandle
+    private let file: SampleFileWriter
     private let rate: Double
 
     init(path: String, rate: Int) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data((SampleCSV.header + "\n").utf8)) else {
-            throw ValidationError("cannot create \(path)")
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw ValidationError("cannot open \(path)") }
-        handle.seekToEndOfFile()
-        self.handle = handle
+        file = try SampleFileWriter(path: path)
         self.rate = Double(rate)
     }
 
     /// Appends the samples of `notification` unless the sensor withheld it.
     func record(_ notification: VirtualSensorNotification) {
         guard notification.fate == .sent else { return }
-        var text = ""
-        for (offset, raw) in notification.samples.enumerated() {
-            let index = notification.firstSampleIndex + offset
-            text += SampleCSV.line(AccelerationSample(t: Double(index) / rate, raw: raw)) + "\n"
-        }
-        handle.write(Data(text.utf8))
+        file.append(
+            notification.samples.enumerated().map { offset, raw in
+                let index = notification.firstSampleIndex + offset
+                return SampleCSV.line(AccelerationSample(t: Double(index) / rate, raw: raw))
+            })
     }
 
-    func close() {
-        try? handle.synchronize()
-        try? handle.close()
-    }
+    func close() { file.close() }
 }
 
 /// Advertises, accepts and serves until cancelled (or `connections` were served).
