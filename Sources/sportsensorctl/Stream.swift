@@ -137,7 +137,9 @@ struct StreamOutcome: Sendable, Hashable {
 /// Finds the sensor (unless given), runs a `SensorLink` until `samples` arrived, the link gave
 /// up, or the timeout passed; writes samples as they come.
 func runStream(_ options: StreamOptions) async throws -> StreamOutcome {
-    let logger = quietLogger("sportsensorctl.stream")
+    // The link's own warnings repeat what the `link:` lines say; errors still show.
+    var logger = quietLogger("sportsensorctl.stream")
+    logger.logLevel = .error
     let adapter = try HCIAdapter.adapter(index: options.adapterIndex)
     let address: BluetoothAddress
     if let given = options.address {
