@@ -458,8 +458,10 @@ struct HCIAdvertisingCommandTests {
             wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0c2001 01")) }
                 == .wrongOpcode)
         #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060402 0100")) } == .truncated)
-        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060404 0100 13 00")) } == .wrongLength)
-        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0010 13")) } == .invalidValue)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060404 0100 13 00")) } == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0010 13")) } == .invalidValue)
         #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "070403 0100 13")) } == .wrongOpcode)
         let data = HCILESetAdvertisingDataCommand(data: [0x05, 0x09, 0x42])
         #expect(wireErrorCode { _ = try data.advertisingData } == .truncated)

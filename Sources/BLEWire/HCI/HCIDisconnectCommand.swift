@@ -23,7 +23,8 @@ public struct HCIDisconnectCommand: HCICommand {
         var reader = WireReader(parameters, context: "Disconnect")
         connectionHandle = try reader.readUInt16LE()
         guard connectionHandle <= 0x0EFF else {
-            throw WireError(.invalidValue, "\(reader.context): Connection_Handle is \(connectionHandle), at most 0x0EFF")
+            throw WireError(
+                .invalidValue, "\(reader.context): Connection_Handle is \(connectionHandle), at most 0x0EFF")
         }
         reason = HCIErrorCode(rawValue: try reader.readUInt8())
         try reader.expectEnd()

@@ -89,7 +89,11 @@ step() { echo "T $(up) $*"; }
 
 step guest-start
 modprobe bluetooth && modprobe hci_vhci || fail "modprobe bluetooth hci_vhci"
-nice -n 5 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
+# btmon must not lose packets: the kernel drops monitor packets when btmon's socket buffer is
+# full, which a starved guest makes likely. A large default receive buffer (btmon keeps the
+# default) and real-time priority keep the capture complete.
+sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216
+chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
 BTMON=$!
 # btvirt emulates the controllers on /dev/vhci. Under a CPU-starved TCG guest the kernel's HCI
 # Reset to a new controller sometimes times out (hciN: Opcode 0x0c03 failed: -110) and the index
