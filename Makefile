@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop
+FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval itest
@@ -52,10 +52,15 @@ fuzz-build: deps
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 
 fuzz: fuzz-build
-	@for f in $(FUZZERS); do \
+	@mkdir -p Fuzz/logs; for f in $(FUZZERS); do \
 		echo "== $$f for $(FUZZ_SECONDS) s"; mkdir -p Fuzz/corpus-$$f; \
-		$(FUZZ_BUILD)/release/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
-			Fuzz/corpus-$$f Fuzz/Seeds/$$f || exit 1; \
+		if $(FUZZ_BUILD)/release/$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
+			Fuzz/corpus-$$f Fuzz/Seeds/$$f > Fuzz/logs/$$f.log 2>&1; then \
+			grep -E '^(Done|stat::(number_of_executed_units|new_units_added|peak_rss_mb))' Fuzz/logs/$$f.log; \
+		else \
+			echo "$$f FAILED (full log: Fuzz/logs/$$f.log; the crashing input is saved as crash-* here):"; \
+			tail -n 60 Fuzz/logs/$$f.log; exit 1; \
+		fi; \
 	done
 
 fuzz-smoke:

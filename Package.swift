@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire",
+                "SDUSensor", "BLEWire", "Detection",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,7 +135,8 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", .product(name: "GRDB", package: "GRDB.swift"),
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
@@ -146,7 +147,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SportsensorctlTests",
-            dependencies: ["sportsensorctl", "GatewayTesting"],
+            dependencies: [
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ],

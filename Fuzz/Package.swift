@@ -17,6 +17,8 @@ let package = Package(
         .executableTarget(name: "fuzz-att", dependencies: ["FuzzSupport", wire]),
         .executableTarget(name: "fuzz-ad", dependencies: ["FuzzSupport", wire]),
         .executableTarget(name: "fuzz-btsnoop", dependencies: ["FuzzSupport", wire]),
+        .executableTarget(
+            name: "fuzz-sdu", dependencies: ["FuzzSupport", .product(name: "SDUSensor", package: "sportsensord")]),
     ],
     swiftLanguageModes: [.v6]
 )

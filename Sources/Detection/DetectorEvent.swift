@@ -3,7 +3,8 @@ import SDUSensor
 
 /// One table-tennis stroke (or any short, hard swing).
 public struct HitEvent: Hashable, Sendable {
-    /// Time of the largest acceleration in the stroke, in the stream's seconds.
+    /// Time of the stroke: the centroid of its dynamic-acceleration energy (at ball contact for a
+    /// symmetric swing), in the stream's seconds.
     public var t: Double
     /// The largest |a| measured in the stroke, in g (at most √3 × 2 g when all axes clip).
     public var peakG: Double

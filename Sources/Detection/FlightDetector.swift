@@ -216,11 +216,12 @@ public struct FlightTracker: Sendable {
 /// Detects jumps (counter-movement, squat, rebound and rope jumps) from any mounting: takeoff and
 /// landing times between samples, flight time, and height h = g·t²/8.
 public struct JumpDetector: StreamingDetector {
-    /// The documented defaults: free fall below 0.65 g with a mean under 0.55 g (arm swing during flight),
+    /// The documented defaults: free fall below 0.75 g with a mean under 0.65 g (arm swing during flight; a
+    /// wrist turning a rope at ω ≈ 12 rad/s on a 2–4 cm circle reads ω²r ≈ 0.3–0.6 g throughout the flight),
     /// landing at 1.3 g (soft landings peak near 1.5–2 g), a propulsion of 1.2 g within 1 s, flights of
     /// 0.15–1.3 s (heights 2.8 cm – 2.07 m).
     public static let defaultParameters = FlightTracker.Parameters(
-        enterG: 0.65, landG: 1.3, floorMaxG: 0.55, propulsionG: 1.2, propulsionWindow: 1.0,
+        enterG: 0.75, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
         minFlight: 0.15, maxFlight: 1.3, edgeCapG: 1.0
     )
 

@@ -7,7 +7,10 @@ import SDUSensor
 /// tracked slowly while the sensor is quiet. A burst starts when |a − g| exceeds `onG` and ends when
 /// it has stayed below `offG` for `quietGap`. Bursts whose peaks lie within `mergeWindow` of each
 /// other are one stroke (back-swing, forward swing, contact and follow-through), so each stroke gives
-/// one event, reported `mergeWindow` after its peak. A burst must spend `minTimeAboveOn` above `onG`
+/// one event, reported `mergeWindow` after its time. The stroke's time is the centroid of
+/// (|a − g|² − `offG`²) over the stroke: the swing's acceleration and deceleration lobes lie on either
+/// side of the moment of peak speed (contact), where the centripetal pull peaks, and an integral over
+/// the whole swing moves far less under per-axis clipping than the single largest sample does. A burst must spend `minTimeAboveOn` above `onG`
 /// (taps on a table are a few milliseconds of impact) and reach `minPeakG`.
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
@@ -27,7 +30,7 @@ public struct HitDetector: StreamingDetector {
         public var minTimeAboveOn: Double = 0.035
         /// Time below `offG` that ends a burst, s. Default 0.08.
         public var quietGap: Double = 0.08
-        /// Bursts whose peaks are closer than this are one stroke; also the reporting delay, s.
+        /// Bursts whose times are closer than this are one stroke; also the reporting delay, s.
         /// Default 0.35 (strokes of one player are at least ~0.5 s apart).
         public var mergeWindow: Double = 0.35
         /// Time constant of the gravity tracker, s. Default 0.6.
@@ -45,6 +48,8 @@ public struct HitDetector: StreamingDetector {
 
     @usableFromInline struct Burst: Sendable {
         @usableFromInline var peakTime: Double = 0
+        /// The stroke's reported time (the centroid once the burst has ended).
+        @usableFromInline var time: Double = 0
         @usableFromInline var peakDynamic2: Double = 0
         @usableFromInline var peakMagnitude2: Double = 0
         @usableFromInline var timeAboveOn: Double = 0
@@ -52,7 +57,13 @@ public struct HitDetector: StreamingDetector {
         @usableFromInline var clipEstimate: Double = 0
         @usableFromInline var clipMidpoint: Double = 0
         @usableFromInline var clipDuration: Double = 0
+        /// ∫ w dt and ∫ w·t dt with w = |a − g|² − off², for the stroke's centroid time.
+        @usableFromInline var weight: Double = 0
+        @usableFromInline var weightedTime: Double = 0
         @usableFromInline init() {}
+
+        /// The centroid of the dynamic acceleration's energy above `offG`: the stroke's time.
+        @usableFromInline var centroid: Double { weight > 0 ? weightedTime / weight : peakTime }
 
         @usableFromInline mutating func absorb(_ other: Burst) {
             if other.peakDynamic2 > peakDynamic2 {
@@ -64,6 +75,9 @@ public struct HitDetector: StreamingDetector {
                 clipMidpoint = other.clipMidpoint
             }
             peakMagnitude2 = max(peakMagnitude2, other.peakMagnitude2)
+            weight += other.weight
+            weightedTime += other.weightedTime
+            time = centroid
             timeAboveOn += other.timeAboveOn
             saturated = saturated || other.saturated
             clipEstimate = max(clipEstimate, other.clipEstimate)
@@ -92,6 +106,8 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var exitAxis: Double = 0
     @usableFromInline var exitTime: Double = 0
     @usableFromInline var burst = Burst()
+    @usableFromInline var riseWeight: Double = 0
+    @usableFromInline var riseWeightedTime: Double = 0
     @usableFromInline var pending: Burst?
 
     /// Creates a detector with `parameters` (the documented defaults when omitted).
@@ -120,8 +136,17 @@ public struct HitDetector: StreamingDetector {
             if d2 > on2 && lastTime > -Double.infinity {
                 startBurst(t: t, x: x, y: y, z: z, m2: m2, d2: d2)
             } else {
+                // The rise from `offG` to `onG` belongs to the next burst's timestamp.
+                if d2 > off2 && lastTime > -Double.infinity {
+                    let w = (d2 - off2) * interval
+                    riseWeight += w
+                    riseWeightedTime += w * t
+                } else {
+                    riseWeight = 0
+                    riseWeightedTime = 0
+                }
                 gravity.update(x: x, y: y, z: z, m2: m2, interval: interval)
-                if let held = pending, t - held.peakTime >= parameters.mergeWindow {
+                if let held = pending, t - held.time >= parameters.mergeWindow {
                     pending = nil
                     event = qualify(held)
                 }
@@ -156,6 +181,11 @@ public struct HitDetector: StreamingDetector {
         burst.peakTime = t
         burst.peakDynamic2 = d2
         burst.peakMagnitude2 = m2
+        burst.weight = riseWeight
+        burst.weightedTime = riseWeightedTime
+        riseWeight = 0
+        riseWeightedTime = 0
+        accumulateWeight(t: t, d2: d2)
         above = true
         aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
         quietSince = .nan
@@ -173,6 +203,7 @@ public struct HitDetector: StreamingDetector {
             burst.peakDynamic2 = d2
             burst.peakTime = t
         }
+        accumulateWeight(t: t, d2: d2)
         if m2 > burst.peakMagnitude2 { burst.peakMagnitude2 = m2 }
         trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
         if d2 > on2 {
@@ -199,13 +230,20 @@ public struct HitDetector: StreamingDetector {
         return endBurst()
     }
 
+    /// Adds the sample's dynamic-acceleration energy above `offG` over the interval since the previous sample.
+    @inlinable mutating func accumulateWeight(t: Double, d2: Double) {
+        let w = max(d2 - off2, 0) * (t - lastTime)
+        burst.weight += w
+        burst.weightedTime += w * t
+    }
+
     @usableFromInline mutating func endBurst() -> DetectorEvent? {
-        if burst.clipDuration > 0 { burst.peakTime = burst.clipMidpoint }
+        burst.time = burst.centroid
         guard var held = pending else {
             pending = burst
             return nil
         }
-        if burst.peakTime - held.peakTime < parameters.mergeWindow {
+        if burst.time - held.time < parameters.mergeWindow {
             held.absorb(burst)
             pending = held
             return nil
@@ -267,7 +305,7 @@ public struct HitDetector: StreamingDetector {
         }
         let peak = candidate.peakMagnitude2.squareRoot()
         let intensity = candidate.saturated ? max(peak, candidate.clipEstimate) : peak
-        return .hit(HitEvent(t: candidate.peakTime, peakG: peak, saturated: candidate.saturated, intensityG: intensity))
+        return .hit(HitEvent(t: candidate.time, peakG: peak, saturated: candidate.saturated, intensityG: intensity))
     }
 }
 

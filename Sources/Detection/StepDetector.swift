@@ -89,6 +89,9 @@ public struct StepDetector: StreamingDetector {
         public var regularity: Double = 1.6
         /// Steps needed to confirm a bout. Default 4 (at most 8).
         public var confirmSteps: Int = 4
+        /// Time constant with which the remembered step amplitude fades, s. Default 2: after running
+        /// (peaks of ~1 g) a walk (peaks of ~0.1 g) must not stay below a threshold set by the run.
+        public var amplitudeMemory: Double = 2.0
 
         /// The documented defaults.
         public init() {}
@@ -98,6 +101,7 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline var smoothA: ExponentialSmoother
     @usableFromInline var smoothB: ExponentialSmoother
     @usableFromInline var slow: ExponentialSmoother
+    @usableFromInline var fade: ExponentialSmoother
     @usableFromInline var stageA: Double = 1
     @usableFromInline var stageB: Double = 1
     @usableFromInline var baseline: Double = 1
@@ -121,6 +125,7 @@ public struct StepDetector: StreamingDetector {
         smoothA = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
         smoothB = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
         slow = ExponentialSmoother(timeConstant: parameters.baselineTimeConstant)
+        fade = ExponentialSmoother(timeConstant: parameters.amplitudeMemory)
     }
 
     /// Steps per minute over the recent steps (0 before a bout is confirmed).
@@ -140,6 +145,7 @@ public struct StepDetector: StreamingDetector {
             stageA += smoothA.factor(interval: dt) * (m - stageA)
             stageB += smoothB.factor(interval: dt) * (stageA - stageB)
             baseline += slow.factor(interval: dt) * (m - baseline)
+            amplitude -= fade.factor(interval: dt) * amplitude
         }
         lastTime = t
         let value = stageB - baseline

@@ -9,8 +9,10 @@ struct SportsensorCtl: AsyncParsableCommand {
         commandName: "sportsensorctl",
         abstract: "Work with SDU sport sensors, captures and the sportsensord gateway.",
         subcommands: [
-            Decode.self, Analyze.self, Evaluate.self, Bench.self, Simulate.self, Demo.self, StoreCrashHelper.self,
-            StoreBenchmark.self, VirtualSensorCommand.self, Scan.self, Stream.self, CompareSamples.self,
+            Decode.self, Analyze.self, ImportCommand.self, SessionsCommand.self, ShowCommand.self, ExportCommand.self,
+            ReanalyzeCommand.self, PruneCommand.self, Evaluate.self, Bench.self, Simulate.self, Demo.self,
+            StoreCrashHelper.self, StoreBenchmark.self, VirtualSensorCommand.self, Scan.self, Stream.self,
+            CompareSamples.self,
         ]
     )
 }

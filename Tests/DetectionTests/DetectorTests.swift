@@ -59,7 +59,10 @@ struct HitDetectorTests {
         let times = HitDetector().events(in: samples).map(\.time)
         #expect(times.count == 2)
         if times.count == 2 {
-            #expect(abs(times[0] - 2.0) < 0.02 && abs(times[1] - 2.8) < 0.02)
+            // A stroke is timed at the centroid of its swing energy, so the back-swing that merges into the
+            // first stroke pulls its time earlier (by ~0.04 s here); the lone stroke is timed at its centre.
+            #expect(times[0] < 2.0 && times[0] > 1.93)
+            #expect(abs(times[1] - 2.8) < 0.011)
         }
     }
 
@@ -216,17 +219,21 @@ struct StreamingTests {
                 #expect(!times.isEmpty)
                 continue
             }
-            // At 25 Hz a rope-skipping contact (0.12 s) is three samples: allow 20 % fewer jumps there.
-            let slack = profile == .steps ? 2 : (rate == 25 ? expected.count / 5 : 0)
-            // Known limit (Docs/DETECTION.md): a clipped stroke's reported time can move to another
-            // burst of the same stroke at another rate, and 25 Hz loses some rope-skipping jumps.
-            withKnownIssue("rate dependence of clipped strokes and 25 Hz rope jumps", isIntermittent: true) {
-                #expect(abs(times.count - expected.count) <= slack, "\(profile) at \(rate) Hz")
-                if slack == 0 && times.count == expected.count {
-                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.08, "\(profile) at \(rate) Hz") }
+            // At 25 Hz a ground contact shorter than three sample intervals (0.12 s, rope skipping) has
+            // at most two samples between flights, too few to see the landing rise and the next takeoff's
+            // fall apart: such jumps may merge with the next (Docs/DETECTION.md, Limits). Nothing else may
+            // differ between rates.
+            let unresolvable = profile == .jump ? shortContacts(recording.labels, shorterThan: 3 / rate) : 0
+            // At 25 Hz one stroke of this recording is lost (not yet understood; Docs/DETECTION.md, Limits):
+            // the 25 Hz stroke count may differ by one, 50–200 Hz must agree exactly.
+            let strokeSlack = profile == .tableTennis && rate == 25 ? 1 : 0
+            let slack = profile == .steps ? 2 : unresolvable + strokeSlack
+            #expect(abs(times.count - expected.count) <= slack, "\(profile) at \(rate) Hz")
+            if slack == 0 {
+                #expect(times.count == expected.count, "\(profile) at \(rate) Hz")
+                if times.count == expected.count {
+                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.05, "\(profile) at \(rate) Hz") }
                 }
-            } when: {
-                profile == .tableTennis || (profile == .jump && rate == 25)
             }
         }
     }
@@ -250,16 +257,24 @@ struct StreamingTests {
             }
             #expect(abs(times.count - expected.count) <= (profile == .steps ? 1 : 0))
             if times.count == expected.count {
-                // Clipping is per axis, so a clipped stroke's shape depends on orientation: the
-                // evaluation's matching tolerance (0.15 s) applies.
-                withKnownIssue("clipped strokes' times depend on orientation", isIntermittent: true) {
-                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.15) }
-                } when: {
-                    profile == .tableTennis
-                }
+                // A stroke is timed at the centroid of its dynamic-acceleration energy, which per-axis
+                // clipping changes only a little: 0.05 s is a third of the evaluation's tolerance.
+                for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.05, "\(profile)") }
             }
         }
     }
+}
+
+/// Jump series contacts (landing to next takeoff) shorter than `limit` seconds.
+func shortContacts(_ labels: [MotionLabel], shorterThan limit: Double) -> Int {
+    var count = 0
+    var lastLanding = -Double.infinity
+    for label in labels {
+        guard case .jump(let takeoff, let landing) = label else { continue }
+        if takeoff - lastLanding < limit { count += 1 }
+        lastLanding = landing
+    }
+    return count
 }
 
 @Suite("Baseline rules")

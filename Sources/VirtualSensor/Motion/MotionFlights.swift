@@ -69,7 +69,7 @@ struct FlightSeries {
                 if index > 0 { contacts.append(random.uniform(0.18...0.3)) }
             case .rope:
                 flights.append(random.uniform(0.22...0.4))
-                if index > 0 { contacts.append(random.uniform(0.12...0.22)) }
+                if index > 0 { contacts.append(random.uniform(0.1...0.3)) }
             case .toss:
                 flights.append(random.uniform(0.35...1.2) * intensity.squareRoot())
             }

@@ -71,6 +71,7 @@ struct Stroke {
     var rotationAxis: Vector3
     var rotationAngle: Double
     var backswing: Double
+    var backWidth: Double
 
     init(random: inout SplitMix64, intensity: Double, interval: Double) {
         let kind = random.unit()
@@ -100,14 +101,17 @@ struct Stroke {
         rotationAngle = random.uniform(0.3...1.2) * (random.chance(0.5) ? 1 : -1)
         backswing = random.uniform(0.2...0.45)
         contact = min(random.uniform(0.38...0.5), interval - 0.2)
-        duration = interval
+        // The whole stroke lies inside the segment: the back-swing is shortened when the player has
+        // little time (it would otherwise start with a jump in acceleration), and the segment lasts
+        // until the swing and the forearm rotation have ended.
+        backWidth = min(1.5 * width, (contact - width) / 2)
+        duration = max(interval, contact + 2 * width + 0.02)
     }
 
     func point(at t: Double) -> MotionPoint {
         let x = (t - contact) / width
         let s = speed * raisedCosine(x)
         let ds = speed * raisedCosineSlope(x) / width
-        let backWidth = 1.5 * width
         let bx = (t - (contact - width - backWidth)) / backWidth
         let sb = -backswing * speed * raisedCosine(bx)
         let dsb = -backswing * speed * raisedCosineSlope(bx) / backWidth
@@ -197,7 +201,7 @@ struct Gait {
         self.running = running
         self.mount = mount
         self.steps = steps
-        cadence = running ? random.uniform(2.4...3.1) : random.uniform(1.5...2.1)
+        cadence = running ? random.uniform(2.5...3.3) : random.uniform(0.8...2.1)
         duration = (Double(steps) + 0.2) / cadence
         forward = random.horizontal()
         lateral = Vector3(0, 0, 1).cross(forward)

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import GRDB
+import SDUSensor
+
+/// Converting between what the detectors report and what the store keeps.
+///
+/// Both sides use the same time base (seconds after the session's `started_at`), so times pass
+/// through unchanged and `StoredEvent(event).detectorEvent == event` for every event a detector
+/// can produce: hits keep `t`, `peak_g`, `saturated` and the intensity; jumps and throws keep
+/// start and end (their flight time and height are stored too, for queries, and recomputed
+/// from start and end on the way back, as `FlightEvent` derives them); a step's cadence goes
+/// into `extra` as `{"cadence_spm":…}` with the shortest text that reads back as the same
+/// `Double`.
+extension StoredEvent {
+    /// The stored form of a detector event.
+    public init(_ event: DetectorEvent) {
+        switch event {
+        case .hit(let hit):
+            self.init(
+                type: EventKind.hit.rawValue, t: hit.t, peakG: hit.peakG, intensity: hit.intensityG,
+                saturated: hit.saturated)
+        case .jump(let flight):
+            self.init(
+                type: EventKind.jump.rawValue, t: flight.start, takeoff: flight.start, landing: flight.end,
+                flightSeconds: flight.flightTime, heightMeters: flight.height)
+        case .throw(let flight):
+            self.init(
+                type: EventKind.throw.rawValue, t: flight.start, flightSeconds: flight.flightTime,
+                heightMeters: flight.height, release: flight.start, catchTime: flight.end)
+        case .step(let step):
+            self.init(
+                type: EventKind.step.rawValue, t: step.t,
+                extra: StoredEventExtra.object([(Self.cadenceKey, step.cadence)]))
+        }
+    }
+
+    /// The key of a step's cadence (steps per minute) in `extra`, as `analyze` names it.
+    public static let cadenceKey = "cadence_spm"
+
+    /// The detector event this stored event describes, or nil for a type the detectors do not
+    /// produce or a row missing a field its type needs (a flight without its end, say).
+    public var detectorEvent: DetectorEvent? {
+        switch EventKind(rawValue: type) {
+        case .hit:
+            guard let peakG else { return nil }
+            return .hit(HitEvent(t: t, peakG: peakG, saturated: saturated ?? false, intensityG: intensity ?? peakG))
+        case .jump:
+            guard let end = landing ?? flightSeconds.map({ (takeoff ?? t) + $0 }) else { return nil }
+            return .jump(FlightEvent(start: takeoff ?? t, end: end))
+        case .throw:
+            guard let end = catchTime ?? flightSeconds.map({ (release ?? t) + $0 }) else { return nil }
+            return .throw(FlightEvent(start: release ?? t, end: end))
+        case .step:
+            let cadence = extra.flatMap { StoredEventExtra.number(Self.cadenceKey, in: $0) } ?? 0
+            return .step(StepEvent(t: t, cadence: cadence))
+        case nil:
+            return nil
+        }
+    }
+}
+
+/// The flat JSON objects of numbers that `StoredEvent.extra` holds for detector events.
+///
+/// Numbers are written with Swift's shortest round-trip representation, so they read back as the
+/// same `Double`; a value that is not finite is written as `null` and reads back as NaN.
+public enum StoredEventExtra {
+    /// `{"key":number,…}` in the given order.
+    public static func object(_ fields: [(String, Double)]) -> String {
+        let members = fields.map { key, value in "\"\(key)\":" + (value.isFinite ? "\(value)" : "null") }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// The number stored under `key` in a flat object, nil when the key is missing or its value is
+    /// not a number (`null` gives NaN).
+    public static func number(_ key: String, in object: String) -> Double? {
+        let marker = "\"\(key)\""
+        guard let keyRange = object.firstRange(of: marker) else { return nil }
+        var rest = object[keyRange.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+        guard rest.first == ":" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" }
+        let text = rest.prefix { $0 != "," && $0 != "}" && $0 != " " && $0 != "\n" }
+        if text == "null" { return .nan }
+        return Double(text)
+    }
+}
+
+/// The store's time resolution for re-analysis: one microsecond.
+///
+/// The chunk codec keeps times within 0.5 µs (Docs/FORMATS.md), so times that are whole
+/// microseconds come back exactly after rounding to the microsecond, unless one falls exactly
+/// half-way, which `SessionStore.exactChunkLength(for:)` avoids. Detection that runs on times
+/// rounded this way (live, at import and when re-analysing) therefore sees the same samples
+/// every time and reports the same events.
+public enum StoreTime {
+    /// `t` rounded to the nearest whole microsecond (half away from zero, as the CSV writer rounds).
+    @inlinable public static func microseconds(_ t: Double) -> Double {
+        guard t.isFinite else { return t }
+        return (t * 1e6).rounded(.toNearestOrAwayFromZero) / 1e6
+    }
+}
+
+extension SessionStore {
+    /// Chunk lengths `exactChunkLength(for:)` tries for `count` samples, the default first: even
+    /// ones near it (every full chunk then spans an odd number of indices, which cannot tie), then,
+    /// for a recording that fits one chunk, lengths just below its size, which cut it in two.
+    static func exactChunkCandidates(count: Int) -> [Int] {
+        var lengths = Array(stride(from: 8192, through: 8192 - 2 * 63, by: -2))
+        if count <= 8192 {
+            lengths += stride(from: count - 1, through: max(1, count - 64), by: -1).filter { $0 > 0 }
+        }
+        return lengths
+    }
+
+    /// A chunk length for `importSession(…, chunkLength:)` with which every sample comes back
+    /// from the store exactly (counts always; times after `StoreTime.microseconds`, given times
+    /// that are whole microseconds), checked by encoding and decoding each chunk as the store
+    /// will. A chunk's times come back off by a microsecond only when one sits exactly half-way
+    /// between the chunk's linear time base and the next microsecond, which depends on how the
+    /// samples are cut into chunks; the first length that avoids it wins, else the default.
+    public static func exactChunkLength(for samples: [StoredSample]) -> Int {
+        for length in exactChunkCandidates(count: samples.count)
+        where roundTripsExactly(samples, chunkLength: length) {
+            return length
+        }
+        return 8192
+    }
+
+    /// The samples exactly as the store gives them back after `importSession(…, chunkLength:)`
+    /// (each chunk encoded and decoded), times rounded to the microsecond: what detection must see
+    /// at import for `reanalyze` to reproduce its events, whatever the chunking.
+    public static func storedForm(of samples: [StoredSample], chunkLength: Int) -> [StoredSample] {
+        var result: [StoredSample] = []
+        result.reserveCapacity(samples.count)
+        var start = 0
+        let length = max(chunkLength, 1)
+        while start < samples.count {
+            let end = min(start + length, samples.count)
+            let chunk = samples[start..<end]
+            // A chunk the codec wrote always decodes; the original is the best answer if it did not.
+            let decoded = (try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))) ?? Array(chunk)
+            result += decoded.map { StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw) }
+            start = end
+        }
+        return result
+    }
+
+    /// True when every chunk of `samples` cut at `chunkLength` decodes to the same counts,
+    /// indices and microsecond-rounded times.
+    static func roundTripsExactly(_ samples: [StoredSample], chunkLength: Int) -> Bool {
+        var start = 0
+        while start < samples.count {
+            let end = min(start + chunkLength, samples.count)
+            let chunk = samples[start..<end]
+            guard let decoded = try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk)),
+                decoded.count == chunk.count
+            else { return false }
+            for (original, back) in zip(chunk, decoded) {
+                guard original.index == back.index, original.raw == back.raw,
+                    StoreTime.microseconds(original.t) == StoreTime.microseconds(back.t)
+                else { return false }
+            }
+            start = end
+        }
+        return true
+    }
+
+    /// A session's samples as detection sees them: in g, with times rounded to the microsecond
+    /// (`StoreTime`), so re-running detection reproduces the events of a run on the same samples.
+    public func detectionSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
+        try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
+    }
+
+    /// Replaces a session's events and sets its profile and parameters, in one transaction: the
+    /// result of re-running detection with another profile, saved.
+    public func replaceEvents(
+        of id: UUID, with events: [StoredEvent], profile: String, profileParameters: String
+    ) async throws(StoreError) {
+        let idText = id.uuidString.lowercased()
+        try await write("replacing events") { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [idText]) == true else {
+                throw StoreError(.notFound, "no session \(idText): list sessions with `sportsensorctl sessions`")
+            }
+            try db.execute(
+                sql: "UPDATE sessions SET profile = ?, profile_parameters = ? WHERE id = ?",
+                arguments: [profile, profileParameters, idText])
+            try db.execute(sql: "DELETE FROM events WHERE session_id = ?", arguments: [idText])
+            for (sequence, event) in events.enumerated() {
+                try Self.insertEvent(event, sequence: Int64(sequence), session: idText, db)
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+import BLEWire
+import Detection
+import Foundation
+import SDUSensor
+import SessionStore
+
+/// `sportsensorctl import`: a sample CSV or a btsnoop capture becomes a stored session.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Store a recording (sample CSV or btsnoop capture) as a session with its detected events.",
+        discussion: """
+            Decodes FILE as `analyze` does, runs the profile's detector over the samples as the \
+            store keeps them (raw counts, times to the microsecond) and stores samples and events \
+            in one transaction. Prints the new session's id. Works while the daemon runs.
+            """
+    )
+
+    @OptionGroup var state: StateDirectoryOptions
+
+    @Option(help: "The profile: table-tennis, jump, throw or steps.")
+    var profile: String
+
+    @Option(help: "standard (this project's detectors) or baseline (the rules existing apps use).")
+    var rules: DetectionRules = .standard
+
+    @Option(help: "The athlete's name (added when new).")
+    var athlete: String?
+
+    @Option(help: "The sensor's address (a capture names its own).")
+    var sensor: String?
+
+    @Option(help: "Wall-clock start, ISO 8601 (default: the capture's first record, else now).")
+    var started: String?
+
+    @Option(help: "For a capture: the accelerometer's ATT value handle, when the capture has no GATT discovery.")
+    var handle: String?
+
+    @Option(help: "For a capture: the sensor to import, when the capture holds several.")
+    var address: String?
+
+    @Argument(help: "The recording: a sample CSV (t,x,y,z) or a btsnoop capture.")
+    var file: String
+
+    func run() async throws {
+        try await reportingFailures {
+            let profile = try StoreArguments.profile(profile)
+            let handle = try handle.map { value throws(InputError) in try RecordingInput.parseHandle(value) }
+            let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
+            let sensor = try sensor.map { value throws(CommandFailure) in try StoreArguments.address(value) }
+            let started = try started.map { value throws(CommandFailure) in
+                try StoreArguments.date(value, option: "--started")
+            }
+            let recording = try SessionImport.read(file, handle: handle, address: address)
+            if recording.roundedSamples > 0 {
+                FileHandle.standardError.write(
+                    Data(
+                        ("warning: \(file): \(recording.roundedSamples) sample(s) were not whole sensor counts "
+                            + "(1/16384 g) and were rounded to the nearest count\n").utf8))
+            }
+            let store = try state.openStore()
+            let imported = try await SessionImport.store(
+                recording, in: store,
+                options: .init(
+                    profile: profile, rules: rules, athlete: athlete, sensor: sensor, startedAt: started))
+            if imported.addedAthlete, let athlete {
+                FileHandle.standardError.write(Data("note: added the athlete \(athlete)\n".utf8))
+            }
+            StoreFormat.write(imported.session.idText + "\n")
+        }
+    }
+}
+
+/// Reading a recording into storable samples and storing it: the core of `import`, without I/O
+/// to the terminal.
+enum SessionImport {
+    /// A recording ready to store.
+    struct Recording {
+        /// The samples: unwrapped indices, times rounded to the microsecond, raw counts.
+        var samples: [StoredSample]
+        /// The sensor, when the capture names it.
+        var sensor: BluetoothAddress?
+        /// Stream counters and the recovered rate.
+        var counts: SessionCounts
+        /// The wall-clock time of the capture's first record.
+        var captureStart: Date?
+        /// CSV samples whose values were not whole counts.
+        var roundedSamples: Int = 0
+    }
+
+    /// What `store` needs besides the recording.
+    struct Options {
+        var profile: DetectionProfile
+        var rules: DetectionRules = .standard
+        var athlete: String?
+        var sensor: BluetoothAddress?
+        var startedAt: Date?
+    }
+
+    /// What `store` did.
+    struct Imported {
+        var session: SessionRecord
+        var events: [DetectorEvent]
+        var addedAthlete: Bool
+    }
+
+    /// Reads a sample CSV or a btsnoop capture (told apart by the first bytes).
+    static func read(
+        _ path: String, handle: UInt16? = nil, address: BluetoothAddress? = nil
+    ) throws(InputError)
+        -> Recording
+    {
+        let data = try RecordingInput.read(path)
+        if RecordingInput.isCapture(data) {
+            let capture = try RecordingInput.decodeCapture(
+                data, path: path,
+                configuration: SDUCaptureDecoder.Configuration(accelerometerHandle: handle, peer: address))
+            let recording = try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle)
+            let samples = zip(recording.indices, recording.samples()).map { index, sample in
+                StoredSample(index: index, t: StoreTime.microseconds(sample.t), raw: counts(of: sample))
+            }
+            let statistics = recording.statistics
+            return Recording(
+                samples: samples, sensor: recording.peer,
+                counts: SessionCounts(
+                    received: Int64(samples.count), lost: Int64(statistics.lostSamples),
+                    malformed: Int64(statistics.malformedNotifications), sampleRate: recording.period.map { 1 / $0 }),
+                captureStart: firstRecordTime(data))
+        }
+        let parsed: [AccelerationSample]
+        do {
+            parsed = try SampleCSV.parse(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
+        }
+        var samples: [StoredSample] = []
+        samples.reserveCapacity(parsed.count)
+        var rounded = 0
+        for (position, sample) in parsed.enumerated() {
+            var whole = true
+            func count(_ g: Double, _ axis: String) throws(InputError) -> Int16 {
+                let exact = g * 16384
+                let value = exact.rounded()
+                guard value >= Double(Int16.min), value <= Double(Int16.max) else {
+                    throw InputError(
+                        code: .malformedCSV,
+                        message: "\(path): sample \(position + 1) (t = \(sample.t) s) has \(axis) = \(g) g, beyond the "
+                            + "sensor's ±2 g: the store keeps the sensor's raw counts (16384 per g), so values must "
+                            + "lie within -2 to 1.99994 g")
+                }
+                if abs(exact - value) > 0.01 { whole = false }
+                return Int16(value)
+            }
+            let raw = RawAcceleration(
+                x: try count(sample.x, "x"), y: try count(sample.y, "y"), z: try count(sample.z, "z"))
+            if !whole { rounded += 1 }
+            samples.append(StoredSample(index: Int64(position), t: StoreTime.microseconds(sample.t), raw: raw))
+        }
+        var rate: Double?
+        if let first = samples.first, let last = samples.last, last.t > first.t {
+            rate = Double(samples.count - 1) / (last.t - first.t)
+        }
+        return Recording(
+            samples: samples, sensor: nil, counts: SessionCounts(received: Int64(samples.count), sampleRate: rate),
+            captureStart: nil, roundedSamples: rounded)
+    }
+
+    /// Stores the recording with the events the profile's detector finds in the samples exactly
+    /// as the store will give them back, so `reanalyze` reproduces them.
+    static func store(
+        _ recording: Recording, in store: SessionStore, options: Options
+    ) async throws(StoreError)
+        -> Imported
+    {
+        let chunkLength = SessionStore.exactChunkLength(for: recording.samples)
+        let samples = SessionStore.storedForm(of: recording.samples, chunkLength: chunkLength).map {
+            AccelerationSample(t: $0.t, raw: $0.raw)
+        }
+        let events = detectEvents(in: samples, profile: options.profile, rules: options.rules)
+        var athleteID: Int64?
+        var added = false
+        if let name = options.athlete {
+            if let known = try await store.athlete(named: name.trimmingCharacters(in: .whitespaces)) {
+                athleteID = known.id
+            } else {
+                athleteID = try await store.addAthlete(name: name).id
+                added = true
+            }
+        }
+        let new = NewSession(
+            sensor: options.sensor ?? recording.sensor, athleteID: athleteID, profile: options.profile.rawValue,
+            profileParameters: StoredParameters.json(rules: options.rules),
+            startedAt: options.startedAt ?? recording.captureStart ?? Date())
+        let session = try await store.importSession(
+            new, samples: recording.samples, events: events.map(StoredEvent.init), counts: recording.counts,
+            chunkLength: chunkLength)
+        return Imported(session: session, events: events, addedAthlete: added)
+    }
+
+    /// The raw counts of a sample decoded from counts (exact: count / 16384 × 16384).
+    static func counts(of sample: AccelerationSample) -> RawAcceleration {
+        RawAcceleration(
+            x: Int16((sample.x * 16384).rounded()), y: Int16((sample.y * 16384).rounded()),
+            z: Int16((sample.z * 16384).rounded()))
+    }
+
+    /// The timestamp of a capture's first record, when it is a plausible wall-clock time.
+    static func firstRecordTime(_ data: Data) -> Date? {
+        let first: HCIRecord? = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard var reader = try? BTSnoopReader(bytes: bytes) else { return nil }
+            return try? reader.next()
+        }
+        guard let first else { return nil }
+        let date = Date(timeIntervalSince1970: Double(first.timestamp) / 1_000_000)
+        // Before 2000 or in the future: a capture without a real clock.
+        guard date.timeIntervalSince1970 > 946_684_800, date <= Date().addingTimeInterval(86_400) else { return nil }
+        return date
+    }
+}
+
+/// The profile parameters a session keeps (`sessions.profile_parameters`): the detection rules.
+enum StoredParameters {
+    /// `{"rules":"standard"}`.
+    static func json(rules: DetectionRules) -> String { "{\"rules\":\"\(rules.rawValue)\"}" }
+
+    /// The rules in stored parameters; standard when absent.
+    static func rules(_ json: String) -> DetectionRules {
+        json.contains("\"rules\":\"baseline\"") ? .baseline : .standard
+    }
+}
