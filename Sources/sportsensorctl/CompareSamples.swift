@@ -75,7 +75,9 @@ enum SampleComparison {
     ///   the stream reported (the gap is accounted), and the truth's samples in those gaps were
     ///   really sent, i.e. lost on the way (not invented);
     /// - at least `minimumReconnects` reconnections happened and none were duplicates;
-    /// - the capture, decoded independently, holds the same readings in the same order.
+    /// - the capture, decoded independently, holds every received reading in the same order, and
+    ///   only readings the sensor sent; what it holds beyond the stream between the stream's
+    ///   samples (notifications in flight when the link dropped) is at most what the stream skipped.
     static func compare(
         truth: [AccelerationSample], received: [AccelerationSample], decoded: [AccelerationSample],
         streamStatistics: [String: String], rate: Double, minimumSamples: Int, minimumReconnects: Int
@@ -133,18 +135,56 @@ enum SampleComparison {
             report.failures.append("\(reconnects) reconnections, expected at least \(minimumReconnects)")
         }
 
-        // The capture saw every notification the central's controller delivered, so it may hold
-        // more than the stream kept (the stream stops at its sample count): compare its prefix.
+        // The capture shows what reached the central's host, decoded independently. It may hold
+        // more than the stream kept: notifications in flight when the link dropped reach the HCI
+        // layer but no longer the ATT socket, and the stream stops at its sample count. So:
+        // everything the stream got must appear in the capture in the same order, and everything
+        // in the capture must be something the sensor sent, in the same order.
         let readings = received.map(reading)
         let captured = decoded.map(reading)
-        if captured.count < readings.count {
+        let sent = truth.map(reading)
+        switch subsequencePositions(of: readings, in: captured) {
+        case .failure(let failure):
             report.failures.append(
-                "the capture decodes to \(captured.count) samples, fewer than the \(readings.count) received")
-        } else if let first = zip(readings, captured).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+                "received sample \(failure.position) (\(readings[failure.position])) is not in the capture in that "
+                    + "order")
+        case .success(let positions):
+            let lastPosition = positions.last ?? -1
+            let onlyOnTheWire = lastPosition + 1 - readings.count
+            report.lines.append(
+                "samples in the capture the stream did not deliver (in flight at the drop): \(onlyOnTheWire)")
+            if onlyOnTheWire > skipped {
+                report.failures.append(
+                    "the capture holds \(onlyOnTheWire) samples between the stream's that it did not deliver, more "
+                        + "than the \(skipped) it skipped")
+            }
+        }
+        if case .failure(let failure) = subsequencePositions(of: captured, in: sent) {
             report.failures.append(
-                "capture and stream differ at sample \(first.offset): stream \(first.element.0), capture "
-                    + "\(first.element.1)")
+                "captured sample \(failure.position) (\(captured[failure.position])) is not something the sensor "
+                    + "sent in that order")
         }
         return report
+    }
+
+    /// Where each element of `needle` is found in `haystack`, matching in order (greedily, which
+    /// finds a match whenever one exists); the position in `needle` of the first element that
+    /// cannot be matched otherwise.
+    static func subsequencePositions(of needle: [[Double]], in haystack: [[Double]]) -> Result<[Int], MatchFailure> {
+        var positions: [Int] = []
+        positions.reserveCapacity(needle.count)
+        var next = 0
+        for (position, element) in needle.enumerated() {
+            while next < haystack.count, haystack[next] != element { next += 1 }
+            guard next < haystack.count else { return .failure(MatchFailure(position: position)) }
+            positions.append(next)
+            next += 1
+        }
+        return .success(positions)
+    }
+
+    /// The first element of a sequence that is not in the other.
+    struct MatchFailure: Error, Hashable {
+        var position: Int
     }
 }

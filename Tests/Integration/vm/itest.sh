@@ -48,7 +48,8 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     BIN=$(cd "$ROOT" && ${SWIFT:-swift} build --product sportsensorctl --show-bin-path)/sportsensorctl
     OUT="$ROOT/.build/itest/out"
     rm -rf "$OUT" && mkdir -p "$OUT"
-    ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm") # TCG; -svm avoids probing the kvm module
+    # TCG; -svm avoids probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
+    ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
     [ "${USE_KVM:-0}" = 1 ] && ACCEL=()
     t0=$(date +%s)
     echo "itest: booting $KERNEL under qemu"
@@ -98,13 +99,19 @@ BTMON=$!
 # btvirt emulates the controllers on /dev/vhci. Under a CPU-starved TCG guest the kernel's HCI
 # Reset to a new controller sometimes times out (hciN: Opcode 0x0c03 failed: -110) and the index
 # never reaches mgmt: restart btvirt, up to three times.
+# A timed-out reset shows in the kernel log at once, so a failed try is restarted without
+# waiting for mgmt.
+resets_failed() { dmesg | grep -c 'Opcode 0x0c03 failed'; }
 for try in 1 2 3; do
     btvirt -h >/dev/null 2>&1 # page btvirt and its libraries in from 9p first
+    failed_before=$(resets_failed)
     chrt -f 20 btvirt -L -l2 >$W/btvirt.log 2>&1 &
     BTVIRT=$!
-    for i in $(seq 50); do [ -e /sys/class/bluetooth/hci1 ] && break; sleep 0.1; done
-    sleep 0.5
-    for i in $(seq 40); do [ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] && break 2; sleep 0.2; done
+    for i in $(seq 60); do
+        [ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] && break 2
+        [ "$(resets_failed)" != "$failed_before" ] && break
+        sleep 0.3
+    done
     echo "controllers not ready (try $try): restarting btvirt"
     kill $BTVIRT
     wait $BTVIRT 2>/dev/null
