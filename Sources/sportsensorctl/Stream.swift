@@ -181,7 +181,11 @@ func runStream(_ options: StreamOptions) async throws -> StreamOutcome {
                 received += wanted.count
                 if received >= options.samples { link.stop() }
             case .state(let state):
-                ConsoleLine.out("link: \(state)")
+                if case .retrying = state, let failure = await link.statistics.lastFailure {
+                    ConsoleLine.out("link: \(state) after: \(failure)")
+                } else {
+                    ConsoleLine.out("link: \(state)")
+                }
                 if case .gaveUp = state { ending = "\(state)" }
                 if case .stopped = state, received < options.samples { ending = "timed out" }
             }
