@@ -100,9 +100,10 @@ BTMON=$!
 # Reset to a new controller sometimes times out (hciN: Opcode 0x0c03 failed: -110) and the index
 # never reaches mgmt: restart btvirt, up to three times.
 # A timed-out reset shows in the kernel log at once, so a failed try is restarted without
-# waiting for mgmt.
+# waiting for mgmt. Killing btvirt can make the other controller's pending reset fail late, so
+# each try waits a moment before taking the count it compares against.
 resets_failed() { dmesg | grep -c 'Opcode 0x0c03 failed'; }
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
     btvirt -h >/dev/null 2>&1 # page btvirt and its libraries in from 9p first
     failed_before=$(resets_failed)
     chrt -f 20 btvirt -L -l2 >$W/btvirt.log 2>&1 &
@@ -115,7 +116,7 @@ for try in 1 2 3; do
     echo "controllers not ready (try $try): restarting btvirt"
     kill $BTVIRT
     wait $BTVIRT 2>/dev/null
-    sleep 0.5
+    sleep 2
 done
 PIDS+=($BTVIRT $BTMON)
 [ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] || fail "the virtual controllers did not come up"
