@@ -98,7 +98,7 @@ chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
 BTMON=$!
 # btvirt emulates the controllers on /dev/vhci. Under a CPU-starved TCG guest the kernel's HCI
 # Reset to a new controller sometimes times out (hciN: Opcode 0x0c03 failed: -110) and the index
-# never reaches mgmt: restart btvirt, up to three times.
+# never reaches mgmt: restart btvirt, up to five times.
 # A timed-out reset shows in the kernel log at once, so a failed try is restarted without
 # waiting for mgmt. Killing btvirt can make the other controller's pending reset fail late, so
 # each try waits a moment before taking the count it compares against.
