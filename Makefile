@@ -31,7 +31,7 @@ FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval bench \
-	install install-binaries install-check security-check
+	install install-binaries install-check security-check itest
 
 all: build
 
@@ -147,6 +147,10 @@ fuzz: fuzz-build
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+## itest: the transport against the real Linux Bluetooth stack in a qemu VM (see Docs/TESTING.md)
+itest: deps
+	Tests/Integration/vm/itest.sh
 
 ## demo: a virtual SDU sensor streaming through the GATT client (see README)
 demo: build

@@ -14,6 +14,7 @@ struct SportsensorCtl: AsyncParsableCommand {
             ImportCommand.self, SessionsCommand.self, ShowCommand.self, ExportCommand.self, ReanalyzeCommand.self,
             PruneCommand.self, Evaluate.self, Bench.self, Simulate.self, Demo.self, StoreCrashHelper.self,
             StoreBenchmark.self,
+            VirtualSensorCommand.self, Scan.self, Stream.self, CompareSamples.self,
         ]
     )
 }

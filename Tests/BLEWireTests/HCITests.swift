@@ -324,3 +324,146 @@ struct HCICommandTests {
         #expect(refused.status == .commandDisallowed && !refused.supportsExtendedScanning)
     }
 }
+
+@Suite("HCI advertising commands")
+struct HCIAdvertisingCommandTests {
+    /// Flags 0x06, then the complete name "BC05".
+    static let advertisingHex = "020106 05 09 42433035"
+    static let paddedTail = String(repeating: "00", count: 31 - 9)
+
+    @Test(
+        "advertising commands encode to the spec's bytes and parse back",
+        arguments: [
+            (HCILESetAdvertisingParametersCommand().packet, "06200f a000 a000 00 00 00 000000000000 07 00"),
+            (
+                HCILESetAdvertisingParametersCommand(
+                    intervalMin: 0x0020, intervalMax: 0x0040, advertisingType: .nonConnectableUndirected,
+                    ownAddressType: 1, peerAddress: BluetoothAddress(string: "C0:11:22:33:44:55", kind: .random)!,
+                    channelMap: 0x01, filterPolicy: 0x03
+                ).packet,
+                "06200f 2000 4000 03 01 01 554433 2211c0 01 03"
+            ),
+            (
+                HCILESetAdvertisingDataCommand(data: [UInt8](hex: advertisingHex)).packet,
+                "082020 09 " + advertisingHex + paddedTail
+            ),
+            (
+                HCILESetScanResponseDataCommand(data: [UInt8](hex: advertisingHex)).packet,
+                "092020 09 " + advertisingHex + paddedTail
+            ),
+            (HCILESetScanResponseDataCommand(data: []).packet, "092020 00 " + String(repeating: "00", count: 31)),
+            (HCILESetAdvertisingEnableCommand(enable: true).packet, "0a2001 01"),
+            (HCILESetAdvertisingEnableCommand(enable: false).packet, "0a2001 00"),
+            (HCIDisconnectCommand(connectionHandle: 0x0042).packet, "060403 4200 13"),
+            (HCIDisconnectCommand(connectionHandle: 0x0EFF, reason: .localHostTerminated).packet, "060403 ff0e 16"),
+        ])
+    func encode(packet: HCICommandPacket, hex: String) throws {
+        var out: [UInt8] = []
+        packet.encode(into: &out)
+        #expect(out == [UInt8](hex: hex))
+        #expect(try HCICommandPacket(parsing: out) == packet)
+    }
+
+    @Test("typed advertising commands parse their own bytes")
+    func parse() throws {
+        let parameters = try HCILESetAdvertisingParametersCommand(
+            parsing: [UInt8](hex: "06200f 2000 4000 01 00 01 554433 2211c0 07 00"))
+        #expect(parameters.intervalMin == 0x20 && parameters.intervalMax == 0x40)
+        #expect(parameters.advertisingType == .connectableDirectedHighDuty)
+        #expect(parameters.peerAddress == BluetoothAddress(string: "C0:11:22:33:44:55", kind: .random))
+        #expect(parameters.channelMap == 0x07 && parameters.filterPolicy == 0)
+
+        let data = try HCILESetAdvertisingDataCommand(
+            parsing: [UInt8](hex: "082020 09 " + Self.advertisingHex + Self.paddedTail))
+        #expect(data.data == [UInt8](hex: Self.advertisingHex))
+        #expect(try data.advertisingData.localName == "BC05")
+        #expect(try data.advertisingData.flags == 0x06)
+        let response = try HCILESetScanResponseDataCommand(
+            parsing: [UInt8](hex: "092020 09 " + Self.advertisingHex + Self.paddedTail))
+        #expect(response == HCILESetScanResponseDataCommand(data: [UInt8](hex: Self.advertisingHex)))
+        #expect(try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0a2001 01")).enable)
+        let disconnect = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0100 13"))
+        #expect(disconnect.connectionHandle == 1 && disconnect.reason == .remoteUserTerminated)
+    }
+
+    @Test("an AdvertisingData value encodes to its structures")
+    func fromStructures() {
+        let advertising = AdvertisingData([.flags(0x06), .localName(complete: true, bytes: Array("BC05".utf8))])
+        #expect(HCILESetAdvertisingDataCommand(advertising).data == [UInt8](hex: Self.advertisingHex))
+        #expect(HCILESetScanResponseDataCommand(advertising).data == [UInt8](hex: Self.advertisingHex))
+    }
+
+    @Test("data beyond 31 bytes is cut when encoding")
+    func overlong() {
+        var out: [UInt8] = []
+        HCILESetAdvertisingDataCommand(data: [UInt8](repeating: 0xAB, count: 40)).encode(into: &out)
+        #expect(out.count == 3 + 32)
+        #expect(out[3] == 31)
+        #expect(out[4...].allSatisfy { $0 == 0xAB })
+    }
+
+    @Test("truncated, wrong-length, wrong-opcode and invalid inputs are typed errors")
+    func errors() {
+        let full31 = String(repeating: "00", count: 31)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingParametersCommand(
+                    parsing: [UInt8](hex: "06200e a000 a000 00 00 00 0000000000 07 00"))
+            } == .truncated)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingParametersCommand(
+                    parsing: [UInt8](hex: "062010 a000 a000 00 00 00 000000000000 07 00 00"))
+            } == .wrongLength)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingParametersCommand(
+                    parsing: [UInt8](hex: "06200f a000 a000 05 00 00 000000000000 07 00"))
+            } == .invalidValue)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingParametersCommand(
+                    parsing: [UInt8](hex: "06200f a000 a000 00 00 02 000000000000 07 00"))
+            } == .invalidValue)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingDataCommand(
+                    parsing: [UInt8](hex: "08201f 00 " + String(repeating: "00", count: 30)))
+            } == .truncated)
+        #expect(
+            wireErrorCode {
+                _ = try HCILESetAdvertisingDataCommand(parsing: [UInt8](hex: "082021 00 " + full31 + "00"))
+            }
+                == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingDataCommand(parsing: [UInt8](hex: "082020 20 " + full31)) }
+                == .invalidValue)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingDataCommand(parsing: [UInt8](hex: "092020 00 " + full31)) }
+                == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanResponseDataCommand(parsing: [UInt8](hex: "082020 00 " + full31)) }
+                == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try HCILESetScanResponseDataCommand(parsing: [UInt8](hex: "092000")) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0a2000")) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0a2002 01 00")) }
+                == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0a2001 02")) }
+                == .invalidValue)
+        #expect(
+            wireErrorCode { _ = try HCILESetAdvertisingEnableCommand(parsing: [UInt8](hex: "0c2001 01")) }
+                == .wrongOpcode)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060402 0100")) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060404 0100 13 00")) } == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "060403 0010 13")) } == .invalidValue)
+        #expect(wireErrorCode { _ = try HCIDisconnectCommand(parsing: [UInt8](hex: "070403 0100 13")) } == .wrongOpcode)
+        let data = HCILESetAdvertisingDataCommand(data: [0x05, 0x09, 0x42])
+        #expect(wireErrorCode { _ = try data.advertisingData } == .truncated)
+    }
+}

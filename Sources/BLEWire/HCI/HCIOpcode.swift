@@ -26,6 +26,14 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Read Local Supported Commands (informational parameters, 0x1002).
     public static let readLocalSupportedCommands = HCIOpcode(rawValue: 0x1002)
+    /// LE Set Advertising Parameters (0x2006).
+    public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
+    /// LE Set Advertising Data (0x2008).
+    public static let leSetAdvertisingData = HCIOpcode(rawValue: 0x2008)
+    /// LE Set Scan Response Data (0x2009).
+    public static let leSetScanResponseData = HCIOpcode(rawValue: 0x2009)
+    /// LE Set Advertising Enable (0x200A).
+    public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
     /// LE Set Scan Parameters (0x200B).
     public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
     /// LE Set Scan Enable (0x200C).
