@@ -187,7 +187,10 @@ struct ControlClientTransportTests {
         } throws: { error in
             (error as? ClientError)?.code == .connectionLost && (error as? ClientError)?.exitCode == 69
         }
-        #expect(received == ["counters", "future-kind"])
+        // The server resets the connection mid-stream; items it wrote just before may still be in
+        // flight and the kernel discards unread data on a reset, so the client may see all, some
+        // or none of them, but never anything else and never out of order.
+        #expect(["counters", "future-kind"].starts(with: received))
     }
 
     @Test("the CLI end to end: `status --socket` to a missing socket exits 69")
