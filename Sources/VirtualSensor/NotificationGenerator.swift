@@ -42,6 +42,9 @@ public struct VirtualSensorStatistics: Hashable, Sendable {
     public var samplesGenerated = 0
     /// Counter jumps injected.
     public var counterJumps = 0
+    /// Samples that passed while no one listened (`skip(samples:carrying:from:)`), a subset of
+    /// `samplesGenerated`.
+    public var samplesUnsent = 0
 
     /// All zero.
     public init() {}
@@ -80,6 +83,26 @@ public struct NotificationGenerator: Sendable {
 
     /// True once the disconnect fault's sample budget is used up.
     public var isExhausted: Bool { remainingSamples == 0 }
+
+    /// Lets `count` samples pass without a notification, as a sensor that keeps sampling while no
+    /// central listens: the source and the counter advance exactly as if notifications of
+    /// `perNotification` samples had been produced, with no fault drawn. Returns how many samples
+    /// passed (fewer only when the disconnect fault's budget runs out).
+    public mutating func skip(
+        samples count: Int, carrying perNotification: Int, from source: inout some AccelerationSource
+    ) -> Int {
+        let budget = min(max(0, count), remainingSamples ?? Int.max)
+        var skipped = 0
+        while skipped < budget {
+            let batch = min(max(1, perNotification), budget - skipped)
+            for _ in 0..<batch { _ = source.nextSample() }
+            counter &+= configuration.headerMode == .packetCounter ? 1 : UInt16(truncatingIfNeeded: batch)
+            skipped += batch
+        }
+        statistics.samplesGenerated += skipped
+        statistics.samplesUnsent += skipped
+        return skipped
+    }
 
     /// Produces the next notification with up to `count` samples from `source` (fewer only when
     /// the disconnect fault's budget runs out). Returns nil when the budget is already used up.

@@ -35,6 +35,8 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
     private var epoch = 0
     private var schedule: NotificationSchedule<C.Instant>?
     private var scheduledSamples = 0
+    /// When the stream last stopped (link closed or notifications off), for `samplesWhileIdle`.
+    private var idleSince: C.Instant?
     private var wakeup: AsyncStream<Void>.Continuation?
     private var sendGateHeld = false
     private var sendGateWaiters: [CheckedContinuation<Void, Never>] = []
@@ -95,6 +97,7 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
         logger.debug("virtual sensor connected", metadata: ["sensor.name": "\(configuration.name)"])
         defer {
             running = false
+            if streaming { idleSince = clock.now }
             streaming = false
             wakeup = nil
             continuation.finish()
@@ -148,14 +151,30 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
         if on, !streaming {
             streaming = true
             epoch += 1
+            skipIdleSamples()
             schedule = NotificationSchedule(start: clock.now, sampleRate: configuration.sampleRate)
             scheduledSamples = 0
             wakeup?.yield()
             logger.debug("notifications enabled")
         } else if !on, streaming {
             streaming = false
+            idleSince = clock.now
             logger.debug("notifications disabled")
         }
+    }
+
+    /// With `samplesWhileIdle`, lets the samples taken since the stream stopped pass unsent.
+    private func skipIdleSamples() {
+        guard configuration.samplesWhileIdle, let since = idleSince else { return }
+        idleSince = nil
+        let idle = since.duration(to: clock.now) / .seconds(1)
+        guard idle > 0 else { return }
+        let passed = generator.skip(
+            samples: Int((idle * Double(configuration.sampleRate)).rounded()),
+            carrying: configuration.samplesPerNotification(mtu: server.mtu), from: &source)
+        logger.debug(
+            "samples taken while idle, never sent",
+            metadata: ["sensor.unsent": "\(passed)", "sensor.idle_s": "\(idle)"])
     }
 
     // MARK: Streaming

@@ -83,6 +83,11 @@ public struct VirtualSensorConfiguration: Hashable, Sendable {
     public var faults: Faults
     /// Real-time or as fast as possible.
     public var pacing: Pacing
+    /// True: the sensor samples on while no client listens (between connections, or with
+    /// notifications off), as a part with a free-running sample counter does; those samples are
+    /// never sent, so the next notification's counter shows the gap. False (the default): the
+    /// stream resumes where it stopped. Needs real-time pacing to mean anything.
+    public var samplesWhileIdle: Bool
     /// The server's receive MTU, answered to Exchange MTU (23–517).
     public var serverMTU: UInt16
     /// GAP Appearance (0x0540: Generic Sensor).
@@ -109,7 +114,8 @@ public struct VirtualSensorConfiguration: Hashable, Sendable {
         initialCounter: UInt16? = nil,
         faults: Faults = .none,
         pacing: Pacing = .realTime,
-        serverMTU: UInt16 = 23
+        serverMTU: UInt16 = 23,
+        samplesWhileIdle: Bool = false
     ) {
         var identity = SplitMix64(seed: seed ^ Self.identityStream)
         let address = address ?? BluetoothAddress.randomStatic(using: &identity)
@@ -127,6 +133,7 @@ public struct VirtualSensorConfiguration: Hashable, Sendable {
         self.faults = faults
         self.pacing = pacing
         self.serverMTU = serverMTU
+        self.samplesWhileIdle = samplesWhileIdle
         self.appearance = 0x0540
         self.manufacturerName = "sportsensord"
         self.modelNumber = "SDU virtual sensor (emulated)"

@@ -17,6 +17,8 @@ public struct VirtualSensorError: Error, Sendable, CustomStringConvertible {
         public static let invalidName = Code(name: "invalidName")
         /// `run(on:)` was called while the sensor already serves a connection.
         public static let alreadyRunning = Code(name: "alreadyRunning")
+        /// A connection was attempted while the sensor is (simulated) out of range.
+        public static let outOfRange = Code(name: "outOfRange")
         /// The code's name.
         public var description: String { name }
     }

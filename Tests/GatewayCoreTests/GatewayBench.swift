@@ -18,14 +18,16 @@ final class GatewayBench: Sendable {
 
     init(
         scripts: [MotionScript], motion: MotionOptions = MotionOptions(), autoStart: Bool = false,
-        idleStop: Duration? = nil, connectors: [any SensorConnector] = []
+        idleStop: Duration? = nil, connectors: [any SensorConnector] = [],
+        outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil
     ) throws {
         directory = NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
         store = try SessionStore.open(at: StateDirectory(path: directory))
         var configuration = GatewayConfiguration()
         configuration.autoStart = autoStart
         configuration.idleStop = idleStop
-        configuration.virtualSensors = VirtualSensorsConfiguration(count: scripts.count, scripts: scripts, rate: 100)
+        configuration.virtualSensors = VirtualSensorsConfiguration(
+            count: scripts.count, scripts: scripts, rate: 100, outOfRange: outOfRange)
         let fleet = try VirtualSensorFleet(configuration: configuration.virtualSensors, clock: clock, motion: motion)
         var logger = Logger(label: "test.gateway")
         logger.logLevel = .warning

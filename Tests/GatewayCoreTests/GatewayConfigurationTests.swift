@@ -136,6 +136,23 @@ struct GatewayConfigurationTests {
         #expect(retention.key == "retention.days")
     }
 
+    @Test("virtual out-of-range: every and for in seconds; 0 keeps the sensors in range; bad values name their key")
+    func virtualOutOfRange() throws {
+        let parsed = try GatewayConfiguration.parse(
+            "[virtual]\nsensors = 1\nout_of_range_every = 20\nout_of_range_for = 2.5\n", file: "c.toml")
+        #expect(parsed.virtualSensors.outOfRange == .init(every: .seconds(20), duration: .milliseconds(2500)))
+        let defaulted = try GatewayConfiguration.parse("[virtual]\nout_of_range_every = 5\n", file: "c.toml")
+        #expect(defaulted.virtualSensors.outOfRange == .init(every: .seconds(5), duration: .seconds(3)))
+        let off = try GatewayConfiguration.parse("[virtual]\nout_of_range_every = 0\n", file: "c.toml")
+        #expect(off.virtualSensors.outOfRange == nil)
+        let tooOften = try Self.error("[virtual]\nout_of_range_every = 0.5\n")
+        #expect(tooOften.key == "virtual.out_of_range_every")
+        #expect(tooOften.line == 2)
+        let alone = try Self.error("[virtual]\nout_of_range_for = 2\n")
+        #expect(alone.key == "virtual.out_of_range_for")
+        #expect(alone.message.contains("without virtual.out_of_range_every"))
+    }
+
     @Test("a TOML syntax error carries the parser's line")
     func syntaxError() throws {
         let error = try Self.error("[gateway]\ndefault_profile = \"jump\"\nlog_level = = \"info\"\n")

@@ -57,7 +57,7 @@ struct ConfigurationReader {
         "sessions": ["auto_start", "idle_stop_minutes"],
         "detection": DetectionProfile.allCases.map(\.rawValue),
         "retention": ["days", "samples_days"],
-        "virtual": ["sensors", "scripts", "rate"],
+        "virtual": ["sensors", "scripts", "rate", "out_of_range_every", "out_of_range_for"],
     ]
 
     mutating func read(_ root: TOMLTable) throws(ConfigurationError) -> GatewayConfiguration {
@@ -167,6 +167,29 @@ struct ConfigurationReader {
                     )
                 }
                 configuration.virtualSensors.rate = rate
+            }
+            let every = try number(virtual, "virtual.out_of_range_every")
+            let away = try number(virtual, "virtual.out_of_range_for")
+            if let every, every != 0 {
+                guard every.isFinite, every >= 1, every <= 86_400 else {
+                    throw invalid(
+                        "virtual.out_of_range_every", "bad interval \(every) s",
+                        fix: "give seconds between 1 and 86400, or 0 to keep the sensors in range")
+                }
+                var outOfRange = VirtualSensorsConfiguration.OutOfRange(every: .milliseconds(Int64(every * 1000)))
+                if let away {
+                    guard away.isFinite, away >= 0.1, away <= 3600 else {
+                        throw invalid(
+                            "virtual.out_of_range_for", "bad duration \(away) s",
+                            fix: "give seconds between 0.1 and 3600")
+                    }
+                    outOfRange.duration = .milliseconds(Int64(away * 1000))
+                }
+                configuration.virtualSensors.outOfRange = outOfRange
+            } else if away != nil {
+                throw invalid(
+                    "virtual.out_of_range_for", "set without virtual.out_of_range_every",
+                    fix: "set virtual.out_of_range_every too (seconds of connection between drops)")
             }
         }
         return configuration

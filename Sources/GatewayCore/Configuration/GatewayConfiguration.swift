@@ -93,12 +93,35 @@ public struct VirtualSensorsConfiguration: Hashable, Sendable {
     public var scripts: [MotionScript] = [.tableTennis, .jumps, .steps]
     /// Samples per second.
     public var rate = 100
+    /// Simulated walks out of range; nil: the sensors stay in range.
+    public var outOfRange: OutOfRange?
+
+    /// A virtual sensor that leaves the radio's range now and then, as an athlete walking out of
+    /// the hall does: after `every` of connection the link drops and the sensor refuses
+    /// connections for `duration`, while it keeps sampling (its counter runs on, so the gateway
+    /// sees the gap and accounts the samples as lost).
+    public struct OutOfRange: Hashable, Sendable {
+        /// Connected time before each drop.
+        public var every: Duration
+        /// How long the sensor stays unreachable.
+        public var duration: Duration
+
+        /// Drops after `every` of connection, away for `duration`.
+        public init(every: Duration, duration: Duration = .seconds(3)) {
+            self.every = every
+            self.duration = duration
+        }
+    }
 
     /// Creates a configuration; the defaults make none.
-    public init(count: Int = 0, scripts: [MotionScript] = [.tableTennis, .jumps, .steps], rate: Int = 100) {
+    public init(
+        count: Int = 0, scripts: [MotionScript] = [.tableTennis, .jumps, .steps], rate: Int = 100,
+        outOfRange: OutOfRange? = nil
+    ) {
         self.count = count
         self.scripts = scripts
         self.rate = rate
+        self.outOfRange = outOfRange
     }
 }
 

@@ -66,31 +66,86 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let script = scripts[(number - 1) % scripts.count]
             let sensorConfiguration = VirtualSensorConfiguration(
                 seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
-                pacing: pacing)
+                pacing: pacing, samplesWhileIdle: pacing == .realTime)
             let source = MotionScriptSource(
                 script: script, seed: UInt64(number), rate: Double(configuration.rate), options: motion)
             let sensor = try VirtualSensor(
                 configuration: sensorConfiguration, source: source, clock: clock, logger: logger)
-            let connection = Mutex<Task<Void, Never>?>(nil)
+            let link = LinkState()
+            let outOfRange = configuration.outOfRange
             let connector = ClosureSensorConnector { _ in
+                let now = clock.now
+                try link.state.withLock { state throws(VirtualSensorError) in
+                    guard let outOfRange, let left = state.leftRange else { return }
+                    guard left.duration(to: now) >= outOfRange.duration else {
+                        throw VirtualSensorError(
+                            .outOfRange, "\(alias) is out of range (simulated by virtual.out_of_range_every)")
+                    }
+                    state.leftRange = nil
+                }
                 let (near, far) = try makeBearers()
-                let previous = connection.withLock { $0 }
+                let previous = link.state.withLock { $0.serving }
                 let serving = Task {
                     // One connection at a time: the last one must have let go of the sensor.
                     await previous?.value
-                    do {
-                        try await sensor.run(on: far)
-                    } catch {
-                        logger.debug("virtual sensor connection ended", metadata: ["error": "\(error)"])
+                    let dropped = await Self.serve(sensor, on: far, dropAfter: outOfRange?.every, clock: clock) {
+                        link.state.withLock { $0.leftRange = clock.now }
+                    }
+                    if dropped {
+                        logger.info(
+                            "virtual sensor out of range",
+                            metadata: [
+                                "ble.address": "\(address)",
+                                "sensor.away_s": "\(outOfRange.map { $0.duration / .seconds(1) } ?? 0)",
+                            ])
                     }
                     await far.close()
                 }
-                connection.withLock { $0 = serving }
+                link.state.withLock { $0.serving = serving }
                 return near
             }
             members.append(
                 Member(alias: alias, address: address, script: script, sensor: sensor, connector: connector))
         }
         self.members = members
+    }
+
+    /// A member's connection: the task serving it and when the sensor last left the range.
+    private final class LinkState: Sendable {
+        struct Value: Sendable {
+            var serving: Task<Void, Never>?
+            var leftRange: C.Instant?
+        }
+        let state = Mutex(Value())
+    }
+
+    /// Serves one connection until it ends; with `dropAfter`, ends it from the sensor's side after
+    /// that long (the link drops as when the sensor leaves the range), calling `leavesRange` just
+    /// before, so a reconnection attempt can never see the link gone but the sensor still in range.
+    /// Returns true when it dropped.
+    private static func serve(
+        _ sensor: VirtualSensor<C>, on bearer: any ATTBearer, dropAfter: Duration?, clock: C,
+        leavesRange: @escaping @Sendable () -> Void
+    ) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // Ends with the link; why it ended (the gateway's side closed it, or the drop
+                // below) is not the sensor's concern.
+                try? await sensor.run(on: bearer)
+                return false
+            }
+            if let dropAfter {
+                group.addTask {
+                    guard (try? await clock.sleep(for: dropAfter)) != nil else { return false }
+                    // Closing the sensor's end ends `run` and shows the gateway a dropped link.
+                    leavesRange()
+                    await bearer.close()
+                    return true
+                }
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
     }
 }
