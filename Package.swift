@@ -208,6 +208,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["GatewayTesting", "SessionStore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
                 "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "GatewayCore", "BLETransport",

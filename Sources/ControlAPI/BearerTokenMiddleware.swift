@@ -53,9 +53,9 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = ControlResponses.error(
             status: .unauthorized,
             body: ControlErrorBody(
-                code: "unauthorized", error: problem,
+                code: ControlError.Code.unauthorized.name, error: problem,
                 fix: "send 'Authorization: Bearer <token>' with the token from the daemon's configuration "
-                    + "(control.tcp.token), or use the Unix socket"))
+                    + "(api.token), or use the Unix socket"))
         response.headers[.wwwAuthenticate] = "Bearer"
         return response
     }

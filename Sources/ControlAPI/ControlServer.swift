@@ -122,7 +122,7 @@ public struct ControlServer: Service {
             guard !tcp.bearerToken.isEmpty else {
                 throw ControlServerError(
                     .invalidConfiguration,
-                    "the TCP control listener has an empty bearer token: set control.tcp.token or turn TCP off")
+                    "the TCP control listener has an empty bearer token: set api.token or turn TCP off")
             }
             guard (0...65_535).contains(tcp.port) else {
                 throw ControlServerError(

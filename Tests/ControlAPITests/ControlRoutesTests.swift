@@ -46,7 +46,9 @@ let gatewayRoutes: [RouteCase] = [
 ]
 
 /// Every `ControlError` code.
-let allCodes: [ControlError.Code] = [.notFound, .conflict, .invalidRequest, .forbidden, .unavailable, .internal]
+let allCodes: [ControlError.Code] = [
+    .notFound, .conflict, .invalidRequest, .unauthorized, .forbidden, .unavailable, .internal,
+]
 
 /// Runs `test` against the routes over `control` through HummingbirdTesting's router client.
 func withRouter<T: Sendable>(

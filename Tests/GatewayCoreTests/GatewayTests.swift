@@ -241,12 +241,26 @@ struct GatewayTests {
             "C4:05:FC:97:8B:75", SensorUpdate(alias: "anna-left", athlete: ""))
         #expect(renamed.alias == "anna-left")
         #expect(renamed.athlete == nil)
-        await Self.expectControlError(.conflict) { try await bench.gateway.unpair(sensor: "virtual-1") }
 
         try await bench.gateway.unpair(sensor: "anna-left")
         #expect(try await bench.gateway.sensors().map(\.alias) == ["bench", "virtual-1"])
         let row = try await bench.store.sensors().first { $0.alias == "anna-left" }
         #expect(row?.paired == false, "unpairing keeps the row (and its sessions) but not the pairing")
+
+        // A virtual sensor unpairs like any other, stays visible to a scan, and pairs again.
+        try await bench.gateway.unpair(sensor: "virtual-1")
+        #expect(try await bench.gateway.sensors().map(\.alias) == ["bench"])
+        let scanning = Task { try await bench.gateway.scan(seconds: 1) }
+        try await bench.drive(for: 1.2)
+        let seen = try await scanning.value
+        #expect(seen.map(\.address) == ["CA:FE:00:00:00:01"])
+        #expect(seen.first?.isSduSensor == true)
+        let again = try await bench.gateway.pair(
+            PairRequest(address: "CA:FE:00:00:00:01", alias: "court-1", athlete: "Cleo"))
+        #expect(again.isVirtual)
+        #expect(again.alias == "court-1")
+        #expect(again.athlete == "Cleo")
+        #expect(try await bench.waitUntil { try await bench.gateway.sensors().contains { $0.linkState == "connected" } })
         running.cancel()
         try await running.value
     }

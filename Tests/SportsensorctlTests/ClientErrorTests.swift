@@ -45,7 +45,7 @@ struct ClientErrorTests {
         arguments: [
             ("not-found", 404, Int32(65)), ("conflict", 409, 65), ("invalid-request", 400, 65),
             ("unavailable", 503, 69),
-            ("forbidden", 403, 77), ("internal", 500, 1), ("something-new", 418, 1),
+            ("unauthorized", 401, 77), ("forbidden", 403, 77), ("internal", 500, 1), ("something-new", 418, 1),
         ])
     func bodyCodes(code: String, status: Int, exit: Int32) throws {
         let body = ControlErrorBody(
@@ -64,6 +64,9 @@ struct ClientErrorTests {
         #expect(forbidden.message == "sportsensord answered 403 Forbidden")
         #expect(forbidden.fix == "pass the token from the daemon's config with --token")
         #expect(forbidden.exitCode == 77)
+        let unauthorized = ClientError.answer(status: 401, reason: "Unauthorized", body: [])
+        #expect(unauthorized.body?.code == "unauthorized")
+        #expect(unauthorized.exitCode == 77)
         #expect(ClientError.answer(status: 503, reason: "Unavailable", body: []).exitCode == 69)
         #expect(ClientError.answer(status: 502, reason: "Bad Gateway", body: []).exitCode == 1)
     }

@@ -54,7 +54,9 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let conflict = Code(name: "conflict", httpStatus: 409)
         /// 400: the request itself is wrong.
         public static let invalidRequest = Code(name: "invalid-request", httpStatus: 400)
-        /// 403: not allowed (missing or wrong bearer token on TCP).
+        /// 401: the TCP listener needs a bearer token and the request has none, or a wrong one.
+        public static let unauthorized = Code(name: "unauthorized", httpStatus: 401)
+        /// 403: the request is understood and authenticated but not allowed.
         public static let forbidden = Code(name: "forbidden", httpStatus: 403)
         /// 503: a dependency is unavailable (no adapter, store full or broken).
         public static let unavailable = Code(name: "unavailable", httpStatus: 503)

@@ -511,13 +511,23 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         guard seconds.isFinite, (1...60).contains(seconds) else {
             throw ControlError(.invalidRequest, "cannot scan for \(seconds) s", fix: "scan for 1 to 60 seconds")
         }
+        // Virtual sensors are always in range of the gateway that emulates them.
+        let virtual = (dependencies.virtualSensors?.members ?? []).map { member in
+            DiscoveryInfo(
+                address: "\(member.address)", addressType: "\(member.address.kind)", name: member.alias, rssi: -40,
+                isSduSensor: true)
+        }
         guard let scan = dependencies.scan else {
-            throw ControlError(
-                .unavailable, "this gateway uses no Bluetooth adapter",
-                fix: "start sportsensord with --adapter hciN (and without only --virtual-sensors)")
+            guard !virtual.isEmpty else {
+                throw ControlError(
+                    .unavailable, "this gateway uses no Bluetooth adapter",
+                    fix: "start sportsensord with --adapter hciN (and without only --virtual-sensors)")
+            }
+            try? await dependencies.clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            return virtual
         }
         do {
-            let found = try await scan(seconds)
+            let found = try await scan(seconds) + virtual
             return found.sorted { ($0.isSduSensor ? 0 : 1, $0.address) < ($1.isSduSensor ? 0 : 1, $1.address) }
         } catch {
             throw ControlError(.unavailable, "the scan failed: \(error)", fix: "check the adapter with `hciconfig`")
@@ -550,12 +560,15 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
                 fix: "rename it with `sportsensorctl rename \(existing.label) NEW`, or unpair it first")
         }
         if let alias = request.alias { try checkAlias(alias, for: nil) }
-        guard !dependencies.connectors.isEmpty else {
+        let member = dependencies.virtualSensors?.members.first { $0.address.octets == address.octets }
+        guard member != nil || !dependencies.connectors.isEmpty else {
             throw ControlError(
                 .unavailable, "this gateway uses no Bluetooth adapter, so it cannot link to \(address)",
                 fix: "start sportsensord with --adapter hciN")
         }
-        var record = SensorRecord(address: address, alias: request.alias?.nilIfEmpty, paired: true)
+        var record = SensorRecord(
+            address: member?.address ?? address, advertisedName: member?.alias, alias: request.alias?.nilIfEmpty,
+            paired: member == nil)
         let stored = try await mapStore { () async throws(StoreError) in try await self.dependencies.store.sensors() }
         if let known = stored.first(where: { $0.address.octets == address.octets }) {
             record.advertisedName = known.advertisedName
@@ -570,6 +583,11 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         }
         let saved = record
         try await mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }
+        if let member {
+            await attach(record: record, connector: member.connector, isVirtual: true)
+            logger.info("virtual sensor paired", metadata: ["ble.address": "\(address)"])
+            return try channel(named: "\(address)").info()
+        }
         guard let connector = nextConnector() else {
             throw ControlError(.unavailable, "no Bluetooth adapter", fix: "start sportsensord with --adapter hciN")
         }
@@ -598,15 +616,12 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
     /// `DELETE /v1/sensors/{sensor}`.
     public func unpair(sensor: String) async throws(ControlError) {
         let channel = try channel(named: sensor)
-        if channel.isVirtual {
-            throw ControlError(
-                .conflict, "\(channel.label) is a virtual sensor",
-                fix: "run sportsensord with fewer --virtual-sensors (or change [virtual] sensors) instead")
-        }
         await endSession(on: channel, reason: .stopped)
         channel.link.stop()
         channels[channel.address] = nil
         var record = channel.record
+        // A virtual sensor stays available: `scan` lists it and `pair` links it again (until the
+        // daemon restarts, which pairs every virtual sensor afresh).
         record.paired = false
         let saved = record
         try await mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }

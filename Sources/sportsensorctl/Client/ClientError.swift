@@ -54,7 +54,7 @@ struct ClientError: Error, CustomStringConvertible {
         switch body?.code {
         case "not-found", "conflict", "invalid-request": return 65
         case "unavailable": return 69
-        case "forbidden": return 77
+        case "unauthorized", "forbidden": return 77
         default: return 1
         }
     }
@@ -90,7 +90,8 @@ struct ClientError: Error, CustomStringConvertible {
         let code: String =
             switch status {
             case 400: "invalid-request"
-            case 401, 403: "forbidden"
+            case 401: "unauthorized"
+            case 403: "forbidden"
             case 404: "not-found"
             case 409: "conflict"
             case 503: "unavailable"

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GatewayTesting
+import SessionStore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole system as an admin and a coach use it: a real `sportsensord` process with virtual
+/// sensors (real GATT over socket pairs), driven by real `sportsensorctl` processes over the
+/// control socket, with the store checked afterwards by the offline commands and `SessionStore`.
+@Suite("End to end: sportsensord and sportsensorctl processes", .timeLimit(.minutes(3)))
+struct GatewayEndToEndTests {
+    static let oneTableTennisSensor = """
+        [virtual]
+        sensors = 1
+        scripts = ["table-tennis"]
+
+        """
+
+    @Test("scan → pair → start → two tails → stop: the store holds exactly the events both tails showed")
+    func coachWorkflow() async throws {
+        try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
+
+            // Unpaired, the virtual sensor is still there to be found and paired, as hardware would be.
+            #expect(try await gateway.control(["unpair", "virtual-1"]).status == 0)
+            let scan = try await gateway.controlJSON(["scan", "--seconds", "1", "--json"]) as? [[String: Any]] ?? []
+            #expect(
+                scan.contains {
+                    $0["address"] as? String == "CA:FE:00:00:00:01" && $0["is_sdu_sensor"] as? Bool == true
+                })
+            let paired =
+                try await gateway.controlJSON([
+                    "pair", "CA:FE:00:00:00:01", "--alias", "court-1", "--athlete", "Ana", "--json",
+                ]) as? [String: Any]
+            #expect(paired?["alias"] as? String == "court-1")
+            #expect(try await gateway.waitForLink("court-1"), "the paired sensor connects:\n\(gateway.log)")
+
+            let first = try gateway.tail()
+            let second = try gateway.tail()
+            let started =
+                try await gateway.controlJSON([
+                    "start", "--sensor", "court-1", "--profile", "table-tennis", "--json",
+                ]) as? [String: Any]
+            let id = try #require(started?["id"] as? String)
+            #expect(started?["athlete"] as? String == "Ana")
+
+            // The table-tennis script rallies after a few seconds of rest: wait for a few strokes.
+            for tail in [first, second] {
+                let seen = await tail.waitForOutput(timeout: .seconds(60)) {
+                    TailLine.detections(in: $0, session: id).count >= 4
+                }
+                #expect(seen, "tail shows hits: \(tail.output.suffix(5))\n\(gateway.log)")
+            }
+            let stopped = try await gateway.controlJSON(["stop", String(id.prefix(8)), "--json"]) as? [String: Any]
+            #expect(stopped?["end_reason"] as? String == "stopped")
+            for tail in [first, second] {
+                let ended = await tail.waitForOutput(timeout: .seconds(10)) { lines in
+                    lines.compactMap(TailLine.init).contains {
+                        $0.event == "session" && $0.data["id"] as? String == id && $0.data["is_live"] as? Bool == false
+                    }
+                }
+                #expect(ended, "tail shows the session end")
+                tail.send(SIGINT)
+                #expect(await tail.waitForExit(timeout: .seconds(10)) == 0, "Ctrl-C ends tail with status 0")
+            }
+
+            let shownFirst = TailLine.detections(in: first.output, session: id)
+            let shownSecond = TailLine.detections(in: second.output, session: id)
+            #expect(shownFirst.count >= 4)
+            #expect(shownFirst == shownSecond, "both tails saw the same events")
+            let export = try await gateway.control(["export", id, "--format", "jsonl"])
+            #expect(export.status == 0, "\(export)")
+            let stored = export.standardOutput.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }.map(DetectedEvent.init)
+            #expect(stored == shownFirst, "the store holds what the tails showed")
+
+            let shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
+            #expect(shown?["end_reason"] as? String == "stopped")
+            #expect(shown?["athlete"] as? String == "Ana")
+        }
+    }
+
+    @Test("a link dropped mid-session reconnects into the same session, and the gap is accounted as lost")
+    func linkDropAndReconnect() async throws {
+        try await RunningGateway.with(
+            config: Self.oneTableTennisSensor + "out_of_range_every = 4\nout_of_range_for = 1.5\n"
+        ) { gateway in
+            let tail = try gateway.tail()
+            let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
+            let id = try #require(started?["id"] as? String)
+
+            let linkStates = { (lines: [String]) -> [String] in
+                lines.compactMap(TailLine.init).filter { $0.event == "link" }.compactMap { $0.data["state"] as? String }
+            }
+            let back = await tail.waitForOutput(timeout: .seconds(40)) { lines in
+                let states = linkStates(lines)
+                guard let lost = states.firstIndex(of: "lost") else { return false }
+                return states[lost...].contains("connected")
+            }
+            #expect(back, "link lost, then connected again: \(linkStates(tail.output))\n\(gateway.log)")
+            try await Task.sleep(for: .seconds(1))
+            let stopped = try await gateway.controlJSON(["stop", "--sensor", "virtual-1", "--json"]) as? [String: Any]
+            #expect(stopped?["id"] as? String == id, "the session that was live before the drop is the one that ends")
+            let lost = try #require(stopped?["lost_samples"] as? Int)
+            tail.send(SIGINT)
+            _ = await tail.waitForExit(timeout: .seconds(10))
+            let sessions = try await gateway.controlJSON(["sessions", "--json"]) as? [[String: Any]] ?? []
+            #expect(sessions.count == 1, "no second session was opened by the reconnection")
+            let retrying = linkStates(tail.output).contains("retrying")
+            #expect(retrying, "the tail saw the link retrying")
+
+            // The stored samples: strictly increasing indices, one gap of about the time away, all
+            // of it counted as lost, and sample times that carry on across the gap.
+            let store = try SessionStore.open(at: StateDirectory(path: gateway.stateDirectory))
+            defer { try? store.close() }
+            let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
+            let gaps = zip(samples, samples.dropFirst()).map { $1.index - $0.index - 1 }
+            #expect(gaps.allSatisfy { $0 >= 0 })
+            #expect(gaps.reduce(0, +) == Int64(lost), "index gaps are the lost count")
+            let largest = try #require(gaps.max())
+            #expect(largest >= 150 && largest <= 1_000, "1.5 s away at 100 Hz plus the retry's wait: \(largest)")
+            let at = try #require(gaps.firstIndex(of: largest))
+            let across = samples[at + 1].t - samples[at].t
+            let byIndex = Double(largest + 1) / 100
+            #expect(abs(across - byIndex) < 0.15, "time across the gap \(across) s, by the counter \(byIndex) s")
+        }
+    }
+
+    @Test("SIGTERM ends every live session with reason shutdown and exits 0")
+    func gracefulShutdown() async throws {
+        try await RunningGateway.with(config: "[virtual]\nsensors = 3\n") { gateway in
+            for (sensor, profile) in [("virtual-1", "table-tennis"), ("virtual-2", "jump"), ("virtual-3", "steps")] {
+                #expect(try await gateway.waitForLink(sensor))
+                let result = try await gateway.control(["start", "--sensor", sensor, "--profile", profile])
+                #expect(result.status == 0, "\(result)")
+            }
+            try await Task.sleep(for: .seconds(2))
+            gateway.daemon.send(SIGTERM)
+            #expect(await gateway.daemon.waitForExit(timeout: .seconds(20)) == 0, "\(gateway.log)")
+            #expect(!FileManager.default.fileExists(atPath: gateway.socketPath), "the socket is removed on the way out")
+
+            let sessions = try await gateway.controlJSON(["sessions", "--json"]) as? [[String: Any]] ?? []
+            #expect(sessions.count == 3)
+            #expect(sessions.allSatisfy { $0["end_reason"] as? String == "shutdown" }, "\(sessions)")
+            #expect(sessions.allSatisfy { ($0["samples"] as? Int ?? 0) > 100 })
+        }
+    }
+
+    @Test("SIGKILL, then a restart: the session is closed as interrupted and no committed event is lost")
+    func killAndRestart() async throws {
+        try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
+            let tail = try gateway.tail()
+            let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
+            let id = try #require(started?["id"] as? String)
+            let seen = await tail.waitForOutput(timeout: .seconds(60)) {
+                TailLine.detections(in: $0, session: id).count >= 3
+            }
+            #expect(seen, "hits before the kill: \(tail.output.suffix(3))")
+            // The recorder commits at least every 250 ms: what the tail showed a second ago is stored.
+            try await Task.sleep(for: .seconds(1))
+            let committedBy = ContinuousClock.now - .seconds(1)
+            let committed = tail.timedOutput.filter { $0.at <= committedBy }.map(\.line)
+            let expected = TailLine.detections(in: committed, session: id)
+            gateway.daemon.send(SIGKILL)
+            #expect(await gateway.daemon.waitForExit(timeout: .seconds(10)) == 128 + SIGKILL)
+            tail.send(SIGINT)
+            _ = await tail.waitForExit(timeout: .seconds(10))
+
+            try await RunningGateway.with(config: Self.oneTableTennisSensor, in: gateway.directory) { restarted in
+                #expect(restarted.log.contains("closed sessions a previous run left open"), "\(restarted.log)")
+                let shown = try await restarted.controlJSON(["show", id, "--json"]) as? [String: Any]
+                #expect(shown?["end_reason"] as? String == "interrupted")
+                let export = try await restarted.control(["export", id, "--format", "jsonl"])
+                #expect(export.status == 0, "\(export)")
+                let stored = export.standardOutput.split(separator: "\n").compactMap {
+                    (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+                }.map(DetectedEvent.init)
+                #expect(expected.count >= 3)
+                #expect(
+                    Array(stored.prefix(expected.count)) == expected, "every event committed before the kill is kept")
+                restarted.daemon.send(SIGTERM)
+                #expect(await restarted.daemon.waitForExit(timeout: .seconds(20)) == 0)
+            }
+        }
+    }
+
+    @Test("a user without access to the socket gets a clear error (77); no daemon at all gets 69 with the fix")
+    func socketPermission() async throws {
+        try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
+            let control = try #require(RunningGateway.controlPath)
+            let denied: CommandResult
+            if getuid() == 0 {
+                // Root passes every permission check: ask as `nobody` without capabilities instead.
+                denied = try await runCommand(
+                    "/usr/bin/setpriv",
+                    [
+                        "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--", control, "status",
+                        "--socket", gateway.socketPath,
+                    ])
+            } else {
+                chmod(gateway.socketPath, 0)
+                denied = try await runCommand(control, ["status", "--socket", gateway.socketPath])
+            }
+            #expect(denied.status == 77, "\(denied)")
+            #expect(denied.standardError.contains("permission denied on \(gateway.socketPath)"), "\(denied)")
+            #expect(denied.standardError.contains("sportsensor` group"), "the fix names the group: \(denied)")
+
+            let nowhere = try await runCommand(control, ["status", "--socket", gateway.directory + "/nothing.sock"])
+            #expect(nowhere.status == 69, "\(nowhere)")
+            #expect(nowhere.standardError.contains("cannot reach sportsensord at"), "\(nowhere)")
+            #expect(nowhere.standardError.contains("systemctl status sportsensord"), "\(nowhere)")
+        }
+    }
+
+    @Test("a bad configuration exits 78 naming file, line and key, and starts nothing")
+    func badConfiguration() async throws {
+        let daemon = try #require(RunningGateway.daemonPath)
+        let directory = try RunningGateway.makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/config.toml"
+        try "[virtual]\nsensors = 1\nrate = 1000\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await runCommand(
+            daemon, ["--config", config, "--state-dir", directory + "/state", "--socket", directory + "/c.sock"])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.standardError.contains("\(config):3: virtual.rate: 1000 Hz"), "\(result)")
+        #expect(result.standardError.contains("give 25 to 400"), "the message names the fix: \(result)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/c.sock"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state"), "no store was created")
+
+        let typo = try await runCommand(
+            daemon, ["--config", directory + "/missing.toml", "--state-dir", directory + "/state"])
+        #expect(typo.status == 78, "an explicit config that does not exist is an error too: \(typo)")
+        #expect(typo.standardError.contains("missing.toml"))
+    }
+
+    @Test("an unknown sensor or session gets a clear error with the fix and status 65; nothing changes")
+    func unknownSensor() async throws {
+        try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
+            let start = try await gateway.control(["start", "--sensor", "nope", "--profile", "jump"])
+            #expect(start.status == 65, "\(start)")
+            #expect(start.standardError.contains("no paired sensor is called nope"), "\(start)")
+            #expect(start.standardError.contains("sportsensorctl sensors"), "\(start)")
+            let stop = try await gateway.control(["stop", "0000dead"])
+            #expect(stop.status == 65, "\(stop)")
+            let profile = try await gateway.control(["start", "--sensor", "virtual-1", "--profile", "golf"])
+            #expect(profile.status != 0, "\(profile)")
+            #expect(profile.standardError.contains("golf"), "\(profile)")
+            let sessions = try await gateway.controlJSON(["sessions", "--json"]) as? [[String: Any]] ?? []
+            #expect(sessions.isEmpty, "no session was started by the failed commands")
+        }
+    }
+}
