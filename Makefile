@@ -152,9 +152,10 @@ fuzz-smoke:
 itest: deps
 	Tests/Integration/vm/itest.sh
 
-## demo: a virtual SDU sensor streaming through the GATT client (see README)
+## demo: sportsensord with three virtual sensors, a session on each, `sportsensorctl tail` for
+## DEMO_SECONDS (30), then the stored sessions (scripts/demo.sh; KEEP=1 keeps its state directory)
 demo: build
-	$(SWIFT) run -c $(CONFIG) sportsensorctl demo
+	SWIFT=$(SWIFT) CONFIG=$(CONFIG) scripts/demo.sh
 
 clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build
