@@ -30,7 +30,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo clean eval bench \
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval bench \
 	install install-binaries install-check security-check itest
 
 all: build
@@ -65,7 +65,15 @@ unit-test: deps
 
 ## test: lint, the unit's security score, every unit and end-to-end test, a staged install, and a
 ## short smoke run of each fuzzer
-test: lint security-check unit-test install-check fuzz-smoke
+test: lint security-check unit-test install-check demo-smoke fuzz-smoke
+
+## demo-smoke: README's first command, briefly (3 s of tail), on the binaries the tests built
+demo-smoke:
+	DEMO_SECONDS=3 SWIFT=$(SWIFT) CONFIG=$(CONFIG) scripts/demo.sh > .demo-smoke.log 2>&1 \
+		|| { cat .demo-smoke.log; rm -f .demo-smoke.log; echo "demo-smoke: make demo failed"; exit 1; }
+	@grep -q 'sportsensord exited cleanly' .demo-smoke.log && grep -qE 'end reason +stopped' .demo-smoke.log \
+		|| { cat .demo-smoke.log; rm -f .demo-smoke.log; echo "demo-smoke: the demo did not finish as expected"; exit 1; }
+	@rm -f .demo-smoke.log; echo "demo-smoke: OK"
 
 ## security-check: the systemd unit's exposure score must stay at 2.0 or lower (Docs/OPERATIONS.md)
 security-check: deps
