@@ -33,6 +33,19 @@ public struct HCIAdapter: Sendable, Hashable, CustomStringConvertible {
     /// `hci0 00:1A:7D:DA:71:13 up`.
     public var description: String { "\(name) \(address) \(isUp ? "up" : "down")" }
 
+    /// ``list()`` on a dedicated thread, for async callers: the ioctls block, and blocking calls
+    /// stay off Swift's cooperative thread pool.
+    public static func listOnDedicatedThread() async throws(TransportError) -> [HCIAdapter] {
+        let result = await runOnDedicatedThread(named: "hci-list") { () -> Result<[HCIAdapter], TransportError> in
+            do throws(TransportError) {
+                return .success(try list())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Every adapter the kernel knows, in the kernel's order. An adapter removed while the list is
     /// read is left out.
     ///

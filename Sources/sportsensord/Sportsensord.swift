@@ -73,7 +73,7 @@ struct Sportsensord: AsyncParsableCommand {
         var logger = Logger(label: "sportsensord")
         logger.logLevel = level
 
-        let bluetooth = Self.bluetooth(configuration: configuration, logger: logger)
+        let bluetooth = await Self.bluetooth(configuration: configuration, logger: logger)
         let application = GatewayApplication(
             configuration: configuration, bluetooth: bluetooth,
             makeVirtualBearers: {
@@ -91,10 +91,10 @@ struct Sportsensord: AsyncParsableCommand {
 
     /// The Bluetooth side: one L2CAP connector per configured adapter (all adapters when none is
     /// named), or nil when only virtual sensors run and no adapter is configured.
-    static func bluetooth(configuration: GatewayConfiguration, logger: Logger) -> BluetoothSupport? {
+    static func bluetooth(configuration: GatewayConfiguration, logger: Logger) async -> BluetoothSupport? {
         let all: [HCIAdapter]
         do {
-            all = try HCIAdapter.list()
+            all = try await HCIAdapter.listOnDedicatedThread()
         } catch {
             if configuration.virtualSensors.count == 0 || !configuration.adapters.isEmpty {
                 logger.warning("no Bluetooth: \(error)")
@@ -120,7 +120,7 @@ struct Sportsensord: AsyncParsableCommand {
         return BluetoothSupport(
             connectors: connectors,
             adapters: {
-                let current = (try? HCIAdapter.list()) ?? []
+                let current = (try? await HCIAdapter.listOnDedicatedThread()) ?? []
                 return current.filter { names.contains($0.name) }.map {
                     AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
                 }

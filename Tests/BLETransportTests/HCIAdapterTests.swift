@@ -20,6 +20,26 @@ struct HCIAdapterTests {
         #expect(script.calls == ["socket"])
     }
 
+    @Test("listing on a dedicated thread gives the same typed error, with the caller's syscall script")
+    func listOnDedicatedThread() async {
+        let script = SyscallScript([
+            "socket": [.returns(1000)],
+            "ioctl": [.fails(.notPermitted)],
+            "close": [.returns(0)],
+        ])
+        let error = await SyscallScript.$current.withValue(script) { () async -> TransportError? in
+            do throws(TransportError) {
+                _ = try await HCIAdapter.listOnDedicatedThread()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(error?.code == .permissionDenied)
+        #expect(error?.syscall == "ioctl")
+        #expect(script.calls == ["socket", "ioctl", "close"])
+    }
+
     @Test("this machine: the real call lists adapters or fails with a typed error naming the fix")
     func realSystem() {
         do {

@@ -41,7 +41,7 @@ enum DoctorProbe {
         var checks: [DoctorCheck] = []
         let listing: Result<[HCIAdapter], TransportError>
         do throws(TransportError) {
-            listing = .success(try HCIAdapter.list())
+            listing = .success(try await HCIAdapter.listOnDedicatedThread())
         } catch {
             listing = .failure(error)
         }
