@@ -17,6 +17,7 @@
 # Host usage: Tests/Integration/vm/itest.sh   (exit status 0 = PASS)
 #   env: KERNEL=/boot/vmlinuz-…  KEEP=1 (keep .build/itest/out)  SAMPLES=2000  DROP_AFTER=1000
 #        USE_KVM=1 (only where /dev/kvm works)  SWIFT=swift
+#        ENV_RETRIES=1 (fresh VMs after a failure of the emulation itself, never of the project)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -52,12 +53,24 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
     [ "${USE_KVM:-0}" = 1 ] && ACCEL=()
     t0=$(date +%s)
-    echo "itest: booting $KERNEL under qemu"
-    # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
-    PATH="$VENV/bin:$PATH" vng --run "$KERNEL" "${ACCEL[@]}" --force-9p -m 1G -p 2 --rwdir="$OUT" \
-        --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BIN" 2>&1 | cat
-    rc=${PIPESTATUS[0]}
-    if [ "$rc" = 0 ] && ! grep -q '^PASS$' "$OUT/result" 2>/dev/null; then rc=1; fi
+    # A failure of the emulated environment itself (the VM did not boot, the kernel modules or
+    # btvirt's controllers did not come up: nothing of the project ran yet) boots a fresh VM, up
+    # to ENV_RETRIES more times. A failure after the project's code started is never retried.
+    for attempt in $(seq 0 "${ENV_RETRIES:-1}"); do
+        rm -f "$OUT/result"
+        echo "itest: booting $KERNEL under qemu"
+        # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
+        PATH="$VENV/bin:$PATH" vng --run "$KERNEL" "${ACCEL[@]}" --force-9p -m 1G -p 2 --rwdir="$OUT" \
+            --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BIN" 2>&1 | cat
+        rc=${PIPESTATUS[0]}
+        result=$(cat "$OUT/result" 2>/dev/null || echo "NO RESULT")
+        if [ "$result" = PASS ]; then rc=0; break; fi
+        [ "$rc" = 0 ] && rc=1
+        case "$result" in
+        PASS | FAIL) break ;;
+        *) echo "itest: the emulated environment failed ($result), not the project's code" ;;
+        esac
+    done
     echo "itest: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
     if [ "${KEEP:-0}" = 1 ]; then echo "itest: output kept in $OUT"; else rm -rf "$ROOT/.build/itest"; fi
     exit "$rc"
@@ -83,13 +96,18 @@ fail() {
     echo "--- dmesg"
     dmesg | grep -iE 'bluetooth|hci|error|timeout' | tail -15
     cleanup
-    echo FAIL >"$OUT/result"
+    echo "${FAIL_KIND:-FAIL}" >"$OUT/result"
     exit 1
+}
+# The environment, not the project, failed: the host may boot a fresh VM and try again.
+fail_env() {
+    FAIL_KIND=ENVIRONMENT
+    fail "$@"
 }
 step() { echo "T $(up) $*"; }
 
 step guest-start
-modprobe bluetooth && modprobe hci_vhci || fail "modprobe bluetooth hci_vhci"
+modprobe bluetooth && modprobe hci_vhci || fail_env "modprobe bluetooth hci_vhci"
 # btmon must not lose packets: the kernel drops monitor packets when btmon's socket buffer is
 # full, which a starved guest makes likely. A large default receive buffer (btmon keeps the
 # default) and real-time priority keep the capture complete.
@@ -119,10 +137,10 @@ for try in 1 2 3 4 5; do
     sleep 2
 done
 PIDS+=($BTVIRT $BTMON)
-[ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] || fail "the virtual controllers did not come up"
+[ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] || fail_env "the virtual controllers did not come up"
 # No bluetoothd: the transport is raw HCI plus kernel L2CAP. The kernel's mgmt interface still
 # owns the controllers and leaves them powered off until told otherwise.
-for h in hci0 hci1; do btmgmt -i $h power on | grep -q 'settings: powered' || fail "power on $h"; done
+for h in hci0 hci1; do btmgmt -i $h power on | grep -q 'settings: powered' || fail_env "power on $h"; done
 SENSOR=$(btmgmt -i hci1 info | awk '/addr/ {print $2; exit}')
 step "controllers up, sensor adapter $SENSOR"
 
