@@ -194,11 +194,16 @@ struct GatewayEndToEndTests {
             let control = try #require(RunningGateway.controlPath)
             let denied: CommandResult
             if getuid() == 0 {
-                // Root passes every permission check: ask as `nobody` without capabilities instead.
+                // Root passes every permission check: ask as `nobody` without capabilities instead,
+                // with a copy of the tool `nobody` can run wherever the checkout lives.
+                let copy = gateway.directory + "/sportsensorctl"
+                try FileManager.default.copyItem(atPath: control, toPath: copy)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: gateway.directory)
                 denied = try await runCommand(
                     "/usr/bin/setpriv",
                     [
-                        "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--", control, "status",
+                        "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--", copy, "status",
                         "--socket", gateway.socketPath,
                     ])
             } else {

@@ -260,7 +260,8 @@ struct GatewayTests {
         #expect(again.isVirtual)
         #expect(again.alias == "court-1")
         #expect(again.athlete == "Cleo")
-        #expect(try await bench.waitUntil { try await bench.gateway.sensors().contains { $0.linkState == "connected" } })
+        #expect(
+            try await bench.waitUntil { try await bench.gateway.sensors().contains { $0.linkState == "connected" } })
         running.cancel()
         try await running.value
     }
