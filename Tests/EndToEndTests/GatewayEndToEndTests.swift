@@ -11,7 +11,11 @@ import Glibc
 /// The whole system as an admin and a coach use it: a real `sportsensord` process with virtual
 /// sensors (real GATT over socket pairs), driven by real `sportsensorctl` processes over the
 /// control socket, with the store checked afterwards by the offline commands and `SessionStore`.
-@Suite("End to end: sportsensord and sportsensorctl processes", .timeLimit(.minutes(3)))
+///
+/// Serialized: each test runs a daemon whose emulated sensors pace themselves in real time, and a
+/// machine starved by seven daemons plus the other suites makes the emulation (not the gateway)
+/// fall behind real time.
+@Suite("End to end: sportsensord and sportsensorctl processes", .serialized, .timeLimit(.minutes(5)))
 struct GatewayEndToEndTests {
     static let oneTableTennisSensor = """
         [virtual]

@@ -151,9 +151,10 @@ struct GatewayTests {
         let gaps = zip(samples, samples.dropFirst()).map { $1.index - $0.index - 1 }
         #expect(gaps.allSatisfy { $0 >= 0 }, "no duplicate and no sample out of order")
         let largest = try #require(gaps.max())
-        // 2.5 s away at 100 Hz, plus the wait for the retry that follows (backoff ≤ 4 s).
+        // 2.5 s away at 100 Hz, plus the wait for the retry that follows (the backoff grows while
+        // the sensor refuses; the drive loop gives up after 30 s).
         #expect(
-            largest >= 250 && largest <= 900,
+            largest >= 250 && largest <= 3_000,
             "the gap is the time away: \(largest) samples, gaps \(gaps.filter { $0 > 0 })")
         #expect(gaps.filter { $0 > 0 }.count <= 3, "one gap (and at most notifications in flight at the drop)")
         #expect(gaps.reduce(0, +) == record.counts.lost, "every missing index is counted as lost")
