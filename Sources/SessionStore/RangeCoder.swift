@@ -128,7 +128,9 @@ struct RangeDecoder {
     }
 
     /// Reads one decision with `probability` of a 0 and adapts the probability as the encoder did.
-    @inline(__always) mutating func decode(_ probability: inout BitProbability) throws(SampleChunkCodec.DecodeError)
+    @inline(__always) mutating func decode(
+        _ probability: inout BitProbability
+    ) throws(SampleChunkCodec.DecodeError)
         -> Int
     {
         let bound = (range >> 12) &* UInt32(probability & 0xFFF)

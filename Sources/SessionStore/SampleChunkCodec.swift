@@ -76,7 +76,6 @@ public enum SampleChunkCodec {
         public var timeStep: Double
     }
 
-
     // MARK: Encoding
 
     /// Encodes samples (any number, including none). Indices need not be contiguous.

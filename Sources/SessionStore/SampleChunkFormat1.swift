@@ -50,8 +50,6 @@ extension SampleChunkCodec {
         return (counts, micro)
     }
 
-
-
     /// Largest unary quotient before the escape; a quotient this large writes the raw value instead.
     static let escapeQuotient: UInt32 = 16
     /// Number of axis predictors.

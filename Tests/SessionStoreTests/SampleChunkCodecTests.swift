@@ -48,7 +48,8 @@ struct SampleChunkCodecTests {
     @Test("the header: version byte, count, first index, gaps, time mode per version")
     func header() throws {
         // Times exactly on the line: format 2 keeps no time residuals (mode 2), format 1 always does.
-        let onLine = Self.samples([RawAcceleration(x: 1, y: 2, z: 3), RawAcceleration(x: 4, y: 5, z: 6)], firstIndex: 7)
+        let onLine = Self.samples(
+            [RawAcceleration(x: 1, y: 2, z: 3), RawAcceleration(x: 4, y: 5, z: 6)], firstIndex: 7)
         let v2 = encode(onLine)
         // version 2, count 2, first index zigzag(7) = 14, no gaps, mode 2, first time 0.0, step 0.01.
         #expect(Array(v2.prefix(5)) == [2, 2, 14, 0, 2])
@@ -279,7 +280,7 @@ struct SampleChunkCodecTests {
         let blob = SampleChunkCodec.encode(samples)
         try expectRoundTrip(samples)
         let perSample = Double(blob.count) / Double(samples.count)
-        #expect(perSample <= 1.8, "rest took \(perSample) bytes per sample")
+        #expect(perSample <= 1.6, "rest took \(perSample) bytes per sample")
     }
 
     /// Decodes `blob`, which must either throw `DecodeError` or return; anything else fails the test.
