@@ -27,7 +27,7 @@ CONFIG_EXAMPLE ?= systemd/config.example.toml
 SECURITY_THRESHOLD ?= 20
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu
+FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval bench \

@@ -19,6 +19,9 @@ let package = Package(
         .executableTarget(name: "fuzz-btsnoop", dependencies: ["FuzzSupport", wire]),
         .executableTarget(
             name: "fuzz-sdu", dependencies: ["FuzzSupport", .product(name: "SDUSensor", package: "sportsensord")]),
+        .executableTarget(
+            name: "fuzz-chunk",
+            dependencies: ["FuzzSupport", .product(name: "SessionStore", package: "sportsensord")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import FuzzSupport
+import SessionStore
+
+/// libFuzzer entry point: the input is a stored sample chunk as a damaged or foreign database
+/// could hold it. Decoding must succeed or throw `DecodeError`, never trap; whatever decodes must
+/// encode and decode again to the same samples (indices and counts exactly, times to the codec's 0.5 µs plus float rounding).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSampleChunk(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let samples = try? SampleChunkCodec.decode(bytes) else { return 0 }
+    let again = try? SampleChunkCodec.decode(SampleChunkCodec.encode(samples))
+    guard let again else { preconditionFailure("a decoded chunk did not survive re-encoding") }
+    precondition(again.count == samples.count, "re-encoding changed the sample count")
+    for (a, b) in zip(samples, again) {
+        precondition(a.index == b.index && a.raw == b.raw, "re-encoding changed a sample")
+        precondition(a.t == b.t || abs(a.t - b.t) <= 5.1e-7 || (a.t.isNaN && b.t.isNaN), "re-encoding moved a time")
+    }
+    return 0
+}
+
+/// Entry point under SwiftPM's renamed `main` (see `runFuzzer`).
+@_cdecl("fuzz_chunk_main")
+public func fuzzSampleChunkMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzer(argc, argv, fuzzSampleChunk)
+}
