@@ -180,7 +180,7 @@ struct ShowCommand: AsyncParsableCommand {
             let counts = record.counts
             var rows: [(String, String)] = [
                 ("id", record.idText),
-                ("profile", record.profile + " (\(record.profileParameters))"),
+                ("profile", record.profile),
                 ("athlete", listing.athlete ?? "-"),
                 ("sensor", record.sensor?.description ?? "-"),
                 ("started", StoreFormat.time(record.startedAt)),
@@ -197,6 +197,8 @@ struct ShowCommand: AsyncParsableCommand {
             if let summary {
                 rows += summary.fields.map { ($0.name, SampleCSV.fixed($0.value, decimals: $0.decimals)) }
             }
+            // Last: the detector settings the events came from, for whoever re-runs them.
+            rows.append(("parameters", record.profileParameters))
             let width = rows.map(\.0.count).max() ?? 0
             return rows.map { $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
                 .joined(separator: "\n")
