@@ -37,6 +37,14 @@ public struct HitDetector: StreamingDetector {
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
         public var gravityQuietBand: Double = 0.3
+        /// |a| within 1 ± this counts as still, whatever the orientation, g. Default 0.15 (calibration
+        /// offsets and gains move a still sensor's |a| by up to ~0.1 g with orientation).
+        public var stillBand: Double = 0.15
+        /// Time |a| must stay within `stillBand` to end a burst even while |a − g| is large, s.
+        /// Default 0.15. Gravity is frozen during a burst, so a forearm that ends the burst turned
+        /// (arm swing while walking, pronation, a slowly rotating wrist) would otherwise keep |a − g|
+        /// above `offG` and the burst open for seconds; the new orientation's reading is then gravity.
+        public var stillGap: Double = 0.15
         /// The level above which an axis counts as clipping for the intensity estimate, g. Default 1.9.
         public var clipLevelG: Double = 1.9
         /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
@@ -108,6 +116,11 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var burst = Burst()
     @usableFromInline var riseWeight: Double = 0
     @usableFromInline var riseWeightedTime: Double = 0
+    @usableFromInline let stillLow: Double
+    @usableFromInline let stillHigh: Double
+    @usableFromInline var stillSince: Double = .nan
+    @usableFromInline var stillWeight: Double = 0
+    @usableFromInline var stillWeightedTime: Double = 0
     @usableFromInline var pending: Burst?
 
     /// Creates a detector with `parameters` (the documented defaults when omitted).
@@ -116,6 +129,8 @@ public struct HitDetector: StreamingDetector {
         on2 = parameters.onG * parameters.onG
         off2 = parameters.offG * parameters.offG
         minPeak2 = parameters.minPeakG * parameters.minPeakG
+        stillLow = (1 - parameters.stillBand) * (1 - parameters.stillBand)
+        stillHigh = (1 + parameters.stillBand) * (1 + parameters.stillBand)
         gravity = GravityTracker(
             timeConstant: parameters.gravityTimeConstant, quietBand: parameters.gravityQuietBand)
     }
@@ -189,6 +204,7 @@ public struct HitDetector: StreamingDetector {
         above = true
         aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
         quietSince = .nan
+        stillSince = .nan
         clipping = false
         exitPending = false
         axisBefore = .nan
@@ -203,7 +219,21 @@ public struct HitDetector: StreamingDetector {
             burst.peakDynamic2 = d2
             burst.peakTime = t
         }
-        accumulateWeight(t: t, d2: d2)
+        let weight = accumulateWeight(t: t, d2: d2)
+        if m2 > stillLow && m2 < stillHigh {
+            if stillSince.isNaN {
+                stillSince = t
+                stillWeight = 0
+                stillWeightedTime = 0
+            }
+            stillWeight += weight
+            stillWeightedTime += weight * t
+            if t - stillSince >= parameters.stillGap {
+                return endStill(t: t, x: x, y: y, z: z)
+            }
+        } else {
+            stillSince = .nan
+        }
         if m2 > burst.peakMagnitude2 { burst.peakMagnitude2 = m2 }
         trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
         if d2 > on2 {
@@ -230,11 +260,30 @@ public struct HitDetector: StreamingDetector {
         return endBurst()
     }
 
-    /// Adds the sample's dynamic-acceleration energy above `offG` over the interval since the previous sample.
-    @inlinable mutating func accumulateWeight(t: Double, d2: Double) {
+    /// Adds the sample's dynamic-acceleration energy above `offG` over the interval since the previous
+    /// sample; returns that weight.
+    @inlinable @discardableResult mutating func accumulateWeight(t: Double, d2: Double) -> Double {
         let w = max(d2 - off2, 0) * (t - lastTime)
         burst.weight += w
         burst.weightedTime += w * t
+        return w
+    }
+
+    /// Ends a burst whose sensor has been still (|a| ≈ 1 g) for `stillGap` while frozen gravity says
+    /// otherwise: the still stretch's weight leaves the centroid, and the reading becomes gravity.
+    @usableFromInline mutating func endStill(t: Double, x: Double, y: Double, z: Double) -> DetectorEvent? {
+        burst.weight -= stillWeight
+        burst.weightedTime -= stillWeightedTime
+        if above {
+            above = false
+            burst.timeAboveOn += max(stillSince - aboveSince, 0)
+        }
+        if clipping { closeClip(t: t, slopeOut: 0) }
+        if exitPending { closeClip(t: exitTime, slopeOut: 0) }
+        inBurst = false
+        stillSince = .nan
+        gravity.reset(x: x, y: y, z: z)
+        return endBurst()
     }
 
     @usableFromInline mutating func endBurst() -> DetectorEvent? {

@@ -199,51 +199,52 @@ enum BodyMovements {
     /// the swing, the ball's impact, follow-through and recovery; footwork in the rest of the interval.
     static func stroke(_ random: inout SplitMix64, interval: Double, vigour: Double) -> Block {
         let pick = random.unit()
-        // Wrist speed at contact (m/s), arc radius (m), rising and falling durations of the swing (s).
+        // Wrist speed at contact (m/s), the wrist's distance from the swing's axis (m) and the forward
+        // swing's duration (s); the angular speed v/r and the arc swept follow. Peaks come out at
+        // 2–4 g for pushes and 5–15 g for drives and smashes.
         let speed: Double
         let radius: Double
-        let rise: Double
-        let fall: Double
+        var forward: Double
         var forehand = true
         if pick < 0.2 {  // push / short game
-            speed = random.uniform(1.8...3)
-            radius = random.uniform(0.25...0.4)
-            rise = random.uniform(0.14...0.22)
-            fall = random.uniform(0.1...0.15)
+            speed = random.uniform(1.5...2.5)
+            radius = random.uniform(0.25...0.35)
+            forward = random.uniform(0.2...0.3)
             forehand = random.chance(0.5)
-        } else if pick < 0.5 {  // backhand drive / topspin
-            speed = random.uniform(3...6)
-            radius = random.uniform(0.25...0.4)
-            rise = random.uniform(0.1...0.18)
-            fall = random.uniform(0.07...0.12)
+        } else if pick < 0.5 {  // backhand drive / topspin: forearm about the elbow
+            speed = random.uniform(2.5...4.5)
+            radius = random.uniform(0.25...0.35)
+            forward = random.uniform(0.15...0.25)
             forehand = false
         } else if pick < 0.9 {  // forehand drive / topspin
-            speed = random.uniform(4...7.5)
-            radius = random.uniform(0.35...0.6)
-            rise = random.uniform(0.11...0.2)
-            fall = random.uniform(0.07...0.13)
+            speed = random.uniform(3.5...6)
+            radius = random.uniform(0.35...0.5)
+            forward = random.uniform(0.18...0.3)
         } else {  // smash
-            speed = random.uniform(6.5...9)
-            radius = random.uniform(0.45...0.65)
-            rise = random.uniform(0.1...0.16)
-            fall = random.uniform(0.07...0.12)
+            speed = random.uniform(5.5...7.5)
+            radius = random.uniform(0.4...0.5)
+            forward = random.uniform(0.15...0.22)
         }
         let peakSpeed = speed * vigour
+        forward /= vigour
+        let fall = forward * random.uniform(0.35...0.45)
+        let rise = forward - fall
         let omega = peakSpeed / radius
-        let sweep = omega * (rise + fall) / 2
-        let backAngle = sweep * random.uniform(0.5...0.85)
-        var backDuration = random.uniform(0.25...0.45)
+        let sweep = omega * forward / 2
+        let backAngle = sweep * random.uniform(0.4...0.7)
+        var backDuration = random.uniform(0.3...0.5)
         let pause = random.uniform(0...0.05)
-        var recovery = random.uniform(0.3...0.5)
+        var recovery = random.uniform(0.35...0.6)
         let lead = 0.05
-        let needed = lead + backDuration + pause + rise + fall + recovery + 0.05
-        if needed > interval {
-            let spare = max(interval - (lead + pause + rise + fall + 0.05), 0.3)
-            let ratio = spare / (backDuration + recovery)
-            backDuration *= ratio
-            recovery *= ratio
+        let fixed = lead + pause + rise + fall + 0.05
+        if fixed + backDuration + recovery > interval {
+            // A fast rally: shorter back-swing and recovery, but never abrupt ones.
+            let ratio = max(interval - fixed, 0.4) / (backDuration + recovery)
+            backDuration = max(backDuration * ratio, 0.2)
+            recovery = max(recovery * ratio, 0.2)
         }
-        var block = Block(duration: interval)
+        let duration = max(interval, fixed + backDuration + recovery)
+        var block = Block(duration: duration)
         let tilt = random.uniform(0.15...0.8)
         let yaw = random.uniform(0...(2 * MotionMath.pi))
         let normal =
@@ -291,7 +292,7 @@ enum BodyMovements {
         addImpact(
             &block, at: contact, peak: random.uniform(0.3...1.5) * peakSpeed / 5, frequency: random.uniform(60...120),
             decay: random.uniform(0.004...0.008), direction: tangent * -1)
-        addFootwork(&block, &random, from: end + recovery * 0.5, to: interval)
+        addFootwork(&block, &random, from: end + recovery, to: duration)
         addSway(&block, &random)
         let peakG = (omega * omega * radius + peakSpeed * MotionMath.pi / (2 * fall)) / metresPerSecondSquaredPerG
         block.labels = [.hit(t: contact, intensityG: peakG)]
@@ -429,12 +430,12 @@ enum BodyMovements {
     }
 
     /// Vertical force (BW) of a landing from `flight` s: the forefoot peak F1 and (hard landings) the
-    /// heel peak F2, the body weight taken up, and an absorbing hump sized so the impulse stops the
+    /// heel peak F2 (soft landings: one 1.5–2.5 BW peak 50–90 ms after contact), the body weight taken up, and an absorbing hump sized so the impulse stops the
     /// fall exactly.
     static func landing(_ random: inout SplitMix64, flight: Double, soft: Bool) -> [Double] {
         let absorb = soft ? random.uniform(0.3...0.5) : random.uniform(0.2...0.35)
-        var f1 = soft ? random.uniform(0.6...1.3) : random.uniform(1.5...3)
-        let w1 = soft ? random.uniform(0.06...0.1) : random.uniform(0.025...0.045)
+        var f1 = soft ? random.uniform(1.5...2.5) : random.uniform(1.5...3)
+        let w1 = soft ? random.uniform(0.1...0.18) : random.uniform(0.025...0.045)
         var f2 = soft ? 0 : random.uniform(2...4.5)
         let d2 = random.uniform(0.02...0.04)
         let w2 = random.uniform(0.03...0.06)
@@ -469,7 +470,7 @@ enum BodyMovements {
     /// A series of jumps, every flight labelled (takeoff: the force reaches zero; landing: it leaves
     /// zero). Countermovement jumps (flights 0.32–0.62 s, arms swung forward and up through takeoff
     /// on a wrist, lowered a little in flight), rebound hops (contacts 0.15–0.3 s) and rope skipping
-    /// (contacts 0.1–0.25 s, flights 0.2–0.35 s, the wrists circling 1.5–3.5 cm once per jump).
+    /// (contacts 0.12–0.25 s, flights 0.2–0.32 s, the wrists circling 1–2 cm once per jump).
     static func jumps(_ random: inout SplitMix64, series: JumpSeries, count: Int, arm: Bool) -> Block {
         var flights: [Double] = []
         var contacts: [Double] = []
@@ -484,8 +485,8 @@ enum BodyMovements {
                 contacts.append(contact * random.uniform(0.9...1.1))
             }
         case .rope:
-            let base = random.uniform(0.2...0.35)
-            let contact = random.uniform(0.1...0.25)
+            let base = random.uniform(0.2...0.32)
+            let contact = random.uniform(0.12...0.25)
             for _ in 0..<count {
                 flights.append(base * random.uniform(0.93...1.07))
                 contacts.append(contact * random.uniform(0.92...1.08))
@@ -547,7 +548,7 @@ enum BodyMovements {
             case .countermovement:
                 addJumpArmSwing(&block, &random, lead: lead, takeoff: takeoffs[0], landing: landings[0], forward: forward)
             case .rebound:
-                if random.chance(0.5) {
+                if random.chance(0.3) {
                     addArmPumping(&block, &random, takeoffs: takeoffs, landings: landings, forward: forward)
                 }
             case .rope:
@@ -581,11 +582,12 @@ enum BodyMovements {
         addArmSwing(&block, angles: angles, radius: random.uniform(0.55...0.7), forward: forward)
     }
 
-    /// Arms pumping once per hop (±0.3–0.6 rad).
+    /// Arms (elbows bent, wrist 0.3–0.4 m from the shoulder) pumping once per hop (±0.1–0.2 rad).
     static func addArmPumping(
         _ block: inout Block, _ random: inout SplitMix64, takeoffs: [Double], landings: [Double], forward: Vector3
     ) {
-        let amplitude = random.uniform(0.3...0.6)
+        let amplitude = random.uniform(0.1...0.2)
+        let radius = random.uniform(0.3...0.4)
         let period = (landings[landings.count - 1] - takeoffs[0]) / Double(takeoffs.count)
         let start = takeoffs[0] - 0.3
         let end = landings[landings.count - 1] + 0.3
@@ -594,14 +596,14 @@ enum BodyMovements {
             let w = MotionMath.smoothstep(start - 0.3, start, t) * (1 - MotionMath.smoothstep(end, end + 0.3, t))
             return amplitude * w * MotionMath.sin(2 * MotionMath.pi * (t - start) / period)
         }
-        addArmSwing(&block, angles: angles, radius: 0.6, forward: forward)
+        addArmSwing(&block, angles: angles, radius: radius, forward: forward)
     }
 
-    /// Wrists turning a rope: a circle of 1.5–3.5 cm in the sagittal plane, one turn per jump.
+    /// Wrists turning a rope: a circle of 1–2.5 cm in the sagittal plane, one turn per jump (ω²r = 0.1–0.7 g).
     static func addRopeTurning(
         _ block: inout Block, _ random: inout SplitMix64, takeoffs: [Double], landings: [Double], forward: Vector3
     ) {
-        let radius = random.uniform(0.015...0.035)
+        let radius = random.uniform(0.01...0.02)
         let period = (landings[landings.count - 1] - takeoffs[0]) / Double(max(takeoffs.count - 1, 1))
         let start = takeoffs[0] - 0.6
         let end = landings[landings.count - 1] + 0.3

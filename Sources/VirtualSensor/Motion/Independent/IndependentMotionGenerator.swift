@@ -62,7 +62,7 @@ public struct IndependentMotionGenerator: Sendable {
                 frequency: random.uniform(12...20), damping: random.uniform(0.35...0.6), interval: bodyFrameInterval)
         case .wrist, .hand:
             transfer = SecondOrderLowPass(
-                frequency: random.uniform(6...10), damping: random.uniform(0.3...0.5), interval: bodyFrameInterval)
+                frequency: random.uniform(8...14), damping: random.uniform(0.3...0.5), interval: bodyFrameInterval)
         }
         forearmAxis = random.direction()
         let slow = mount == .lowerBack ? 0.1 : 1
