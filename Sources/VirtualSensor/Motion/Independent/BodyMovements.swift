@@ -227,11 +227,10 @@ enum BodyMovements {
         }
         let peakSpeed = speed * vigour
         forward /= vigour
-        let fall = forward * random.uniform(0.35...0.45)
+        let fall = forward * random.uniform(0.45...0.6)
         let rise = forward - fall
         let omega = peakSpeed / radius
         let sweep = omega * forward / 2
-        let backAngle = sweep * random.uniform(0.4...0.7)
         var backDuration = random.uniform(0.3...0.5)
         let pause = random.uniform(0...0.05)
         var recovery = random.uniform(0.35...0.6)
@@ -243,6 +242,12 @@ enum BodyMovements {
             backDuration = max(backDuration * ratio, 0.2)
             recovery = max(recovery * ratio, 0.2)
         }
+        // Back-swing and recovery are gentler than the swing, their peak tangential acceleration
+        // (5.77·r·angle/T² for minimum jerk) ≤ 2 g: a shorter back-swing (a fast rally) is a smaller
+        // one, and the recovery takes as long as it needs (the next stroke comes a little later).
+        let gentle = 2 * metresPerSecondSquaredPerG / (5.77 * radius)
+        let backAngle = min(sweep * random.uniform(0.4...0.7), gentle * backDuration * backDuration)
+        recovery = max(recovery, ((sweep - backAngle) / gentle).squareRoot())
         let duration = max(interval, fixed + backDuration + recovery)
         var block = Block(duration: duration)
         let tilt = random.uniform(0.15...0.8)
