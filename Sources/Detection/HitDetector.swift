@@ -33,6 +33,11 @@ public struct HitDetector: StreamingDetector {
         /// Bursts whose times are closer than this are one stroke; also the reporting delay, s.
         /// Default 0.35 (strokes of one player are at least ~0.5 s apart).
         public var mergeWindow: Double = 0.35
+        /// Lobes (runs of |a − g| above `onG`) of one burst whose centroids are further apart than
+        /// this belong to different strokes, s. Default 0.5: a stroke's back-swing, swing and
+        /// follow-through lobes lie within it, and in a fast rally (0.8–1.5 s between contacts) the arm
+        /// never rests, so one burst can hold several strokes.
+        public var strokeSpacing: Double = 0.5
         /// Time constant of the gravity tracker, s. Default 0.6.
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
@@ -68,10 +73,16 @@ public struct HitDetector: StreamingDetector {
         /// ∫ w dt and ∫ w·t dt with w = |a − g|² − off², for the stroke's centroid time.
         @usableFromInline var weight: Double = 0
         @usableFromInline var weightedTime: Double = 0
+        /// The most energetic lobe so far: its weight and centroid (the stroke's time).
+        @usableFromInline var lobeWeight: Double = 0
+        @usableFromInline var lobeTime: Double = 0
         @usableFromInline init() {}
 
-        /// The centroid of the dynamic acceleration's energy above `offG`: the stroke's time.
-        @usableFromInline var centroid: Double { weight > 0 ? weightedTime / weight : peakTime }
+        /// The stroke's time: the centroid of its most energetic lobe (the swing, whose lobes of
+        /// tangential acceleration and deceleration lie around contact), else of the whole burst.
+        @usableFromInline var centroid: Double {
+            lobeWeight > 0 ? lobeTime : (weight > 0 ? weightedTime / weight : peakTime)
+        }
 
         @usableFromInline mutating func absorb(_ other: Burst) {
             if other.peakDynamic2 > peakDynamic2 {
@@ -85,6 +96,10 @@ public struct HitDetector: StreamingDetector {
             peakMagnitude2 = max(peakMagnitude2, other.peakMagnitude2)
             weight += other.weight
             weightedTime += other.weightedTime
+            if other.lobeWeight > lobeWeight {
+                lobeWeight = other.lobeWeight
+                lobeTime = other.lobeTime
+            }
             time = centroid
             timeAboveOn += other.timeAboveOn
             saturated = saturated || other.saturated
@@ -116,6 +131,10 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var burst = Burst()
     @usableFromInline var riseWeight: Double = 0
     @usableFromInline var riseWeightedTime: Double = 0
+    /// The current lobe (|a − g| above `onG`): weight, weighted time, peak.
+    @usableFromInline var lobeWeight: Double = 0
+    @usableFromInline var lobeWeightedTime: Double = 0
+    @usableFromInline var lobePeak2: Double = 0
     @usableFromInline let stillLow: Double
     @usableFromInline let stillHigh: Double
     @usableFromInline var stillSince: Double = .nan
@@ -179,6 +198,7 @@ public struct HitDetector: StreamingDetector {
     public mutating func finish() -> [DetectorEvent] {
         var events: [DetectorEvent] = []
         if inBurst {
+            if lobeWeight > 0, let event = closeLobe(t: lastTime) { events.append(event) }
             if above { burst.timeAboveOn += lastTime - aboveSince }
             if clipping { closeClip(t: lastTime, slopeOut: 0) }
             if exitPending { closeClip(t: exitTime, slopeOut: 0) }
@@ -200,7 +220,10 @@ public struct HitDetector: StreamingDetector {
         burst.weightedTime = riseWeightedTime
         riseWeight = 0
         riseWeightedTime = 0
-        accumulateWeight(t: t, d2: d2)
+        let weight = accumulateWeight(t: t, d2: d2)
+        lobeWeight = weight
+        lobeWeightedTime = weight * t
+        lobePeak2 = d2
         above = true
         aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
         quietSince = .nan
@@ -220,6 +243,15 @@ public struct HitDetector: StreamingDetector {
             burst.peakTime = t
         }
         let weight = accumulateWeight(t: t, d2: d2)
+        var split: DetectorEvent?
+        if d2 > on2 {
+            if lobeWeight == 0 { lobePeak2 = 0 }
+            lobeWeight += weight
+            lobeWeightedTime += weight * t
+            lobePeak2 = max(lobePeak2, d2)
+        } else if lobeWeight > 0 {
+            split = closeLobe(t: t)
+        }
         if m2 > stillLow && m2 < stillHigh {
             if stillSince.isNaN {
                 stillSince = t
@@ -228,7 +260,7 @@ public struct HitDetector: StreamingDetector {
             }
             stillWeight += weight
             stillWeightedTime += weight * t
-            if t - stillSince >= parameters.stillGap {
+            if t - stillSince >= parameters.stillGap, split == nil {
                 return endStill(t: t, x: x, y: y, z: z)
             }
         } else {
@@ -242,7 +274,7 @@ public struct HitDetector: StreamingDetector {
                 aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
             }
             quietSince = .nan
-            return nil
+            return split
         }
         if above {
             above = false
@@ -250,10 +282,10 @@ public struct HitDetector: StreamingDetector {
         }
         guard d2 < off2 else {
             quietSince = .nan
-            return nil
+            return split
         }
         if quietSince.isNaN { quietSince = t }
-        guard t - quietSince >= parameters.quietGap else { return nil }
+        guard t - quietSince >= parameters.quietGap, split == nil else { return split }
         if clipping { closeClip(t: t, slopeOut: 0) }
         if exitPending { closeClip(t: exitTime, slopeOut: 0) }
         inBurst = false
@@ -282,8 +314,34 @@ public struct HitDetector: StreamingDetector {
         if exitPending { closeClip(t: exitTime, slopeOut: 0) }
         inBurst = false
         stillSince = .nan
+        lobeWeight = 0
+        lobeWeightedTime = 0
         gravity.reset(x: x, y: y, z: z)
         return endBurst()
+    }
+
+    /// Ends the current lobe. A lobe more than `strokeSpacing` after the burst's best lobe starts a
+    /// new stroke: the burst so far is handed on as one stroke (possibly releasing the held one).
+    @usableFromInline mutating func closeLobe(t: Double) -> DetectorEvent? {
+        let weight = lobeWeight
+        let time = lobeWeightedTime / lobeWeight
+        lobeWeight = 0
+        lobeWeightedTime = 0
+        if burst.lobeWeight == 0 || time - burst.lobeTime < parameters.strokeSpacing {
+            if weight > burst.lobeWeight {
+                burst.lobeWeight = weight
+                burst.lobeTime = time
+            }
+            return nil
+        }
+        var next = Burst()
+        next.peakTime = time
+        next.peakDynamic2 = lobePeak2
+        next.lobeWeight = weight
+        next.lobeTime = time
+        let event = endBurst()
+        burst = next
+        return event
     }
 
     @usableFromInline mutating func endBurst() -> DetectorEvent? {
