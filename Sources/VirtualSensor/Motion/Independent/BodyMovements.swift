@@ -314,7 +314,7 @@ enum BodyMovements {
         let cadence = running ? random.uniform(145...185) : random.uniform(95...125)
         let stepTime = 60 / cadence
         var contacts: [Double] = []
-        var t = 0.4
+        var t = 0.4 + stepTime
         for _ in 0..<steps {
             contacts.append(t)
             t += stepTime * (1 + 0.02 * random.gaussian())
@@ -327,7 +327,7 @@ enum BodyMovements {
         let heelWidth = random.uniform(0.015...0.035)
         let braking = running ? random.uniform(0.25...0.5) : random.uniform(0.08...0.2)
         let lateral = running ? random.uniform(0.05...0.12) : random.uniform(0.03...0.08)
-        let humpDip = random.uniform(0.15...0.3)
+        let humpDip = random.uniform(0.3...0.45)
         var vertical = [Double](repeating: 0, count: block.count)
         for (k, contact) in contacts.enumerated() {
             let first = block.frame(contact)
@@ -349,7 +349,8 @@ enum BodyMovements {
         if to > from + 10 {
             mean = vertical[from..<to].reduce(0, +) / Double(to - from)
         }
-        let fadeIn = (contacts[0], contacts[0] + stepTime)
+        // The first contact (from standing) is already a full one: the fade-in is the step before it.
+        let fadeIn = (contacts[0] - stepTime, contacts[0])
         let fadeOut = (contacts[contacts.count - 1], contacts[contacts.count - 1] + stance)
         for index in 0..<block.count {
             let time = Block.time(index)
@@ -365,7 +366,7 @@ enum BodyMovements {
             }
         }
         if arm {
-            let amplitude = (running ? random.uniform(0.4...0.8) : random.uniform(0.2...0.45)) * vigour
+            let amplitude = (running ? random.uniform(0.3...0.5) : random.uniform(0.15...0.35)) * vigour
             let radius = running ? random.uniform(0.3...0.4) : random.uniform(0.55...0.7)
             let phase = random.uniform(-0.3...0.3)
             let angles = (0..<block.count).map { index -> Double in
