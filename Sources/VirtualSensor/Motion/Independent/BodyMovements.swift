@@ -627,25 +627,40 @@ enum BodyMovements {
 
     // MARK: - Throws
 
-    /// The hand dips, pushes up (speed rising as sin²) and decelerates ever faster: the sensor leaves
-    /// the palm when the hand decelerates faster than g (the contact force reaches zero). It flies
+    /// The hand dips, pushes up (acceleration A·sin(πx/T)) and decelerates along the same sine: the
+    /// sensor leaves the palm when the hand decelerates faster than g (the contact force reaches zero). It flies
     /// freely with a spin of 0.5–6 rad/s and is caught 0.15 m below to 0.05 m above the release
     /// point by a contact force that takes up its weight and stops it within 0.08–0.25 s.
     static func throwAndCatch(_ random: inout SplitMix64) -> Block {
         let g = metresPerSecondSquaredPerG
         let lead = random.uniform(0.3...0.6)
-        let dipDepth = random.uniform(0.05...0.15)
-        let dipTime = random.uniform(0.2...0.35)
-        let pushTime = random.uniform(0.12...0.25)
-        let ramp = random.uniform(0.015...0.045)
-        let releaseSpeed = random.uniform(1.5...4.8)
-        let peakSpeed = releaseSpeed + g * ramp / 2
+        let dipTime = random.uniform(0.25...0.4)
+        // A preparatory dip gentler than gravity (≤ 0.6 g: 5.77·depth/T² for minimum jerk).
+        let dipDepth = min(random.uniform(0.05...0.15), 0.6 * g * dipTime * dipTime / 5.77)
+        let target = random.uniform(1.5...4.8)
+        // The hand's upward acceleration is A·sin(πx/T): it pushes for T, then decelerates smoothly;
+        // the sensor leaves the palm where A·sin(πx/T) = −g (needs A > g, so T ≤ v·π/3g).
+        let pushTime = min(random.uniform(0.12...0.25), target * MotionMath.pi / (3 * g))
+        var amplitude = target * MotionMath.pi / (2 * pushTime)
+        for _ in 0..<30 {
+            let c = max(1 - (g / amplitude) * (g / amplitude), 0).squareRoot()
+            amplitude = target * MotionMath.pi / (pushTime * (1 + c))
+        }
+        var low = pushTime
+        var high = 1.5 * pushTime
+        for _ in 0..<60 {
+            let mid = (low + high) / 2
+            if amplitude * MotionMath.sin(MotionMath.pi * mid / pushTime) > -g { low = mid } else { high = mid }
+        }
+        let releaseAfter = (low + high) / 2
+        let releaseSpeed = amplitude * pushTime / MotionMath.pi * (1 - MotionMath.cos(MotionMath.pi * releaseAfter / pushTime))
+        let forwardSpeed = 2 * amplitude * pushTime / MotionMath.pi
         let catchHeight = random.uniform(-0.15...0.05)
         let flight = (releaseSpeed + (releaseSpeed * releaseSpeed - 2 * g * catchHeight).squareRoot()) / g
         let catchSpeed = g * flight - releaseSpeed
         let catchTime = random.uniform(0.08...0.25)
         let after = random.uniform(0.6...1)
-        let release = lead + dipTime + pushTime + ramp
+        let release = lead + dipTime + releaseAfter
         let caught = release + flight
         var block = Block(duration: caught + catchTime + after)
         let spinAxis = random.direction()
@@ -657,16 +672,14 @@ enum BodyMovements {
             if t >= lead && t < lead + dipTime {
                 let u = (t - lead) / dipTime
                 accel = -dipDepth / (dipTime * dipTime) * (60 * u - 180 * u * u + 120 * u * u * u)
-            } else if t >= lead + dipTime && t < lead + dipTime + pushTime {
-                let x = t - lead - dipTime
-                accel = peakSpeed * MotionMath.pi / (2 * pushTime) * MotionMath.sin(MotionMath.pi * x / pushTime)
-            } else if t >= lead + dipTime + pushTime && t < release {
-                accel = -g * (t - lead - dipTime - pushTime) / ramp
+            } else if t >= lead + dipTime && t < release {
+                accel = amplitude * MotionMath.sin(MotionMath.pi * (t - lead - dipTime) / pushTime)
             }
             if t < release {
-                // The push also carries the hand forward; the ramp to release is vertical, so the
-                // contact force reaches zero on every axis at once.
-                block.direct[index] = Vector3.up * (accel / g) + (accel > 0 && t < lead + dipTime + pushTime ? forward * (accel / g) : .zero)
+                // The push also carries the hand forward; the deceleration to release is vertical, so
+                // the contact force reaches zero on every axis at once.
+                let ahead = accel > 0 && t < lead + dipTime + pushTime ? forward * (accel / g) : .zero
+                block.direct[index] = Vector3.up * (accel / g) + ahead
                 let spinUp = MotionMath.smoothstep(release - 0.05, release, t)
                 block.spin[index] = spinAxis * (spinRate * spinUp)
             } else if t < caught {
@@ -680,8 +693,8 @@ enum BodyMovements {
         // The catch: contact force (BW of the sensor) = weight taken up + a half-sine stopping it.
         let needed = catchSpeed / g
         let level = (needed + catchTime / 2) / (catchTime * 2 / MotionMath.pi)
-        // The forward speed the push gave (peakSpeed·|forward|) is taken up by the same half-sine.
-        let horizontal = peakSpeed / g / (catchTime * 2 / MotionMath.pi)
+        // The forward speed the push gave (2AT/π·|forward|) is taken up by the same half-sine.
+        let horizontal = forwardSpeed / g / (catchTime * 2 / MotionMath.pi)
         for index in block.frame(caught)..<block.frame(caught + catchTime) {
             let s = (Block.time(index) - caught) / catchTime
             let force = MotionMath.smoothstep(0, 1, s) + level * Profiles.halfSine(s)
@@ -728,11 +741,13 @@ enum BodyMovements {
         return block
     }
 
-    /// A throwing motion that keeps the sensor gripped: the hand moves up 0.15–0.35 m and back.
+    /// A throwing motion that keeps the sensor gripped: the hand moves up 0.1–0.25 m and back.
     static func feintThrow(_ random: inout SplitMix64) -> Block {
-        let up = random.uniform(0.35...0.5)
-        let down = random.uniform(0.4...0.6)
-        let height = random.uniform(0.15...0.35)
+        let up = random.uniform(0.5...0.7)
+        let down = random.uniform(0.5...0.7)
+        // Up to 0.25 m in ≥ 0.5 s: the hand never pulls the sensor down faster than ~0.6 g (a hand
+        // that did would put the gripped sensor in free fall: no accelerometer tells that from a throw).
+        let height = random.uniform(0.1...0.25)
         var block = Block(duration: up + down + 0.3)
         for index in 0..<block.count {
             let t = Block.time(index)
