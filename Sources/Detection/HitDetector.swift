@@ -5,13 +5,16 @@ import SDUSensor
 ///
 /// A stroke is a short burst of large dynamic acceleration |a − g|, where g is the gravity vector
 /// tracked slowly while the sensor is quiet. A burst starts when |a − g| exceeds `onG` and ends when
-/// it has stayed below `offG` for `quietGap`. Bursts whose peaks lie within `mergeWindow` of each
-/// other are one stroke (back-swing, forward swing, contact and follow-through), so each stroke gives
-/// one event, reported `mergeWindow` after its time. The stroke's time is the centroid of
-/// (|a − g|² − `offG`²) over the stroke: the swing's acceleration and deceleration lobes lie on either
-/// side of the moment of peak speed (contact), where the centripetal pull peaks, and an integral over
-/// the whole swing moves far less under per-axis clipping than the single largest sample does. A burst must spend `minTimeAboveOn` above `onG`
-/// (taps on a table are a few milliseconds of impact) and reach `minPeakG`.
+/// it has stayed below `offG` for `quietGap`, or when |a| has stayed within 1 ± `stillBand` for
+/// `stillGap` (the sensor is still but turned, so frozen gravity no longer fits; the reading becomes
+/// gravity). Inside a burst, each run above `onG` is a lobe (back-swing, swing, follow-through); the
+/// stroke is timed at the centroid of (|a − g|² − `offG`²) over its most energetic lobe, the swing,
+/// whose tangential acceleration and deceleration lie on either side of contact (an integral, so
+/// per-axis clipping moves it far less than it moves the largest sample). A lobe more than
+/// `strokeSpacing` after the burst's best lobe starts the next stroke: in a fast rally the arm never
+/// rests between strokes. Bursts whose times lie within `mergeWindow` of each other are one stroke,
+/// reported `mergeWindow` after its time. A stroke must spend `minTimeAboveOn` above `onG` (taps on a
+/// table are a few milliseconds of impact) and reach `minPeakG`.
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
 /// `intensityG` extrapolates the clipped peak from the time the largest axis spent above `clipLevelG`

@@ -137,7 +137,9 @@ enum MotionModel: String, ExpressibleByArgument, CaseIterable, Sendable {
     case independent
 
     /// A labelled recording of `script`: the samples as the detectors see them, the truth, the mount.
-    func render(script: MotionScript, seed: UInt64, rate: Double, duration: Double)
+    func render(
+        script: MotionScript, seed: UInt64, rate: Double, duration: Double
+    )
         -> (samples: [AccelerationSample], labels: [MotionLabel], mount: SensorMount)
     {
         switch self {

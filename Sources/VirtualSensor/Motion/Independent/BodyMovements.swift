@@ -253,7 +253,9 @@ enum BodyMovements {
         let tilt = random.uniform(0.15...0.8)
         let yaw = random.uniform(0...(2 * MotionMath.pi))
         let normal =
-            Vector3(MotionMath.sin(tilt) * MotionMath.cos(yaw), MotionMath.sin(tilt) * MotionMath.sin(yaw), MotionMath.cos(tilt))
+            Vector3(
+                MotionMath.sin(tilt) * MotionMath.cos(yaw), MotionMath.sin(tilt) * MotionMath.sin(yaw),
+                MotionMath.cos(tilt))
             * (forehand ? 1 : -1)
         let (u, v) = planeBasis(normal: normal)
         let forward0 = lead + backDuration + pause
@@ -273,7 +275,8 @@ enum BodyMovements {
                 angle = -backAngle
             } else if t < forward0 + rise {
                 let x = t - forward0
-                angle = -backAngle + omega * (x / 2 - rise / (2 * MotionMath.pi) * MotionMath.sin(MotionMath.pi * x / rise))
+                angle =
+                    -backAngle + omega * (x / 2 - rise / (2 * MotionMath.pi) * MotionMath.sin(MotionMath.pi * x / rise))
             } else if t < end {
                 let x = t - forward0 - rise
                 angle =
@@ -293,7 +296,8 @@ enum BodyMovements {
             let radial = u * MotionMath.cos(angles[index]) + v * MotionMath.sin(angles[index])
             block.spin[index] += radial * ((turns[index] - turns[index - 1]) * bodyFrameRate)
         }
-        let tangent = u * -MotionMath.sin(angles[block.frame(contact)]) + v * MotionMath.cos(angles[block.frame(contact)])
+        let tangent =
+            u * -MotionMath.sin(angles[block.frame(contact)]) + v * MotionMath.cos(angles[block.frame(contact)])
         addImpact(
             &block, at: contact, peak: random.uniform(0.3...1.5) * peakSpeed / 5, frequency: random.uniform(60...120),
             decay: random.uniform(0.004...0.008), direction: tangent * -1)
@@ -336,10 +340,12 @@ enum BodyMovements {
             for index in first..<last {
                 let s = (Block.time(index) - contact) / stance
                 let force =
-                    running ? Profiles.halfSine(s) : Profiles.halfSine(s) + humpDip * MotionMath.sin(3 * MotionMath.pi * s)
+                    running
+                    ? Profiles.halfSine(s) : Profiles.halfSine(s) + humpDip * MotionMath.sin(3 * MotionMath.pi * s)
                 vertical[index] += force
                 block.trunk[index] +=
-                    forward * (-braking * MotionMath.sin(2 * MotionMath.pi * s)) + side * (sideSign * lateral * Profiles.halfSine(s))
+                    forward * (-braking * MotionMath.sin(2 * MotionMath.pi * s)) + side
+                    * (sideSign * lateral * Profiles.halfSine(s))
             }
         }
         // Scale so the force averages one body weight over the steady strides.
@@ -355,7 +361,8 @@ enum BodyMovements {
         for index in 0..<block.count {
             let time = Block.time(index)
             let w =
-                MotionMath.smoothstep(fadeIn.0, fadeIn.1, time) * (1 - MotionMath.smoothstep(fadeOut.0, fadeOut.1, time))
+                MotionMath.smoothstep(fadeIn.0, fadeIn.1, time)
+                * (1 - MotionMath.smoothstep(fadeOut.0, fadeOut.1, time))
             let force = vertical[index] / mean
             block.trunk[index] = block.trunk[index] * w
             block.trunk[index].z += w * (force - 1) * vigour
@@ -552,7 +559,8 @@ enum BodyMovements {
         if arm {
             switch series {
             case .countermovement:
-                addJumpArmSwing(&block, &random, lead: lead, takeoff: takeoffs[0], landing: landings[0], forward: forward)
+                addJumpArmSwing(
+                    &block, &random, lead: lead, takeoff: takeoffs[0], landing: landings[0], forward: forward)
             case .rebound:
                 if random.chance(0.3) {
                     addArmPumping(&block, &random, takeoffs: takeoffs, landings: landings, forward: forward)
@@ -581,7 +589,9 @@ enum BodyMovements {
             let t = Block.time(index)
             if t < lead { return 0 }
             if t < swingStart { return -back * Profiles.minimumJerk((t - lead) / (swingStart - lead)) }
-            if t < swingEnd { return -back + (up + back) * Profiles.minimumJerk((t - swingStart) / (swingEnd - swingStart)) }
+            if t < swingEnd {
+                return -back + (up + back) * Profiles.minimumJerk((t - swingStart) / (swingEnd - swingStart))
+            }
             if t < landing { return up - inFlight * Profiles.minimumJerk((t - swingEnd) / (landing - swingEnd)) }
             return (up - inFlight) * (1 - Profiles.minimumJerk((t - landing) / settle))
         }
@@ -619,7 +629,8 @@ enum BodyMovements {
             let t = Block.time(index)
             let window = MotionMath.smoothstep(start, start + 0.4, t) * (1 - MotionMath.smoothstep(end, end + 0.3, t))
             let phase = w * (t - start)
-            block.limb[index] += (forward * MotionMath.cos(phase) + Vector3.up * MotionMath.sin(phase)) * (radius * window)
+            block.limb[index] +=
+                (forward * MotionMath.cos(phase) + Vector3.up * MotionMath.sin(phase)) * (radius * window)
             angles[index] = phase * window
         }
         addSpin(&block, angles: angles, axis: forward.cross(.up).normalized)
@@ -653,7 +664,8 @@ enum BodyMovements {
             if amplitude * MotionMath.sin(MotionMath.pi * mid / pushTime) > -g { low = mid } else { high = mid }
         }
         let releaseAfter = (low + high) / 2
-        let releaseSpeed = amplitude * pushTime / MotionMath.pi * (1 - MotionMath.cos(MotionMath.pi * releaseAfter / pushTime))
+        let releaseSpeed =
+            amplitude * pushTime / MotionMath.pi * (1 - MotionMath.cos(MotionMath.pi * releaseAfter / pushTime))
         let forwardSpeed = 2 * amplitude * pushTime / MotionMath.pi
         let catchHeight = random.uniform(-0.15...0.05)
         let flight = (releaseSpeed + (releaseSpeed * releaseSpeed - 2 * g * catchHeight).squareRoot()) / g

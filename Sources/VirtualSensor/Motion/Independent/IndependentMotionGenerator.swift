@@ -92,7 +92,8 @@ public struct IndependentMotionGenerator: Sendable {
         let dt = bodyFrameInterval
         let trunk = transfer.step(block.trunk[i])
         let limb = block.limb[i]
-        let limbAcceleration = (limb - limbPrevious * 2 + limbBeforePrevious) * (1 / (dt * dt * metresPerSecondSquaredPerG))
+        let limbAcceleration =
+            (limb - limbPrevious * 2 + limbBeforePrevious) * (1 / (dt * dt * metresPerSecondSquaredPerG))
         limbBeforePrevious = limbPrevious
         limbPrevious = limb
         let world =
@@ -147,7 +148,8 @@ public struct IndependentMotionGenerator: Sendable {
             let pick = random.unit()
             if pick < 0.45 {
                 queue.append(
-                    BodyMovements.jumps(&random, series: .countermovement, count: 1, arm: wristLike && random.chance(0.7)))
+                    BodyMovements.jumps(
+                        &random, series: .countermovement, count: 1, arm: wristLike && random.chance(0.7)))
             } else if pick < 0.7 {
                 queue.append(
                     BodyMovements.jumps(&random, series: .rebound, count: Int(random.uniform(3...8)), arm: wristLike))
@@ -160,7 +162,8 @@ public struct IndependentMotionGenerator: Sendable {
                 if distractor < 0.3 {
                     queue.append(
                         BodyMovements.gait(
-                            &random, steps: Int(random.uniform(3...10)), running: false, arm: wristLike, vigour: vigour))
+                            &random, steps: Int(random.uniform(3...10)), running: false, arm: wristLike, vigour: vigour)
+                    )
                 } else if distractor < 0.65 {
                     queue.append(wristLike ? BodyMovements.gesture(&random) : BodyMovements.squat(&random, arms: false))
                 } else {

@@ -115,7 +115,9 @@ public enum IndependentMotionModel {
     /// Sample times are the sensor's true sampling times as the host's `SampleClock` recovers them
     /// from the counter and arrival times, with a residual rate error of ±0.02 %. Notifications are
     /// lost in bursts (a two-state channel: 0.1–1 % chance to enter the bad state, 50 % to leave it).
-    public static func render(script: MotionScript, seed: UInt64, rate: Double, duration: Double)
+    public static func render(
+        script: MotionScript, seed: UInt64, rate: Double, duration: Double
+    )
         -> IndependentRecording
     {
         var generator = IndependentMotionGenerator(script: script, seed: seed)
