@@ -27,7 +27,8 @@ struct IndependentMotionTests {
         for (script, isEvent) in expectations {
             let recording = IndependentMotionModel.render(script: script, seed: 8, rate: 100, duration: 60)
             #expect(recording.labels.filter(isEvent).count >= 3, "\(script)")
-            #expect(recording.labels.count == recording.labels.filter(isEvent).count, "\(script)")
+            // Other labels are the foot contacts of walking between rallies or jumps.
+            #expect(recording.labels.allSatisfy { if case .step = $0 { true } else { isEvent($0) } }, "\(script)")
             let times = recording.labels.map(\.time)
             #expect(times == times.sorted(), "\(script)")
             let end = recording.samples.last?.t ?? 0
@@ -96,13 +97,14 @@ struct IndependentMotionTests {
             let last = Int((caught * bodyFrameRate).rounded())
             // Inside the flight: only ω²r (ω ≤ 6 rad/s, r ≤ 1.5 cm: below 0.06 g).
             #expect((first + 1..<last).allSatisfy { frames[$0].length < 0.06 })
-            // The free fall measured from the frames (|f| < 0.1 g) spans the label within 5 ms.
+            // The free fall measured from the frames (|f| < 0.1 g) spans the label within 10 ms (the release
+            // and catch forces ramp through 0.1 g in a few ms).
             var start = first
             while start > 0 && frames[start - 1].length < 0.1 { start -= 1 }
             var end = last
             while end < frames.count - 1 && frames[end].length < 0.1 { end += 1 }
             let measured = Double(end - start) * bodyFrameInterval
-            #expect(abs(measured - (caught - release)) < 0.005, "measured \(measured), label \(caught - release)")
+            #expect(abs(measured - (caught - release)) < 0.01, "measured \(measured), label \(caught - release)")
         }
     }
 

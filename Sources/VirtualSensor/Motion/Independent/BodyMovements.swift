@@ -552,10 +552,12 @@ enum BodyMovements {
             index += 1
         }
         let drift = forward * random.uniform(0...0.12)
-        for i in 0..<block.count {
-            block.trunk[i] = Vector3(0, 0, vertical[i] - 1) + drift * (vertical[i] > 0 ? (vertical[i] - 1) : 0)
-        }
         addSway(&block, &random)
+        for i in 0..<block.count {
+            // Sway needs the ground: in flight the trunk falls freely.
+            let sway = vertical[i] > 0 ? block.trunk[i] : .zero
+            block.trunk[i] = Vector3(0, 0, vertical[i] - 1) + drift * (vertical[i] > 0 ? (vertical[i] - 1) : 0) + sway
+        }
         if arm {
             switch series {
             case .countermovement:
