@@ -246,14 +246,14 @@ public struct HitDetector: StreamingDetector {
             burst.peakTime = t
         }
         let weight = accumulateWeight(t: t, d2: d2)
-        var split: DetectorEvent?
         if d2 > on2 {
             if lobeWeight == 0 { lobePeak2 = 0 }
             lobeWeight += weight
             lobeWeightedTime += weight * t
             lobePeak2 = max(lobePeak2, d2)
-        } else if lobeWeight > 0 {
-            split = closeLobe(t: t)
+        } else if lobeWeight > 0, let event = closeLobe(t: t) {
+            // A new stroke began in this burst (rare): the rest of this sample's bookkeeping is skipped.
+            return event
         }
         if m2 > stillLow && m2 < stillHigh {
             if stillSince.isNaN {
@@ -263,7 +263,7 @@ public struct HitDetector: StreamingDetector {
             }
             stillWeight += weight
             stillWeightedTime += weight * t
-            if t - stillSince >= parameters.stillGap, split == nil {
+            if t - stillSince >= parameters.stillGap {
                 return endStill(t: t, x: x, y: y, z: z)
             }
         } else {
@@ -277,7 +277,7 @@ public struct HitDetector: StreamingDetector {
                 aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
             }
             quietSince = .nan
-            return split
+            return nil
         }
         if above {
             above = false
@@ -285,10 +285,10 @@ public struct HitDetector: StreamingDetector {
         }
         guard d2 < off2 else {
             quietSince = .nan
-            return split
+            return nil
         }
         if quietSince.isNaN { quietSince = t }
-        guard t - quietSince >= parameters.quietGap, split == nil else { return split }
+        guard t - quietSince >= parameters.quietGap else { return nil }
         if clipping { closeClip(t: t, slopeOut: 0) }
         if exitPending { closeClip(t: exitTime, slopeOut: 0) }
         inBurst = false
