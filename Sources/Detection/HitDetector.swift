@@ -5,13 +5,16 @@ import SDUSensor
 ///
 /// A stroke is a short burst of large dynamic acceleration |a − g|, where g is the gravity vector
 /// tracked slowly while the sensor is quiet. A burst starts when |a − g| exceeds `onG` and ends when
-/// it has stayed below `offG` for `quietGap`. Bursts whose peaks lie within `mergeWindow` of each
-/// other are one stroke (back-swing, forward swing, contact and follow-through), so each stroke gives
-/// one event, reported `mergeWindow` after its time. The stroke's time is the centroid of
-/// (|a − g|² − `offG`²) over the stroke: the swing's acceleration and deceleration lobes lie on either
-/// side of the moment of peak speed (contact), where the centripetal pull peaks, and an integral over
-/// the whole swing moves far less under per-axis clipping than the single largest sample does. A burst must spend `minTimeAboveOn` above `onG`
-/// (taps on a table are a few milliseconds of impact) and reach `minPeakG`.
+/// it has stayed below `offG` for `quietGap`, or when |a| has stayed within 1 ± `stillBand` for
+/// `stillGap` (the sensor is still but turned, so frozen gravity no longer fits; the reading becomes
+/// gravity). Inside a burst, each run above `onG` is a lobe (back-swing, swing, follow-through); the
+/// stroke is timed at the centroid of (|a − g|² − `offG`²) over its most energetic lobe, the swing,
+/// whose tangential acceleration and deceleration lie on either side of contact (an integral, so
+/// per-axis clipping moves it far less than it moves the largest sample). A lobe more than
+/// `strokeSpacing` after the burst's best lobe starts the next stroke: in a fast rally the arm never
+/// rests between strokes. Bursts whose times lie within `mergeWindow` of each other are one stroke,
+/// reported `mergeWindow` after its time. A stroke must spend `minTimeAboveOn` above `onG` (taps on a
+/// table are a few milliseconds of impact) and reach `minPeakG`.
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
 /// `intensityG` extrapolates the clipped peak from the time the largest axis spent above `clipLevelG`
@@ -33,10 +36,23 @@ public struct HitDetector: StreamingDetector {
         /// Bursts whose times are closer than this are one stroke; also the reporting delay, s.
         /// Default 0.35 (strokes of one player are at least ~0.5 s apart).
         public var mergeWindow: Double = 0.35
+        /// Lobes (runs of |a − g| above `onG`) of one burst whose centroids are further apart than
+        /// this belong to different strokes, s. Default 0.5: a stroke's back-swing, swing and
+        /// follow-through lobes lie within it, and in a fast rally (0.8–1.5 s between contacts) the arm
+        /// never rests, so one burst can hold several strokes.
+        public var strokeSpacing: Double = 0.5
         /// Time constant of the gravity tracker, s. Default 0.6.
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
         public var gravityQuietBand: Double = 0.3
+        /// |a| within 1 ± this counts as still, whatever the orientation, g. Default 0.15 (calibration
+        /// offsets and gains move a still sensor's |a| by up to ~0.1 g with orientation).
+        public var stillBand: Double = 0.15
+        /// Time |a| must stay within `stillBand` to end a burst even while |a − g| is large, s.
+        /// Default 0.15. Gravity is frozen during a burst, so a forearm that ends the burst turned
+        /// (arm swing while walking, pronation, a slowly rotating wrist) would otherwise keep |a − g|
+        /// above `offG` and the burst open for seconds; the new orientation's reading is then gravity.
+        public var stillGap: Double = 0.15
         /// The level above which an axis counts as clipping for the intensity estimate, g. Default 1.9.
         public var clipLevelG: Double = 1.9
         /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
@@ -60,10 +76,16 @@ public struct HitDetector: StreamingDetector {
         /// ∫ w dt and ∫ w·t dt with w = |a − g|² − off², for the stroke's centroid time.
         @usableFromInline var weight: Double = 0
         @usableFromInline var weightedTime: Double = 0
+        /// The most energetic lobe so far: its weight and centroid (the stroke's time).
+        @usableFromInline var lobeWeight: Double = 0
+        @usableFromInline var lobeTime: Double = 0
         @usableFromInline init() {}
 
-        /// The centroid of the dynamic acceleration's energy above `offG`: the stroke's time.
-        @usableFromInline var centroid: Double { weight > 0 ? weightedTime / weight : peakTime }
+        /// The stroke's time: the centroid of its most energetic lobe (the swing, whose lobes of
+        /// tangential acceleration and deceleration lie around contact), else of the whole burst.
+        @usableFromInline var centroid: Double {
+            lobeWeight > 0 ? lobeTime : (weight > 0 ? weightedTime / weight : peakTime)
+        }
 
         @usableFromInline mutating func absorb(_ other: Burst) {
             if other.peakDynamic2 > peakDynamic2 {
@@ -77,6 +99,10 @@ public struct HitDetector: StreamingDetector {
             peakMagnitude2 = max(peakMagnitude2, other.peakMagnitude2)
             weight += other.weight
             weightedTime += other.weightedTime
+            if other.lobeWeight > lobeWeight {
+                lobeWeight = other.lobeWeight
+                lobeTime = other.lobeTime
+            }
             time = centroid
             timeAboveOn += other.timeAboveOn
             saturated = saturated || other.saturated
@@ -108,6 +134,15 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var burst = Burst()
     @usableFromInline var riseWeight: Double = 0
     @usableFromInline var riseWeightedTime: Double = 0
+    /// The current lobe (|a − g| above `onG`): weight, weighted time, peak.
+    @usableFromInline var lobeWeight: Double = 0
+    @usableFromInline var lobeWeightedTime: Double = 0
+    @usableFromInline var lobePeak2: Double = 0
+    @usableFromInline let stillLow: Double
+    @usableFromInline let stillHigh: Double
+    @usableFromInline var stillSince: Double = .nan
+    @usableFromInline var stillWeight: Double = 0
+    @usableFromInline var stillWeightedTime: Double = 0
     @usableFromInline var pending: Burst?
 
     /// Creates a detector with `parameters` (the documented defaults when omitted).
@@ -116,6 +151,8 @@ public struct HitDetector: StreamingDetector {
         on2 = parameters.onG * parameters.onG
         off2 = parameters.offG * parameters.offG
         minPeak2 = parameters.minPeakG * parameters.minPeakG
+        stillLow = (1 - parameters.stillBand) * (1 - parameters.stillBand)
+        stillHigh = (1 + parameters.stillBand) * (1 + parameters.stillBand)
         gravity = GravityTracker(
             timeConstant: parameters.gravityTimeConstant, quietBand: parameters.gravityQuietBand)
     }
@@ -164,6 +201,7 @@ public struct HitDetector: StreamingDetector {
     public mutating func finish() -> [DetectorEvent] {
         var events: [DetectorEvent] = []
         if inBurst {
+            if lobeWeight > 0, let event = closeLobe(t: lastTime) { events.append(event) }
             if above { burst.timeAboveOn += lastTime - aboveSince }
             if clipping { closeClip(t: lastTime, slopeOut: 0) }
             if exitPending { closeClip(t: exitTime, slopeOut: 0) }
@@ -185,10 +223,14 @@ public struct HitDetector: StreamingDetector {
         burst.weightedTime = riseWeightedTime
         riseWeight = 0
         riseWeightedTime = 0
-        accumulateWeight(t: t, d2: d2)
+        let weight = accumulateWeight(t: t, d2: d2)
+        lobeWeight = weight
+        lobeWeightedTime = weight * t
+        lobePeak2 = d2
         above = true
         aboveSince = crossing(t0: lastTime, v0: lastDynamic2, t1: t, v1: d2, level: on2)
         quietSince = .nan
+        stillSince = .nan
         clipping = false
         exitPending = false
         axisBefore = .nan
@@ -203,7 +245,30 @@ public struct HitDetector: StreamingDetector {
             burst.peakDynamic2 = d2
             burst.peakTime = t
         }
-        accumulateWeight(t: t, d2: d2)
+        let weight = accumulateWeight(t: t, d2: d2)
+        if d2 > on2 {
+            if lobeWeight == 0 { lobePeak2 = 0 }
+            lobeWeight += weight
+            lobeWeightedTime += weight * t
+            lobePeak2 = max(lobePeak2, d2)
+        } else if lobeWeight > 0, let event = closeLobe(t: t) {
+            // A new stroke began in this burst (rare): the rest of this sample's bookkeeping is skipped.
+            return event
+        }
+        if m2 > stillLow && m2 < stillHigh {
+            if stillSince.isNaN {
+                stillSince = t
+                stillWeight = 0
+                stillWeightedTime = 0
+            }
+            stillWeight += weight
+            stillWeightedTime += weight * t
+            if t - stillSince >= parameters.stillGap {
+                return endStill(t: t, x: x, y: y, z: z)
+            }
+        } else {
+            stillSince = .nan
+        }
         if m2 > burst.peakMagnitude2 { burst.peakMagnitude2 = m2 }
         trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
         if d2 > on2 {
@@ -230,11 +295,56 @@ public struct HitDetector: StreamingDetector {
         return endBurst()
     }
 
-    /// Adds the sample's dynamic-acceleration energy above `offG` over the interval since the previous sample.
-    @inlinable mutating func accumulateWeight(t: Double, d2: Double) {
+    /// Adds the sample's dynamic-acceleration energy above `offG` over the interval since the previous
+    /// sample; returns that weight.
+    @inlinable @discardableResult mutating func accumulateWeight(t: Double, d2: Double) -> Double {
         let w = max(d2 - off2, 0) * (t - lastTime)
         burst.weight += w
         burst.weightedTime += w * t
+        return w
+    }
+
+    /// Ends a burst whose sensor has been still (|a| ≈ 1 g) for `stillGap` while frozen gravity says
+    /// otherwise: the still stretch's weight leaves the centroid, and the reading becomes gravity.
+    @usableFromInline mutating func endStill(t: Double, x: Double, y: Double, z: Double) -> DetectorEvent? {
+        burst.weight -= stillWeight
+        burst.weightedTime -= stillWeightedTime
+        if above {
+            above = false
+            burst.timeAboveOn += max(stillSince - aboveSince, 0)
+        }
+        if clipping { closeClip(t: t, slopeOut: 0) }
+        if exitPending { closeClip(t: exitTime, slopeOut: 0) }
+        inBurst = false
+        stillSince = .nan
+        lobeWeight = 0
+        lobeWeightedTime = 0
+        gravity.reset(x: x, y: y, z: z)
+        return endBurst()
+    }
+
+    /// Ends the current lobe. A lobe more than `strokeSpacing` after the burst's best lobe starts a
+    /// new stroke: the burst so far is handed on as one stroke (possibly releasing the held one).
+    @usableFromInline mutating func closeLobe(t: Double) -> DetectorEvent? {
+        let weight = lobeWeight
+        let time = lobeWeightedTime / lobeWeight
+        lobeWeight = 0
+        lobeWeightedTime = 0
+        if burst.lobeWeight == 0 || time - burst.lobeTime < parameters.strokeSpacing {
+            if weight > burst.lobeWeight {
+                burst.lobeWeight = weight
+                burst.lobeTime = time
+            }
+            return nil
+        }
+        var next = Burst()
+        next.peakTime = time
+        next.peakDynamic2 = lobePeak2
+        next.lobeWeight = weight
+        next.lobeTime = time
+        let event = endBurst()
+        burst = next
+        return event
     }
 
     @usableFromInline mutating func endBurst() -> DetectorEvent? {

@@ -61,6 +61,14 @@ struct GravityTracker: Sendable {
         z += k * (az - z)
     }
 
+    /// Takes the reading (x, y, z) as gravity now (the sensor is known to be still).
+    @inlinable mutating func reset(x ax: Double, y ay: Double, z az: Double) {
+        x = ax
+        y = ay
+        z = az
+        initialised = true
+    }
+
     /// Squared length of (a − g), in g²; before the first quiet reading, (|a| − 1)² instead.
     @inlinable func dynamicSquared(x ax: Double, y ay: Double, z az: Double, m2: Double) -> Double {
         guard initialised else {

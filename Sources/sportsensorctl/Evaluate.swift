@@ -128,6 +128,31 @@ extension DetectionProfile {
     }
 }
 
+/// Which motion model renders the labelled recordings.
+enum MotionModel: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// `MotionGenerator`: the motion scripts the detectors were developed on.
+    case scripted
+    /// `IndependentMotionModel`: movements built from forces and kinematics, with its own sensor
+    /// front end (rate error, lost notifications), for held-out evaluation.
+    case independent
+
+    /// A labelled recording of `script`: the samples as the detectors see them, the truth, the mount.
+    func render(
+        script: MotionScript, seed: UInt64, rate: Double, duration: Double
+    )
+        -> (samples: [AccelerationSample], labels: [MotionLabel], mount: SensorMount)
+    {
+        switch self {
+        case .scripted:
+            let recording = MotionGenerator.render(script: script, seed: seed, rate: rate, duration: duration)
+            return (recording.samples, recording.labels, recording.mount)
+        case .independent:
+            let recording = IndependentMotionModel.render(script: script, seed: seed, rate: rate, duration: duration)
+            return (recording.samples, recording.labels, recording.mount)
+        }
+    }
+}
+
 /// One row of the evaluation table.
 struct EvaluationRow: Sendable {
     var profile: DetectionProfile
@@ -139,7 +164,7 @@ struct EvaluationRow: Sendable {
 /// Evaluates every profile at every rate over `recordings` seeds starting at `firstSeed`.
 func evaluate(
     profiles: [DetectionProfile], rates: [Double], firstSeed: UInt64, recordings: Int, duration: Double,
-    tolerance: Double, details: Bool = false
+    tolerance: Double, details: Bool = false, model: MotionModel = .scripted
 ) -> [EvaluationRow] {
     var rows: [EvaluationRow] = []
     for profile in profiles {
@@ -150,8 +175,7 @@ func evaluate(
                 let seed =
                     firstSeed &+ UInt64(index) &* 7919 &+ UInt64(rate) &* 104_729
                     &+ UInt64(DetectionProfile.allCases.firstIndex(of: profile)!) &* 1_000_003
-                let recording = MotionGenerator.render(
-                    script: profile.script, seed: seed, rate: rate, duration: duration)
+                let recording = model.render(script: profile.script, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
                     events: detectEvents(in: samples, profile: profile), labels: recording.labels,
@@ -229,11 +253,14 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print each recording's missed labels and false detections.")
     var details = false
 
+    @Option(help: "Motion model rendering the recordings: scripted (the detectors' development model) or independent.")
+    var model: MotionModel = .scripted
+
     func run() {
         let profiles = profile.isEmpty ? DetectionProfile.allCases : profile
         let rows = evaluate(
             profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
-            tolerance: tolerance, details: details)
+            tolerance: tolerance, details: details, model: model)
         print(evaluationTable(rows), terminator: "")
     }
 }

@@ -23,9 +23,13 @@ struct Simulate: ParsableCommand {
     @Option(help: "Length, s (rounded up to whole motions).")
     var duration = 60.0
 
+    @Option(help: "Motion model: scripted (the default) or independent (lost notifications leave time gaps).")
+    var model: MotionModel = .scripted
+
     func run() {
-        let recording = MotionGenerator.render(script: script, seed: seed, rate: rate, duration: duration)
-        var text = "# script \(script.rawValue) seed \(seed) rate \(rate) mount \(recording.mount.rawValue)\n"
+        let recording = model.render(script: script, seed: seed, rate: rate, duration: duration)
+        var text = "# script \(script.rawValue) model \(model.rawValue) seed \(seed) rate \(rate)"
+        text += " mount \(recording.mount.rawValue)\n"
         for label in recording.labels { text += "# label \(label)\n" }
         text += SampleCSV.header + "\n"
         for sample in recording.samples { text += SampleCSV.line(sample) + "\n" }

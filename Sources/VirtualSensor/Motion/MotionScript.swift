@@ -20,7 +20,7 @@ public enum MotionLabel: Hashable, Sendable {
         }
     }
 
-    fileprivate func shifted(by offset: Double) -> MotionLabel {
+    func shifted(by offset: Double) -> MotionLabel {
         switch self {
         case .hit(let t, let g): .hit(t: t + offset, intensityG: g)
         case .jump(let a, let b): .jump(takeoff: a + offset, landing: b + offset)
