@@ -394,7 +394,8 @@ struct SessionStoreTests {
     func crashRecoveryChildProcess() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
-        let executable = try #require(sportsensorctlPath(), "build sportsensorctl first (swift build --build-tests)")
+        let executable = try #require(
+            BuiltProducts.path(of: "sportsensorctl"), "build sportsensorctl first (swift build --build-tests)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["store-crash-helper", "--state-dir", temporary.path]
@@ -577,20 +578,6 @@ func waitUntil(_ condition: () -> Bool) async throws {
         }
         try await Task.sleep(for: .milliseconds(5))
     }
-}
-
-/// The `sportsensorctl` built next to this test binary.
-func sportsensorctlPath() -> String? {
-    let executable =
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0]
-    var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("sportsensorctl").path
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return nil
 }
 
 /// A minimal manual clock for the recorder's interval: sleepers wake when `advance` passes

@@ -215,8 +215,7 @@ struct DecodeTests {
 struct DecodeProcessTests {
     /// The built `sportsensorctl`, next to the test bundle.
     static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "sportsensorctl")
+        URL(fileURLWithPath: BuiltProducts.path(of: "sportsensorctl") ?? "sportsensorctl (not built)")
     }
 
     func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
