@@ -218,25 +218,17 @@ struct DecodeProcessTests {
         URL(fileURLWithPath: BuiltProducts.path(of: "sportsensorctl") ?? "sportsensorctl (not built)")
     }
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
-        )
+    func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let result = try await runCommand(Self.executable.path, arguments, environment: environment)
+        return (result.status, result.standardOutput, result.standardError)
     }
 
     @Test("prints the interchange CSV and --stats; bad input exits non-zero with the fix")
-    func process() throws {
+    func process() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path))
         let session = SessionRecorderFixture.session(datalink: .linuxMonitor, notifications: 30)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("decode-\(UUID().uuidString).btsnoop")
@@ -244,7 +236,7 @@ struct DecodeProcessTests {
         try Data(session.capture).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
 
-        let result = try run(["decode", "--stats", path])
+        let result = try await run(["decode", "--stats", path])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "t,x,y,z")
@@ -259,13 +251,13 @@ struct DecodeProcessTests {
         #expect(result.stderr.contains("samples: 90"))
         #expect(result.stderr.contains("counter: sample counter"))
 
-        let missing = try run(["decode", path + ".missing"])
+        let missing = try await run(["decode", path + ".missing"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("cannot read the file"))
         let csvPath = path + ".csv"
         try Data("t,x,y,z\n0,0,0,1\n".utf8).write(to: URL(fileURLWithPath: csvPath))
         defer { try? FileManager.default.removeItem(atPath: csvPath) }
-        let csv = try run(["decode", csvPath])
+        let csv = try await run(["decode", csvPath])
         #expect(csv.status == 65)
         #expect(csv.stderr.contains("btmon -w"))
     }

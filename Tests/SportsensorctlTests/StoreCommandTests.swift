@@ -407,59 +407,61 @@ struct StoreProcessTests {
 
     func run(
         _ arguments: [String], state: TemporaryStateDirectory
-    ) throws -> (
+    ) async throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
-        try process.run(arguments + ["--state-dir", state.path])
+        try await process.run(arguments + ["--state-dir", state.path])
     }
 
     @Test("import prints the id; sessions, show, export, reanalyze and prune run; failures exit with sysexits codes")
-    func commands() throws {
+    func commands() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: DecodeProcessTests.executable.path))
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
         let csv = StoreFixtures.simulatedCSV(.tableTennis, seconds: 20)
         let path = try directory.write("tt.csv", Array(csv.utf8))
 
-        let imported = try run(["import", path, "--profile", "table-tennis", "--athlete", "Ada"], state: directory)
+        let imported = try await run(
+            ["import", path, "--profile", "table-tennis", "--athlete", "Ada"], state: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
         let id = imported.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: id) != nil)
 
-        let list = try run(["sessions"], state: directory)
+        let list = try await run(["sessions"], state: directory)
         #expect(list.status == 0 && list.stdout.contains(String(id.prefix(8))) && list.stdout.contains("Ada"))
-        let json = try run(["sessions", "--json", "--profile", "jump"], state: directory)
+        let json = try await run(["sessions", "--json", "--profile", "jump"], state: directory)
         #expect(json.status == 0 && json.stdout == "[]\n")
 
-        let show = try run(["show", String(id.prefix(6))], state: directory)
+        let show = try await run(["show", String(id.prefix(6))], state: directory)
         #expect(show.status == 0 && show.stdout.contains("max_peak_g"))
 
         let output = directory.path + "/out.csv"
-        let export = try run(["export", String(id.prefix(8)), "--format", "csv", "--output", output], state: directory)
+        let export = try await run(
+            ["export", String(id.prefix(8)), "--format", "csv", "--output", output], state: directory)
         #expect(export.status == 0)
         let written = try String(contentsOfFile: output, encoding: .utf8)
         #expect(StoreFixtures.sampleLines(written) == StoreFixtures.sampleLines(csv))
 
-        let analyze = try process.run(["analyze", "--profile", "table-tennis", path])
-        let jsonl = try run(["export", id, "--format", "jsonl"], state: directory)
+        let analyze = try await process.run(["analyze", "--profile", "table-tennis", path])
+        let jsonl = try await run(["export", id, "--format", "jsonl"], state: directory)
         #expect(jsonl.status == 0 && jsonl.stdout == analyze.stdout && !analyze.stdout.isEmpty)
-        let reanalyzed = try run(["reanalyze", id], state: directory)
+        let reanalyzed = try await run(["reanalyze", id], state: directory)
         #expect(reanalyzed.status == 0 && reanalyzed.stdout == analyze.stdout)
 
-        let unknown = try run(["show", "0000"], state: directory)
+        let unknown = try await run(["show", "0000"], state: directory)
         #expect(unknown.status == 66 && unknown.stderr.contains("error: no session id starts with '0000'"))
-        let notHex = try run(["export", "zz", "--format", "csv"], state: directory)
+        let notHex = try await run(["export", "zz", "--format", "csv"], state: directory)
         #expect(notHex.status == 66 && notHex.stderr.contains("hex digits"))
-        let badDuration = try run(["prune", "--older-than", "90"], state: directory)
+        let badDuration = try await run(["prune", "--older-than", "90"], state: directory)
         #expect(badDuration.status == 64 && badDuration.stderr.contains("90d, 12h, 2w"))
-        let badProfile = try run(["import", path, "--profile", "tennis"], state: directory)
+        let badProfile = try await run(["import", path, "--profile", "tennis"], state: directory)
         #expect(badProfile.status == 64 && badProfile.stderr.contains("table-tennis, jump, throw, steps"))
-        let missing = try run(["import", path + ".missing", "--profile", "jump"], state: directory)
+        let missing = try await run(["import", path + ".missing", "--profile", "jump"], state: directory)
         #expect(missing.status == 66 && missing.stderr.contains("cannot read the file"))
 
-        let prune = try run(["prune", "--older-than", "1d"], state: directory)
+        let prune = try await run(["prune", "--older-than", "1d"], state: directory)
         #expect(prune.status == 0 && prune.stdout.hasPrefix("removed 0 session(s)"))
-        #expect(try run(["sessions", "--json"], state: directory).stdout.contains(id))
+        #expect(try await run(["sessions", "--json"], state: directory).stdout.contains(id))
     }
 
     @Test("ambiguous prefix, newer schema and a damaged database: clear messages, exit codes, nothing changed")
@@ -474,7 +476,7 @@ struct StoreProcessTests {
                 samples: [], events: [])
         }
         try store.close()
-        let ambiguous = try run(["show", "abcdef"], state: directory)
+        let ambiguous = try await run(["show", "abcdef"], state: directory)
         #expect(ambiguous.status == 64)
         #expect(ambiguous.stderr.contains("matches 2 sessions") && ambiguous.stderr.contains("abcdef01-0000"))
 
@@ -482,44 +484,19 @@ struct StoreProcessTests {
         let queue = try DatabaseQueue(path: database)
         try await queue.write { db in try db.execute(sql: "PRAGMA user_version = 99") }
         try queue.close()
-        let newer = try run(["sessions"], state: directory)
+        let newer = try await run(["sessions"], state: directory)
         #expect(newer.status == 65 && newer.stderr.contains("upgrade sportsensord"))
 
         let damaged = TemporaryStateDirectory()
         defer { damaged.remove() }
         let garbage = [UInt8](repeating: 0x42, count: 4096)
         let file = try damaged.write(StateDirectory.databaseFileName, garbage)
-        let corrupt = try run(["sessions"], state: damaged)
+        let corrupt = try await run(["sessions"], state: damaged)
         #expect(corrupt.status == 65 && corrupt.stderr.contains("damaged") && corrupt.stderr.contains("--state-dir"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(garbage))
 
-        let environment = try process.runWithEnvironment(
+        let environment = try await process.run(
             ["sessions", "--json"], environment: ["SPORTSENSOR_STATE_DIR": damaged.path])
         #expect(environment.status == 65)
-    }
-}
-
-extension DecodeProcessTests {
-    /// Runs the binary with extra environment variables.
-    func runWithEnvironment(
-        _ arguments: [String], environment: [String: String]
-    ) throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
-        )
     }
 }
