@@ -30,8 +30,10 @@ public final class FakeHCIController: Sendable {
 
     /// The next packet the host wrote (H4 type byte first), or nil once the host closed its end.
     ///
-    /// - Throws: ``FakeHCIControllerError`` when nothing arrives within `timeout`.
-    public func nextPacket(timeout: Duration = .seconds(5)) async throws -> [UInt8]? {
+    /// - Throws: ``FakeHCIControllerError`` when nothing arrives within `timeout` (30 s by default: the
+    ///   tests check what the host writes and in which order, not how fast, and a machine busy with
+    ///   parallel builds can hold the host task back for several seconds).
+    public func nextPacket(timeout: Duration = .seconds(30)) async throws -> [UInt8]? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
