@@ -54,42 +54,50 @@ struct IndependentModelDetectionTests {
 
     @Test("jumps: every flight found, heights within 2 cm on average and 10 cm each")
     func jumps() throws {
-        let recording = Self.recording(.jumps, seed: 32)
-        let events = ProfileDetector(profile: .jump).events(in: recording.samples)
-        let labels = recording.labels.filter { if case .jump = $0 { true } else { false } }
-        let (pairs, extra) = match(events, labels, tolerance: 0.15)
-        #expect(labels.count >= 5)
-        #expect(pairs.count == labels.count)
-        #expect(extra == 0)
-        var sum = 0.0
-        for (label, event) in pairs {
-            let truth = FlightEvent.height(flightTime: try #require(flightTime(label)))
-            guard case .jump(let flight) = event else { continue }
-            let error = abs(flight.height - truth)
-            sum += error
-            #expect(error < 0.1, "jump at \(label.time): \(flight.height) m for \(truth) m")
-        }
-        #expect(sum / Double(max(pairs.count, 1)) < 0.02)
+        try Self.expectFlights(.jumps, seed: 32, profile: .jump, kind: .jump)
     }
 
     @Test("throws: every throw found, heights within 2 cm on average and 10 cm each")
     func throwsAndCatches() throws {
-        let recording = Self.recording(.throwing, seed: 33)
-        let events = ProfileDetector(profile: .throw).events(in: recording.samples)
-        let labels = recording.labels.filter { if case .throw = $0 { true } else { false } }
+        try Self.expectFlights(.throwing, seed: 33, profile: .throw, kind: .throw)
+    }
+
+    /// Every labelled flight of `kind` found once, nothing extra, heights within 2 cm on average
+    /// and 10 cm each.
+    static func expectFlights(
+        _ script: MotionScript, seed: UInt64, profile: DetectionProfile, kind: EventKind,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let recording = Self.recording(script, seed: seed)
+        let events = ProfileDetector(profile: profile).events(in: recording.samples)
+        let labels = recording.labels.filter { label in
+            switch (label, kind) {
+            case (.jump, .jump), (.throw, .throw): true
+            default: false
+            }
+        }
         let (pairs, extra) = match(events, labels, tolerance: 0.15)
-        #expect(labels.count >= 5)
-        #expect(pairs.count == labels.count)
-        #expect(extra == 0)
+        #expect(labels.count >= 5, sourceLocation: sourceLocation)
+        #expect(pairs.count == labels.count, sourceLocation: sourceLocation)
+        #expect(extra == 0, sourceLocation: sourceLocation)
         var sum = 0.0
         for (label, event) in pairs {
             let truth = FlightEvent.height(flightTime: try #require(flightTime(label)))
-            guard case .throw(let flight) = event else { continue }
+            let flight: FlightEvent
+            switch event {
+            case .jump(let found) where kind == .jump: flight = found
+            case .throw(let found) where kind == .throw: flight = found
+            default:
+                Issue.record("\(event) matched a \(kind) label", sourceLocation: sourceLocation)
+                continue
+            }
             let error = abs(flight.height - truth)
             sum += error
-            #expect(error < 0.1, "throw at \(label.time): \(flight.height) m for \(truth) m")
+            #expect(
+                error < 0.1, "\(kind) at \(label.time): \(flight.height) m for \(truth) m",
+                sourceLocation: sourceLocation)
         }
-        #expect(sum / Double(max(pairs.count, 1)) < 0.02)
+        #expect(sum / Double(max(pairs.count, 1)) < 0.02, sourceLocation: sourceLocation)
     }
 
     @Test("steps: the count within 5 % of the foot contacts")
