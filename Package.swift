@@ -16,6 +16,8 @@ let package = Package(
     products: [
         .executable(name: "sportsensorctl", targets: ["sportsensorctl"]),
         .executable(name: "sportsensord", targets: ["sportsensord"]),
+        .executable(name: "sportsensor-dev", targets: ["sportsensor-dev"]),
+        .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
         .library(name: "BLEWire", targets: ["BLEWire"]),
         .library(name: "SDUSensor", targets: ["SDUSensor"]),
         .library(name: "GATTClient", targets: ["GATTClient"]),
@@ -90,11 +92,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The control plane's contract: wire models, routes, errors, where the socket is
+        .target(name: "ControlProtocol", swiftSettings: strict),
+
         // MARK: Gateway services (above the transport: bearers come from an injected connector)
         .target(
             name: "GatewayCore",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -107,7 +112,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "ControlProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -122,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI",
+                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,13 +137,23 @@ let package = Package(
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore",
+                "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Harnesses for developers, the VM test and `make eval`: not installed by `make install`.
+        .executableTarget(
+            name: "sportsensor-dev",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
+                "GatewayCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -155,6 +170,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"], swiftSettings: strict),
         .testTarget(
             name: "BLETransportTests",
             dependencies: ["BLETransport", "GatewayTesting"],
@@ -215,9 +231,14 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
-                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "GatewayCore", "BLETransport",
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SportsensorDevTests",
+            dependencies: ["sportsensor-dev", "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor"],
             swiftSettings: strict
         ),
     ],

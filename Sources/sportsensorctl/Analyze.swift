@@ -30,8 +30,7 @@ func loadSamples(
 func detectEvents(
     in samples: [AccelerationSample], profile: DetectionProfile, rules: DetectionRules = .standard
 ) -> [DetectorEvent] {
-    let events = ProfileDetector(profile: profile, rules: rules).events(in: samples)
-    return events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    ProfileDetector(profile: profile, rules: rules).eventsInTimeOrder(in: samples)
 }
 
 /// The profile summary of a recording.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import Logging
@@ -13,12 +14,12 @@ struct StateDirectoryOptions: ParsableArguments {
         name: .customLong("state-dir"),
         help: ArgumentHelp(
             "The directory holding the session database (default: $SPORTSENSOR_STATE_DIR, else "
-                + "/var/lib/sportsensord when writable, else ~/.local/share/sportsensord).",
+                + "/var/lib/sportsensord when it exists, else ~/.local/share/sportsensord).",
             valueName: "dir"))
     var stateDir: String?
 
     /// The directory the rules choose.
-    var directory: StateDirectory { StateDirectory.resolve(commandLine: stateDir) }
+    var directory: StateDirectory { StateDirectory(path: GatewayPaths().stateDirectory(option: stateDir).path) }
 
     /// Opens the store (read-write: SQLite in WAL mode lets this run next to the daemon). The
     /// store logs warnings only: what a command did is its output.

@@ -3,6 +3,7 @@ import ArgumentParser
 import BLETransport
 import BLEWire
 import ControlAPI
+import ControlProtocol
 import Foundation
 import GATTClient
 import GatewayCore

@@ -249,24 +249,15 @@ struct StepDetectorTests {
     }
 }
 
-extension DetectionProfile {
-    var script: MotionScript {
-        switch self {
-        case .tableTennis: .tableTennis
-        case .jump: .jumps
-        case .throw: .throwing
-        case .steps: .steps
-        }
-    }
-}
-
 @Suite("Streaming properties")
 struct StreamingTests {
     static let profiles = DetectionProfile.allCases
 
     @Test("sample at a time and batch give identical events", arguments: profiles)
     func batchEqualsSingle(profile: DetectionProfile) {
-        let samples = MotionGenerator.render(script: profile.script, seed: 7, rate: 100, duration: 40).samples
+        let samples = MotionGenerator.render(
+            script: MotionScript(rawValue: profile.rawValue)!, seed: 7, rate: 100, duration: 40
+        ).samples
         var single = ProfileDetector(profile: profile)
         var one: [DetectorEvent] = []
         for sample in samples { if let event = single.process(sample) { one.append(event) } }
@@ -289,7 +280,7 @@ struct StreamingTests {
             options.distractors = false
             options.noise = 0.005
             let recording = MotionGenerator.render(
-                script: profile.script, seed: 11, rate: rate, duration: 30, options: options)
+                script: MotionScript(rawValue: profile.rawValue)!, seed: 11, rate: rate, duration: 30, options: options)
             let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
             guard let expected = reference else {
                 reference = times
@@ -325,7 +316,7 @@ struct StreamingTests {
             options.calibrationErrors = false
             options.driftRate = 0
             let recording = MotionGenerator.render(
-                script: profile.script, seed: 5, rate: 100, duration: 30, options: options)
+                script: MotionScript(rawValue: profile.rawValue)!, seed: 5, rate: 100, duration: 30, options: options)
             let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
             #expect(!times.isEmpty)
             guard let expected = reference else {

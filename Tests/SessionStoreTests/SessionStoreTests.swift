@@ -395,7 +395,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let executable = try #require(
-            BuiltProducts.path(of: "sportsensorctl"), "build sportsensorctl first (swift build --build-tests)")
+            BuiltProducts.path(of: "sportsensor-dev"), "build sportsensor-dev first (swift build --build-tests)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["store-crash-helper", "--state-dir", temporary.path]

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
 import BLEWire
+import ControlProtocol
 import Foundation
-import GatewayCore
 import GatewayTesting
 import Testing
 

@@ -81,7 +81,7 @@ struct StoreCommandTests {
     func csvRoundTrip(profile: DetectionProfile) async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
-        let csv = StoreFixtures.simulatedCSV(profile.script)
+        let csv = StoreFixtures.simulatedCSV(MotionScript(rawValue: profile.rawValue)!)
         let path = try directory.write("recording.csv", Array(csv.utf8))
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: profile)

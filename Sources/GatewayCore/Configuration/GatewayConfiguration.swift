@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Detection
 import Foundation
 import VirtualSensor
@@ -11,10 +12,9 @@ public struct GatewayConfiguration: Hashable, Sendable {
     /// The default configuration file.
     public static let defaultPath = "/etc/sportsensord/config.toml"
 
-    /// `[gateway] state_dir`: where the session database lives; nil resolves with
-    /// `StateDirectory.resolve`.
+    /// `[gateway] state_dir`: where the session database lives; nil follows `GatewayPaths`.
     public var stateDirectory: String?
-    /// `[gateway] socket`: the control socket; nil resolves with `ControlSocketPath.resolve`.
+    /// `[gateway] socket`: the control socket; nil follows `GatewayPaths`.
     public var socketPath: String?
     /// `[gateway] default_profile`: the profile of sessions started without one.
     public var defaultProfile: DetectionProfile = .tableTennis
@@ -160,8 +160,10 @@ extension GatewayConfiguration {
         _ overrides: GatewayOverrides, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> GatewayConfiguration {
         var result = self
-        if let value = environment[StateDirectoryVariable.name], !value.isEmpty { result.stateDirectory = value }
-        if let value = environment[ControlSocketPath.environmentVariable], !value.isEmpty { result.socketPath = value }
+        if let value = environment[GatewayPaths.stateDirectoryVariable], !value.isEmpty {
+            result.stateDirectory = value
+        }
+        if let value = environment[GatewayPaths.socketVariable], !value.isEmpty { result.socketPath = value }
         if let value = overrides.stateDirectory { result.stateDirectory = value }
         if let value = overrides.socketPath { result.socketPath = value }
         if let count = overrides.virtualSensors {
@@ -203,10 +205,4 @@ extension GatewayConfiguration {
 extension VirtualSensorsConfiguration {
     /// The most virtual sensors one daemon runs.
     public static let maximumCount = 64
-}
-
-/// The state directory's environment variable (kept here so GatewayCore's overrides need no
-/// store import in callers).
-enum StateDirectoryVariable {
-    static let name = "SPORTSENSOR_STATE_DIR"
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GATTClient
 import Logging
@@ -86,12 +87,13 @@ public struct GatewayApplication: Sendable {
 
     /// The state directory the configuration resolves to.
     public var stateDirectory: StateDirectory {
-        StateDirectory.resolve(commandLine: configuration.stateDirectory, environment: environment)
+        StateDirectory(
+            path: GatewayPaths(environment: environment).stateDirectory(option: configuration.stateDirectory).path)
     }
 
     /// The control socket path the configuration resolves to.
     public var socketPath: String {
-        ControlSocketPath.resolve(commandLine: configuration.socketPath, environment: environment)
+        GatewayPaths(environment: environment).controlSocket(option: configuration.socketPath).path
     }
 
     /// Opens the store and runs every service until SIGTERM/SIGINT (graceful) or a service fails.

@@ -1,6 +1,6 @@
+import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import GatewayCore
 
 /// A request to `sportsensord` that failed. The message says what happened and what to do;
 /// `exitCode` follows sysexits(3).

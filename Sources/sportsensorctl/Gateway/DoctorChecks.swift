@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
+import ControlProtocol
 import Foundation
-import GatewayCore
 
 /// One line of `sportsensorctl doctor`.
 struct DoctorCheck: Codable, Hashable, Sendable {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLETransport
+import ControlProtocol
 import Foundation
-import GatewayCore
 import SessionStore
 
 #if canImport(Glibc)
@@ -66,14 +66,14 @@ enum DoctorProbe {
         let answer: Result<GatewayStatus, ClientError>
         let client = ControlClient(endpoint: endpoint, requestTimeout: 10)
         do throws(ClientError) {
-            answer = .success(try await client.get("/v1/status"))
+            answer = .success(try await client.get(ControlRoute.status.request()))
         } catch {
             answer = .failure(error)
         }
         await client.shutdown()
         checks.append(DoctorChecks.daemon(answer))
         let status = try? answer.get()
-        let directory = StateDirectory.resolve(commandLine: stateDirectory)
+        let directory = StateDirectory(path: GatewayPaths().stateDirectory(option: stateDirectory).path)
         checks.append(
             DoctorChecks.store(
                 status: status, databasePath: directory.databasePath, file: storeProbe(directory.databasePath)))

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
-import GatewayCore
 
 /// `sportsensorctl status`: the daemon's version, uptime, store, adapters, sensors and sessions.
 struct StatusCommand: AsyncParsableCommand {
@@ -14,7 +14,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            let status: GatewayStatus = try await connection.get("/v1/status")
+            let status: GatewayStatus = try await connection.get(ControlRoute.status.request())
             writeStandardOutput(client.json ? controlJSON(status) + "\n" : GatewayFormatting.status(status))
         }
     }
@@ -40,7 +40,8 @@ struct ScanCommand: AsyncParsableCommand {
         try await runClientCommand(client) { connection in
             if !client.json { writeStandardError("scanning for \(seconds) s…\n") }
             let found: [DiscoveryInfo] = try await connection.send(
-                .POST, "/v1/scan?seconds=\(seconds)", json: String?.none, timeout: Int64(seconds) + 30)
+                ControlRoute.scan.request(query: ["seconds": "\(seconds)"]), json: String?.none,
+                timeout: Int64(seconds) + 30)
             let sorted = GatewayFormatting.sortedDiscoveries(found)
             if client.json {
                 writeStandardOutput(controlJSON(sorted) + "\n")
@@ -86,7 +87,7 @@ struct PairCommand: AsyncParsableCommand {
         try await runClientCommand(client) { connection in
             let request = PairRequest(
                 address: address.uppercased(), addressType: addressType, alias: alias, athlete: athlete)
-            let sensor: SensorInfo = try await connection.send(.POST, "/v1/sensors", json: request)
+            let sensor: SensorInfo = try await connection.send(ControlRoute.pair.request(), json: request)
             if client.json {
                 writeStandardOutput(controlJSON(sensor) + "\n")
             } else {
@@ -111,7 +112,7 @@ struct UnpairCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            try await connection.send(.DELETE, "/v1/sensors/\(routeComponent(sensor))")
+            try await connection.send(ControlRoute.unpair.request(sensor))
             writeStandardOutput(client.json ? "{\"unpaired\":\(jsonString(sensor))}\n" : "unpaired \(sensor)\n")
         }
     }
@@ -126,7 +127,7 @@ struct SensorsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            let sensors: [SensorInfo] = try await connection.get("/v1/sensors")
+            let sensors: [SensorInfo] = try await connection.get(ControlRoute.sensors.request())
             if client.json {
                 writeStandardOutput(controlJSON(sensors) + "\n")
             } else if sensors.isEmpty {
@@ -157,7 +158,7 @@ struct StartCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClientCommand(client) { connection in
             let request = StartSessionRequest(sensor: sensor, profile: profile?.rawValue, athlete: athlete)
-            let session: SessionInfo = try await connection.send(.POST, "/v1/sessions", json: request)
+            let session: SessionInfo = try await connection.send(ControlRoute.startSession.request(), json: request)
             if client.json {
                 writeStandardOutput(controlJSON(session) + "\n")
             } else {
@@ -194,13 +195,13 @@ struct StopCommand: AsyncParsableCommand {
             if let id {
                 target = id
             } else {
-                var uri = "/v1/sessions?live=true"
-                if let sensor { uri += "&sensor=\(queryValue(sensor))" }
-                let live: [SessionInfo] = try await connection.get(uri)
+                let query: KeyValuePairs<String, String> =
+                    if let sensor { ["live": "true", "sensor": sensor] } else { ["live": "true"] }
+                let live: [SessionInfo] = try await connection.get(ControlRoute.sessions.request(query: query))
                 target = try StopCommand.choose(from: live, sensor: sensor)
             }
             let session: SessionInfo = try await connection.send(
-                .POST, "/v1/sessions/\(routeComponent(target))/stop", json: String?.none)
+                ControlRoute.stopSession.request(target), json: String?.none)
             if client.json {
                 writeStandardOutput(controlJSON(session) + "\n")
             } else {

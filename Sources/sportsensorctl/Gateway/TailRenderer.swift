@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
+import ControlProtocol
 
 /// What `sportsensorctl tail` prints for each event of the live stream, as a pure struct: feed it
 /// events, write what it returns.

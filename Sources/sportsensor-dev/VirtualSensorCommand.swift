@@ -8,7 +8,7 @@ import SDUSensor
 import Synchronization
 import VirtualSensor
 
-/// `sportsensorctl virtual-sensor`: an emulated SDU sensor on a real (or `btvirt`) adapter.
+/// `sportsensor-dev virtual-sensor`: an emulated SDU sensor on a real (or `btvirt`) adapter.
 struct VirtualSensorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "virtual-sensor",
@@ -129,7 +129,7 @@ final class GroundTruthWriter: Sendable {
 
 /// Advertises, accepts and serves until cancelled (or `connections` were served).
 func runVirtualSensor(_ options: VirtualSensorRunOptions) async throws {
-    let logger = quietLogger("sportsensorctl.virtual-sensor")
+    let logger = quietLogger("sportsensor-dev.virtual-sensor")
     let adapter = try HCIAdapter.adapter(index: options.adapterIndex)
     guard adapter.isUp else {
         throw TransportError(
@@ -187,7 +187,7 @@ private func serveConnections(
     _ options: VirtualSensorRunOptions, sensor: VirtualSensor<ContinuousClock>, listener: L2CAPListener,
     adapter: HCIAdapter, handle: CurrentConnection
 ) async throws {
-    let logger = quietLogger("sportsensorctl.virtual-sensor")
+    let logger = quietLogger("sportsensor-dev.virtual-sensor")
     var served = 0
     while options.connections.map({ served < $0 }) ?? true {
         let (bearer, peer) = try await listener.accept()

@@ -4,8 +4,8 @@ import BLETransport
 import BLEWire
 import Synchronization
 
-/// `sportsensorctl scan`: what advertises near an adapter, SDU sensors first.
-struct Scan: AsyncParsableCommand {
+/// `sportsensor-dev hci-scan`: what advertises near an adapter, SDU sensors first.
+struct HCIScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hci-scan",
         abstract: "Scan on an adapter directly (without the daemon) and list advertisers, SDU sensors first.",
@@ -13,7 +13,7 @@ struct Scan: AsyncParsableCommand {
             Runs an active LE scan on a raw HCI socket (no bluetoothd needed) for --seconds, then \
             prints one line per advertiser: address (public/random), name, last RSSI, \
             connectable, and "SDU" for SDU sensors. Needs CAP_NET_RAW and CAP_NET_ADMIN: run as \
-            root, or `sudo setcap cap_net_raw,cap_net_admin+eip $(which sportsensorctl)`. Exit \
+            root, or `sudo setcap cap_net_raw,cap_net_admin+eip $(which sportsensor-dev)`. Exit \
             status 2 with the fix on standard error when the scan cannot run.
             """
     )
@@ -74,7 +74,7 @@ enum ScanListing {
 /// Scans adapter `index` for `duration`; the latest sighting of each address (a name seen once
 /// is kept).
 func scanAdvertisers(adapterIndex index: UInt16, for duration: Duration) async throws -> [ScannedAdvertiser] {
-    let logger = quietLogger("sportsensorctl.scan")
+    let logger = quietLogger("sportsensor-dev.scan")
     return try await withThrowingTaskGroup(of: [ScannedAdvertiser]?.self) { group in
         let collected = ScanCollector()
         group.addTask {

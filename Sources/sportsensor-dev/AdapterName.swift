@@ -39,7 +39,7 @@ func runCancellingOnSignals<T: Sendable>(_ body: @escaping @Sendable () async th
     for number in [SIGINT, SIGTERM] {
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(
-            signal: number, queue: DispatchQueue(label: "sportsensorctl.signal"))
+            signal: number, queue: DispatchQueue(label: "sportsensor-dev.signal"))
         source.setEventHandler { task.cancel() }
         source.resume()
         sources.append(source)

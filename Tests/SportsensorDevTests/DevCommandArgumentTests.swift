@@ -4,9 +4,9 @@ import BLEWire
 import SDUSensor
 import Testing
 
-@testable import sportsensorctl
+@testable import sportsensor_dev
 
-@Suite("sportsensorctl Bluetooth commands: arguments")
+@Suite("sportsensor-dev Bluetooth commands: arguments")
 struct BluetoothCommandArgumentTests {
     @Test("--hci takes hciN or N", arguments: [("hci0", 0), ("hci1", 1), ("3", 3), ("hci65535", 65535)])
     func adapterNames(argument: String, index: Int) throws {
@@ -35,25 +35,25 @@ struct BluetoothCommandArgumentTests {
 
     @Test("stream validates its options")
     func streamValidation() throws {
-        let good = try Stream.parse(["--hci", "hci0", "--address", "00:AA:01:01:00:01", "--samples", "2000"])
+        let good = try StreamCommand.parse(["--hci", "hci0", "--address", "00:AA:01:01:00:01", "--samples", "2000"])
         #expect(good.samples == 2000 && good.address == "00:AA:01:01:00:01" && !good.random)
         for bad in [
             ["--hci", "hci0", "--samples", "0"], ["--hci", "hci0", "--address", "00:AA:01"],
             ["--hci", "hci0", "--scan-seconds", "0"], ["--hci", "hci0", "--max-backoff", "0"],
             ["--hci", "hci0", "--rate", "0"], ["--hci", "hci0", "--timeout", "-5"],
         ] {
-            #expect(throws: (any Error).self, "\(bad)") { _ = try Stream.parse(bad) }
+            #expect(throws: (any Error).self, "\(bad)") { _ = try StreamCommand.parse(bad) }
         }
     }
 
     @Test("scan validates its options")
     func scanValidation() throws {
-        #expect(try Scan.parse(["--hci", "hci0"]).seconds == 5)
-        #expect(throws: (any Error).self) { _ = try Scan.parse(["--hci", "hci0", "--seconds", "0"]) }
+        #expect(try HCIScanCommand.parse(["--hci", "hci0"]).seconds == 5)
+        #expect(throws: (any Error).self) { _ = try HCIScanCommand.parse(["--hci", "hci0", "--seconds", "0"]) }
     }
 }
 
-@Suite("sportsensorctl scan: listing")
+@Suite("sportsensor-dev hci-scan: listing")
 struct ScanListingTests {
     private let sensor = ScannedAdvertiser(
         address: BluetoothAddress(string: "FC:97:8B:75:10:AB", kind: .random)!, name: "BC05FC978B7510AB", rssi: -60,
@@ -90,7 +90,7 @@ struct ScanListingTests {
     }
 }
 
-@Suite("sportsensorctl itest-compare")
+@Suite("sportsensor-dev itest-compare")
 struct SampleComparisonTests {
     private func sample(_ index: Int, _ x: Int16) -> AccelerationSample {
         AccelerationSample(t: Double(index) / 100, raw: RawAcceleration(x: x, y: -x, z: 16384))

@@ -5,9 +5,10 @@ import VirtualSensor
 
 extension MotionScript: ExpressibleByArgument {}
 
-/// `sportsensorctl simulate`: a labelled synthetic recording as a sample CSV.
-struct Simulate: ParsableCommand {
+/// `sportsensor-dev simulate`: a labelled synthetic recording as a sample CSV.
+struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "simulate",
         abstract: "Write a synthetic recording of a motion script as a sample CSV (labels as # comments)."
     )
 

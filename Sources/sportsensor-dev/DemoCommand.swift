@@ -9,10 +9,11 @@ import SDUSensor
 import SystemPackage
 import VirtualSensor
 
-/// `sportsensorctl demo`: one virtual SDU sensor streaming through the GATT client over a socket
+/// `sportsensor-dev demo`: one virtual SDU sensor streaming through the GATT client over a socket
 /// pair, with what arrives shown once a second (or as sample CSV).
-struct Demo: AsyncParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Stream a virtual SDU sensor through the GATT client and show what arrives.",
         discussion: """
             Starts one emulated SDU sensor (a real GATT server) making table-tennis-like strokes, \
@@ -162,7 +163,7 @@ struct DemoSummary: Hashable, Sendable {
 func runDemo<C: Clock>(
     _ options: DemoOptions, clock: C, report: (DemoEvent) -> Void
 ) async throws -> DemoSummary where C.Duration == Duration {
-    var logger = Logger(label: "sportsensorctl.demo")
+    var logger = Logger(label: "sportsensor-dev.demo")
     logger.logLevel = .error
     let budget = options.seconds * options.rate
     let configuration = VirtualSensorConfiguration(

@@ -116,18 +116,6 @@ extension DetectorEvent {
     }
 }
 
-extension DetectionProfile {
-    /// The motion script whose recordings test this profile.
-    var script: MotionScript {
-        switch self {
-        case .tableTennis: .tableTennis
-        case .jump: .jumps
-        case .throw: .throwing
-        case .steps: .steps
-        }
-    }
-}
-
 /// Which motion model renders the labelled recordings.
 enum MotionModel: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// `MotionGenerator`: the motion scripts the detectors were developed on.
@@ -175,10 +163,12 @@ func evaluate(
                 let seed =
                     firstSeed &+ UInt64(index) &* 7919 &+ UInt64(rate) &* 104_729
                     &+ UInt64(DetectionProfile.allCases.firstIndex(of: profile)!) &* 1_000_003
-                let recording = model.render(script: profile.script, seed: seed, rate: rate, duration: duration)
+                let recording = model.render(
+                    script: MotionScript(rawValue: profile.rawValue)!, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
-                    events: detectEvents(in: samples, profile: profile), labels: recording.labels,
+                    events: ProfileDetector(profile: profile, rules: .standard).eventsInTimeOrder(in: samples),
+                    labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance, verbose: details)
                 if details && (!missed.isEmpty || !extra.isEmpty) {
                     print("\(profile.rawValue) \(Int(rate)) Hz seed \(seed) mount \(recording.mount.rawValue):")
@@ -186,7 +176,8 @@ func evaluate(
                     for event in extra { print("  extra  \(event)") }
                 }
                 row.baseline.add(
-                    events: detectEvents(in: samples, profile: profile, rules: .baseline), labels: recording.labels,
+                    events: ProfileDetector(profile: profile, rules: .baseline).eventsInTimeOrder(in: samples),
+                    labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance)
             }
             rows.append(row)
@@ -220,9 +211,9 @@ func evaluationTable(_ rows: [EvaluationRow]) -> String {
     return text
 }
 
-/// `sportsensorctl eval`: precision, recall, F1, height and step-count errors of every profile on
+/// `sportsensor-dev eval`: precision, recall, F1, height and step-count errors of every profile on
 /// labelled synthetic recordings, next to the baseline rules.
-struct Evaluate: ParsableCommand {
+struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score the detectors and the baseline rules on labelled synthetic recordings.",

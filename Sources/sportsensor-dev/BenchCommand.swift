@@ -26,9 +26,10 @@ func measureThroughput(profile: DetectionProfile, raw: [RawAcceleration], rate: 
     return (Double(raw.count * passes) / seconds, events)
 }
 
-/// `sportsensorctl bench`: detector throughput on one core.
-struct Bench: ParsableCommand {
+/// `sportsensor-dev bench`: detector throughput on one core.
+struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure each profile's detector throughput (samples/s on one core); build with -c release."
     )
 
@@ -46,7 +47,8 @@ struct Bench: ParsableCommand {
         print("| profile | samples | events | samples/s |")
         print("| --- | ---: | ---: | ---: |")
         for profile in profile.isEmpty ? DetectionProfile.allCases : profile {
-            let recording = MotionGenerator.render(script: profile.script, seed: 42, rate: rate, duration: seconds)
+            let recording = MotionGenerator.render(
+                script: MotionScript(rawValue: profile.rawValue)!, seed: 42, rate: rate, duration: seconds)
             _ = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: 1)
             let (throughput, events) = measureThroughput(
                 profile: profile, raw: recording.raw, rate: rate, passes: passes)

@@ -8,10 +8,11 @@ import GatewayCore
 import Logging
 import SDUSensor
 
-/// `sportsensorctl stream`: samples from a real SDU sensor (or a `virtual-sensor`) through the
+/// `sportsensor-dev stream`: samples from a real SDU sensor (or a `virtual-sensor`) through the
 /// gateway's own transport and `SensorLink`, reconnecting when the link drops.
-struct Stream: AsyncParsableCommand {
+struct StreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stream",
         abstract: "Connect to an SDU sensor over Bluetooth LE and stream its samples, reconnecting when needed.",
         discussion: """
             Scans on the adapter until an SDU sensor advertises (or uses --address), then runs a \
@@ -138,7 +139,7 @@ struct StreamOutcome: Sendable, Hashable {
 /// up, or the timeout passed; writes samples as they come.
 func runStream(_ options: StreamOptions) async throws -> StreamOutcome {
     // The link's own warnings repeat what the `link:` lines say; errors still show.
-    var logger = quietLogger("sportsensorctl.stream")
+    var logger = quietLogger("sportsensor-dev.stream")
     logger.logLevel = .error
     let adapter = try HCIAdapter.adapter(index: options.adapterIndex)
     let address: BluetoothAddress
@@ -222,7 +223,8 @@ private func findSensor(
         throw TransportError(
             code: .timedOut,
             message: "no SDU sensor advertised within the scan time: is it switched on, in range and not connected "
-                + "to a phone or another gateway? `sportsensorctl scan --hci \(adapter.name)` lists what advertises")
+                + "to a phone or another gateway? `sportsensor-dev hci-scan --hci \(adapter.name)` lists what advertises"
+        )
     }
     ConsoleLine.out("found \(found.name ?? "an SDU sensor") at \(found.address) (\(found.address.kind))")
     return found.address

@@ -3,9 +3,9 @@ import ArgumentParser
 import Foundation
 import SDUSensor
 
-/// `sportsensorctl itest-compare` (hidden): the checks of `make itest` on the files the VM run
+/// `sportsensor-dev itest-compare` (hidden): the checks of `make itest` on the files the VM run
 /// produced, so they are code with tests rather than shell arithmetic.
-struct CompareSamples: ParsableCommand {
+struct CompareSamplesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "itest-compare",
         abstract: "Compare a stream's samples with the virtual sensor's ground truth and a decoded capture.",

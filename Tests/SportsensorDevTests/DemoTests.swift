@@ -4,9 +4,9 @@ import SDUSensor
 import Testing
 import VirtualSensor
 
-@testable import sportsensorctl
+@testable import sportsensor_dev
 
-@Suite("sportsensorctl demo", .timeLimit(.minutes(1)))
+@Suite("sportsensor-dev demo", .timeLimit(.minutes(1)))
 struct DemoTests {
     /// Runs the demo's core for `seconds` of samples at fast pacing and collects what it reports.
     static func run(
