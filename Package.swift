@@ -204,16 +204,17 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection",
+                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "GatewayCore", "GatewayTesting",
+                "ControlAPI", "ControlProtocol", "GatewayCore", "GatewayTesting", "Detection",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

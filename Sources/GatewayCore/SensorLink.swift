@@ -47,7 +47,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
     private let clock: C
-    private let origin: C.Instant
+    /// When the link was made: sample times are seconds after this instant.
+    public let origin: C.Instant
     private let logger: Logger
 
     private var machine: SensorLinkStateMachine<C.Instant, JitterRandom>

@@ -144,7 +144,7 @@ public struct GatewayApplication: Sendable {
                         await gateway.waitUntilStarted()
                         for await _ in listening { return }
                     },
-                    statusLine: { await gateway.statusLine() })))
+                    statusLine: { gateway.statusLine() })))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)

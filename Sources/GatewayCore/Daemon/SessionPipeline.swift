@@ -25,6 +25,15 @@ extension LinkState {
         case .stopped: "stopped"
         }
     }
+
+    /// The wire name of a link's state, `connecting` before its first change.
+    static func wireName(_ state: LinkState?) -> String { state?.wireName ?? "connecting" }
+
+    /// True for `connected`.
+    var isConnected: Bool {
+        if case .connected = self { return true }
+        return false
+    }
 }
 
 /// One live session: the link's samples go through the profile's detector into the store (via
@@ -76,7 +85,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var summary: ProfileSummary
         var activity = MotionActivity()
         var lastActivity: C.Instant
-        var linkState: String
+        var linkState: LinkState?
+        var reportedQueueDepth = 0
+        var reportedFlushes = 0
         var eventCounts: [String: Int] = [:]
         var samples: Int64 = 0
         var firstSample: (index: Int64, t: Double)?
@@ -103,9 +114,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private let stopSink: AsyncStream<Void>.Continuation
     private let abandonSignal: AsyncStream<Void>
     private let abandonSink: AsyncStream<Void>.Continuation
-    private let eventCounter: [String: Counter]
-    private let queueDepth: Gauge
-    private let flushLatency: Metrics.Timer
+    private let metrics: GatewayMetrics
 
     /// A pipeline recording through `recorder` and publishing on `bus`.
     ///
@@ -117,9 +126,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - onIdle: called once when the idle rule fires, with `idle` or `link-lost` (the link was
     ///     down the whole time); the owner ends the session.
     public init(
-        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: String,
+        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: LinkState?,
         linkBaseline: SensorLinkStatistics = SensorLinkStatistics(), idleTimeout: Duration?, logger: Logger,
-        linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
+        metrics: GatewayMetrics, linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
         onIdle: @escaping @Sendable (SessionEndReason) async -> Void
     ) {
         self.context = context
@@ -142,13 +151,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        var counters: [String: Counter] = [:]
-        for kind in EventKind.allCases {
-            counters[kind.rawValue] = Counter(label: "sportsensord_events_total", dimensions: [("type", kind.rawValue)])
-        }
-        eventCounter = counters
-        queueDepth = Gauge(label: "sportsensord_recorder_queue_depth", dimensions: [("sensor", "\(context.address)")])
-        flushLatency = Metrics.Timer(label: "sportsensord_store_flush_seconds")
+        self.metrics = metrics
     }
 
     // MARK: Producer side (never suspends)
@@ -192,12 +195,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Notes the sensor's new link state (shown in the counters).
     public func linkChanged(_ linkState: LinkState) {
-        state.withLock { $0.linkState = linkState.wireName }
+        state.withLock { $0.linkState = linkState }
     }
 
     private func emit(_ event: DetectorEvent) {
         recorder.record(event: StoredEvent(event))
-        eventCounter[event.kind.rawValue]?.increment()
+        metrics.events(event.kind).increment()
         bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
     }
 
@@ -234,12 +237,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             let statistics = await linkStatistics()
             let (idleFor, linkUp) = state.withLock { state -> (Duration, Bool) in
                 state.latest = statistics
-                return (state.lastActivity.duration(to: clock.now), state.linkState == "connected")
+                return (state.lastActivity.duration(to: clock.now), state.linkState?.isConnected == true)
             }
             recorder.update(counts: counts)
-            let recorderStatistics = recorder.statistics
-            queueDepth.record(recorderStatistics.queueDepth)
-            flushLatency.recordNanoseconds(Self.nanoseconds(recorderStatistics.lastFlushLatency))
+            reportStore(recorder.statistics)
             bus.publish(.counters(counters()))
             if let idleTimeout, idleFor >= idleTimeout {
                 let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
@@ -253,6 +254,24 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 return
             }
         }
+    }
+
+    /// Adds this session's change of queue depth to the gateway's total, and the latest write's
+    /// duration when a write happened since the last tick.
+    private func reportStore(_ statistics: SessionRecorder<C>.Statistics) {
+        let (depthChange, newWrite) = state.withLock { state -> (Int, Bool) in
+            // After finish, `finish(reason:)` takes the session's share back out of the total.
+            guard !state.finished else { return (0, false) }
+            defer {
+                state.reportedQueueDepth = statistics.queueDepth
+                state.reportedFlushes = statistics.flushes
+            }
+            return (statistics.queueDepth - state.reportedQueueDepth, statistics.flushes != state.reportedFlushes)
+        }
+        // A meter takes positive steps only, up or down.
+        if depthChange > 0 { metrics.storeQueueDepth.increment(by: Double(depthChange)) }
+        if depthChange < 0 { metrics.storeQueueDepth.decrement(by: Double(-depthChange)) }
+        if newWrite { metrics.storeWriteSeconds.recordNanoseconds(Self.nanoseconds(statistics.lastFlushLatency)) }
     }
 
     /// The stream counters the store keeps.
@@ -283,7 +302,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 maxPeakG: profile == .tableTennis && summary.count > 0 ? summary.maxPeakG : nil,
                 ratePerMinute: summary.ratePerMinute,
                 bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
-                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil, linkState: state.linkState,
+                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil,
+                linkState: LinkState.wireName(state.linkState),
                 elapsedSeconds: elapsed)
         }
     }
@@ -326,6 +346,11 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             abandonSink.yield()
             throw error
         }
+        let reported = state.withLock { state in
+            defer { state.reportedQueueDepth = 0 }
+            return state.reportedQueueDepth
+        }
+        if reported != 0 { metrics.storeQueueDepth.decrement(by: Double(reported)) }
         logger.info("session ended", metadata: ["session.reason": "\(reason)"])
         var info = self.info()
         info.isLive = false
