@@ -30,6 +30,11 @@ struct ClientOptions: ParsableArguments {
         if url != nil, socket != nil { throw ValidationError("--url and --socket exclude each other: choose one") }
     }
 
+    /// Prints `value`: as JSON with `--json`, else the text `human` makes of it.
+    func output<T: Encodable>(_ value: T, _ human: (T) -> String) {
+        writeStandardOutput(json ? controlJSON(value) + "\n" : human(value))
+    }
+
     /// The endpoint these options name.
     func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) -> ControlEndpoint {
         if let url { return .tcp(baseURL: url, token: token ?? environment["SPORTSENSOR_TOKEN"]) }

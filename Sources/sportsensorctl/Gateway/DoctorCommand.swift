@@ -29,7 +29,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let checks = await DoctorProbe.run(endpoint: client.endpoint(), stateDirectory: stateDir)
-        writeStandardOutput(client.json ? controlJSON(checks) + "\n" : DoctorChecks.report(checks))
+        client.output(checks, DoctorChecks.report)
         if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
     }
 }

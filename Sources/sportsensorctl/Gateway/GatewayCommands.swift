@@ -15,7 +15,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClientCommand(client) { connection in
             let status: GatewayStatus = try await connection.get(ControlRoute.status.request())
-            writeStandardOutput(client.json ? controlJSON(status) + "\n" : GatewayFormatting.status(status))
+            client.output(status, GatewayFormatting.status)
         }
     }
 }
@@ -43,13 +43,10 @@ struct ScanCommand: AsyncParsableCommand {
                 ControlRoute.scan.request(query: ["seconds": "\(seconds)"]), json: String?.none,
                 timeout: Int64(seconds) + 30)
             let sorted = GatewayFormatting.sortedDiscoveries(found)
-            if client.json {
-                writeStandardOutput(controlJSON(sorted) + "\n")
-            } else if sorted.isEmpty {
-                writeStandardOutput(
-                    "nothing advertised: is the sensor awake (shake it) and within a few metres? try --seconds 15\n")
-            } else {
-                writeStandardOutput(GatewayFormatting.discoveries(sorted))
+            client.output(sorted) { found in
+                found.isEmpty
+                    ? "nothing advertised: is the sensor awake (shake it) and within a few metres? try --seconds 15\n"
+                    : GatewayFormatting.discoveries(found)
             }
         }
     }
@@ -88,13 +85,11 @@ struct PairCommand: AsyncParsableCommand {
             let request = PairRequest(
                 address: address.uppercased(), addressType: addressType, alias: alias, athlete: athlete)
             let sensor: SensorInfo = try await connection.send(ControlRoute.pair.request(), json: request)
-            if client.json {
-                writeStandardOutput(controlJSON(sensor) + "\n")
-            } else {
+            client.output(sensor) { sensor in
                 var line = "paired \(sensor.address)"
                 if let alias = sensor.alias { line += " as \(alias)" }
                 if let athlete = sensor.athlete { line += " for \(athlete)" }
-                writeStandardOutput(line + " (link \(sensor.linkState))\n")
+                return line + " (link \(sensor.linkState))\n"
             }
         }
     }
@@ -128,12 +123,10 @@ struct SensorsCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClientCommand(client) { connection in
             let sensors: [SensorInfo] = try await connection.get(ControlRoute.sensors.request())
-            if client.json {
-                writeStandardOutput(controlJSON(sensors) + "\n")
-            } else if sensors.isEmpty {
-                writeStandardOutput("no sensors paired: find one with `sportsensorctl scan`, then `pair ADDRESS`\n")
-            } else {
-                writeStandardOutput(GatewayFormatting.sensors(sensors, now: Date()))
+            client.output(sensors) { sensors in
+                sensors.isEmpty
+                    ? "no sensors paired: find one with `sportsensorctl scan`, then `pair ADDRESS`\n"
+                    : GatewayFormatting.sensors(sensors, now: Date())
             }
         }
     }
@@ -159,14 +152,12 @@ struct StartCommand: AsyncParsableCommand {
         try await runClientCommand(client) { connection in
             let request = StartSessionRequest(sensor: sensor, profile: profile?.rawValue, athlete: athlete)
             let session: SessionInfo = try await connection.send(ControlRoute.startSession.request(), json: request)
-            if client.json {
-                writeStandardOutput(controlJSON(session) + "\n")
-            } else {
+            client.output(session) { session in
                 var line =
                     "started session \(GatewayFormatting.shortID(session.id)) on \(session.alias ?? session.sensor)"
                 line += " (\(session.profile)"
                 if let athlete = session.athlete { line += ", \(athlete)" }
-                writeStandardOutput(line + "); follow it with `sportsensorctl tail`\n")
+                return line + "); follow it with `sportsensorctl tail`\n"
             }
         }
     }
@@ -202,14 +193,12 @@ struct StopCommand: AsyncParsableCommand {
             }
             let session: SessionInfo = try await connection.send(
                 ControlRoute.stopSession.request(target), json: String?.none)
-            if client.json {
-                writeStandardOutput(controlJSON(session) + "\n")
-            } else {
+            client.output(session) { session in
                 let events = session.eventCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
                 let summary = events.isEmpty ? "no events" : events.joined(separator: ", ")
-                writeStandardOutput(
+                return
                     "stopped session \(GatewayFormatting.shortID(session.id)) on \(session.alias ?? session.sensor): "
-                        + "\(summary), \(session.samples) samples\n")
+                    + "\(summary), \(session.samples) samples\n"
             }
         }
     }
