@@ -172,11 +172,13 @@ extension SessionStore {
         try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
     }
 
-    /// Replaces a session's events and sets its profile and parameters, in one transaction: the
-    /// result of re-running detection with another profile, saved.
+    /// Replaces a session's events and sets the settings they were detected with, in one
+    /// transaction: the result of re-running detection, saved.
     public func replaceEvents(
-        of id: UUID, with events: [StoredEvent], profile: String, profileParameters: String
+        of id: UUID, with events: [StoredEvent], settings: DetectionSettings
     ) async throws(StoreError) {
+        let profile = settings.profile.rawValue
+        let profileParameters = StoredSettings.text(settings)
         let idText = id.uuidString.lowercased()
         try await write("replacing events") { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [idText]) == true else {

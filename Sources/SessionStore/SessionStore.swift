@@ -301,9 +301,8 @@ public final class SessionStore: Sendable {
     /// Creates an open session (and the sensor's row, when the sensor is new).
     public func createSession(_ new: NewSession) async throws(StoreError) -> SessionRecord {
         let record = SessionRecord(
-            id: new.id, sensor: new.sensor, athleteID: new.athleteID, profile: new.profile,
-            profileParameters: new.profileParameters, startedAt: new.startedAt, endedAt: nil, endReason: nil,
-            counts: SessionCounts())
+            id: new.id, sensor: new.sensor, athleteID: new.athleteID, profile: new.settings.profile.rawValue,
+            settings: new.settings, startedAt: new.startedAt, endedAt: nil, endReason: nil, counts: SessionCounts())
         try await write("creating a session") { db in try Self.insert(record, db) }
         return record
     }
@@ -315,8 +314,8 @@ public final class SessionStore: Sendable {
     ) async throws(StoreError) -> SessionRecord {
         let duration = max(samples.last?.t ?? 0, events.map(\.t).max() ?? 0)
         var record = SessionRecord(
-            id: new.id, sensor: new.sensor, athleteID: new.athleteID, profile: new.profile,
-            profileParameters: new.profileParameters, startedAt: new.startedAt,
+            id: new.id, sensor: new.sensor, athleteID: new.athleteID, profile: new.settings.profile.rawValue,
+            settings: new.settings, startedAt: new.startedAt,
             endedAt: endedAt ?? new.startedAt.addingTimeInterval(duration), endReason: reason,
             counts: counts ?? SessionCounts(received: Int64(samples.count)))
         let finished = record
@@ -550,7 +549,8 @@ public final class SessionStore: Sendable {
         let kind: BluetoothAddress.Kind = (row["sensor_address_type"] as String?) == "random" ? .random : .public
         return SessionRecord(
             id: id, sensor: (row["sensor_address"] as String?).flatMap { BluetoothAddress(string: $0, kind: kind) },
-            athleteID: row["athlete_id"], profile: row["profile"], profileParameters: row["profile_parameters"],
+            athleteID: row["athlete_id"], profile: row["profile"],
+            settings: StoredSettings.settings(profile: row["profile"], text: row["profile_parameters"]),
             startedAt: Date(timeIntervalSince1970: row["started_at"]),
             endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
             endReason: (row["end_reason"] as String?).map(SessionEndReason.init(rawValue:)),
@@ -583,7 +583,7 @@ public final class SessionStore: Sendable {
                 """,
             arguments: [
                 session.idText, session.sensor?.description, session.athleteID, session.profile,
-                session.profileParameters, session.startedAt.timeIntervalSince1970,
+                session.settings.map(StoredSettings.text) ?? "{}", session.startedAt.timeIntervalSince1970,
                 session.endedAt?.timeIntervalSince1970, session.endReason?.rawValue, session.counts.sampleRate,
                 session.counts.received, session.counts.lost, session.counts.malformed,
             ])

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 
 /// An athlete whose sessions are kept.
@@ -99,23 +100,20 @@ public struct NewSession: Sendable {
     public var sensor: BluetoothAddress?
     /// The athlete, if known.
     public var athleteID: Int64?
-    /// The detection profile name (`table-tennis`, `jump`, ...).
-    public var profile: String
-    /// The profile's parameters as a JSON object, kept so detection can be re-run the same way.
-    public var profileParameters: String
+    /// The profile, rules and parameters detection runs with, kept so `reanalyze` repeats them.
+    public var settings: DetectionSettings
     /// Wall-clock start. Sample and event times are seconds after this instant.
     public var startedAt: Date
 
     /// Creates a description of a new session.
     public init(
-        id: UUID = UUID(), sensor: BluetoothAddress? = nil, athleteID: Int64? = nil, profile: String,
-        profileParameters: String = "{}", startedAt: Date = Date()
+        id: UUID = UUID(), sensor: BluetoothAddress? = nil, athleteID: Int64? = nil, settings: DetectionSettings,
+        startedAt: Date = Date()
     ) {
         self.id = id
         self.sensor = sensor
         self.athleteID = athleteID
-        self.profile = profile
-        self.profileParameters = profileParameters
+        self.settings = settings
         self.startedAt = startedAt
     }
 }
@@ -128,10 +126,11 @@ public struct SessionRecord: Hashable, Sendable {
     public var sensor: BluetoothAddress?
     /// The athlete, if known.
     public var athleteID: Int64?
-    /// The detection profile name.
+    /// The detection profile's name as stored (a newer version may store one this build lacks).
     public var profile: String
-    /// The profile's parameters, a JSON object.
-    public var profileParameters: String
+    /// The settings detection ran with; nil when this build does not know the profile. Sessions
+    /// stored before the settings were kept whole read with defaults for what they lack.
+    public var settings: DetectionSettings?
     /// Wall-clock start; sample and event times are seconds after it.
     public var startedAt: Date
     /// Wall-clock end, nil while recording.

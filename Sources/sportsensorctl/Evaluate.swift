@@ -178,7 +178,8 @@ func evaluate(
                 let recording = model.render(script: profile.script, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
-                    events: detectEvents(in: samples, profile: profile), labels: recording.labels,
+                    events: detectEvents(in: samples, settings: DetectionSettings(profile: profile)),
+                    labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance, verbose: details)
                 if details && (!missed.isEmpty || !extra.isEmpty) {
                     print("\(profile.rawValue) \(Int(rate)) Hz seed \(seed) mount \(recording.mount.rawValue):")
@@ -186,7 +187,8 @@ func evaluate(
                     for event in extra { print("  extra  \(event)") }
                 }
                 row.baseline.add(
-                    events: detectEvents(in: samples, profile: profile, rules: .baseline), labels: recording.labels,
+                    events: detectEvents(in: samples, settings: DetectionSettings(profile: profile, rules: .baseline)),
+                    labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance)
             }
             rows.append(row)

@@ -197,8 +197,9 @@ struct ShowCommand: AsyncParsableCommand {
             if let summary {
                 rows += summary.fields.map { ($0.name, SampleCSV.fixed($0.value, decimals: $0.decimals)) }
             }
-            // Last: the detector settings the events came from, for whoever re-runs them.
-            rows.append(("parameters", record.profileParameters))
+            // Last: the detector settings the events came from, as `reanalyze --set` takes them.
+            rows.append(("rules", record.settings?.rules.rawValue ?? "-"))
+            rows.append(("parameters", record.settings?.assignments.joined(separator: " ") ?? "-"))
             let width = rows.map(\.0.count).max() ?? 0
             return rows.map { $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
                 .joined(separator: "\n")
@@ -208,7 +209,7 @@ struct ShowCommand: AsyncParsableCommand {
             let counts = listing.record.counts
             var members = listing.jsonMembers
             members += [
-                ("profile_parameters", StoreFormat.string(listing.record.profileParameters)),
+                ("settings", listing.record.settings.map(ShowCommand.settingsJSON) ?? "null"),
                 ("sample_rate_hz", counts.sampleRate.map { StoreFormat.number($0, 3) } ?? "null"),
                 ("received", "\(counts.received)"), ("lost", "\(counts.lost)"),
                 ("malformed", "\(counts.malformed)"),
@@ -217,6 +218,13 @@ struct ShowCommand: AsyncParsableCommand {
             ]
             return StoreFormat.object(members)
         }
+    }
+
+    /// Detection settings as the JSON object the store keeps.
+    static func settingsJSON(_ settings: DetectionSettings) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(settings)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
     /// Gathers the report: events are counted per type and, for a known profile, summarised as

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import Detection
 import Foundation
 import SDUSensor
 import SessionStore
@@ -22,7 +23,7 @@ struct StoreCrashHelper: AsyncParsableCommand {
 
     func run() async throws {
         let store = try SessionStore.open(at: StateDirectory(path: stateDir))
-        let session = try await store.createSession(NewSession(profile: "crash-test"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
         let recorder = try await store.recorder(for: session)
         emit("session \(session.idText)")
         var index: Int64 = 0
@@ -89,7 +90,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         let store = try SessionStore.open(at: StateDirectory(path: directory))
         let signal =
             motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise) } ?? BenchmarkSignal(count: samples)
-        let session = try await store.createSession(NewSession(profile: "bench"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(for: session)
         let runner = Task { await recorder.run() }
         let clock = ContinuousClock()

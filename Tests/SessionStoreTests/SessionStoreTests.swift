@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 import GRDB
 import GatewayTesting
@@ -164,7 +165,8 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let session = try await store.importSession(
-            NewSession(profile: "jump"), samples: SyntheticMotion.training(count: 40_000, seed: 1),
+            NewSession(settings: DetectionSettings(profile: .jump)),
+            samples: SyntheticMotion.training(count: 40_000, seed: 1),
             events: (0..<200).map { StoredEvent(type: "step", t: Double($0)) })
         _ = session
         try await store.checkpoint()
@@ -200,7 +202,7 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(
             at: temporary.stateDirectory, options: SessionStore.Options(maxPageCount: 40))
-        let session = try await store.createSession(NewSession(profile: "table-tennis"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(chunkLength: 512), clock: ContinuousClock())
         let samples = SyntheticMotion.training(count: 200_000, seed: 2)
@@ -251,7 +253,8 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let address = BluetoothAddress(string: "FC:97:8B:75:10:AB", kind: .random)!
-        let session = try await store.createSession(NewSession(sensor: address, profile: "jump"))
+        let session = try await store.createSession(
+            NewSession(sensor: address, settings: DetectionSettings(profile: .jump)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(flushThreshold: 1_000_000, chunkLength: 1000), clock: ContinuousClock())
         let counter = CommitCounter()
@@ -307,7 +310,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "jump"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(maxBufferedSamples: 1000, maxBufferedEvents: 2), clock: ContinuousClock()
         )
@@ -327,7 +330,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "jump"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let clock = TestClock()
         let recorder = try await store.recorder(
             for: session, configuration: .init(flushInterval: .seconds(3600), flushThreshold: 100), clock: clock)
@@ -357,15 +360,17 @@ struct SessionStoreTests {
         let started = Date(timeIntervalSince1970: 1_700_000_000)
         do {
             let store = try SessionStore.open(at: temporary.stateDirectory)
-            let withSamples = try await store.createSession(NewSession(profile: "jump", startedAt: started))
+            let withSamples = try await store.createSession(
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started))
             let recorder = try await store.recorder(for: withSamples)
             recorder.record(samples: SyntheticMotion.rest(count: 1234, seed: 1))
             recorder.record(event: StoredEvent(type: "jump", t: 3))
             try await recorder.flush()
             let eventsOnly = try await store.createSession(
-                NewSession(profile: "jump", startedAt: started.addingTimeInterval(100)))
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(100)))
             try await store.replaceEvents(of: eventsOnly.id, with: [StoredEvent(type: "jump", t: 7.5)])
-            _ = try await store.createSession(NewSession(profile: "jump", startedAt: started.addingTimeInterval(200)))
+            _ = try await store.createSession(
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(200)))
             try store.close()
         }
         let store = try SessionStore.open(at: temporary.stateDirectory)
@@ -383,7 +388,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let first = try SessionStore.open(at: temporary.stateDirectory)
-        let live = try await first.createSession(NewSession(profile: "jump"))
+        let live = try await first.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let second = try SessionStore.open(at: temporary.stateDirectory)
         #expect(second.recoveredSessions.isEmpty)
         #expect(try await second.session(id: live.id).isOpen)
@@ -446,7 +451,7 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let reader = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "step"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
         let recorder = try await store.recorder(for: session)
         let samples = SyntheticMotion.training(count: 100_000, seed: 4)
         let writer = Task {
@@ -480,7 +485,9 @@ struct SessionStoreTests {
             "aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002",
             "bbbb0000-0000-4000-8000-000000000003",
         ].map { UUID(uuidString: $0)! }
-        for id in ids { _ = try await store.createSession(NewSession(id: id, profile: "jump")) }
+        for id in ids {
+            _ = try await store.createSession(NewSession(id: id, settings: DetectionSettings(profile: .jump)))
+        }
         #expect(try await store.session(idPrefix: "AAAA1").id == ids[0])
         #expect(try await store.session(idPrefix: "b").id == ids[2])
         #expect(try await store.session(idPrefix: ids[1].uuidString).id == ids[1])
@@ -515,7 +522,7 @@ struct SessionStoreTests {
                 try await store.createSession(
                     NewSession(
                         sensor: n % 2 == 0 ? left : right, athleteID: n < 3 ? ada.id : bo.id,
-                        profile: n % 3 == 0 ? "jump" : "table-tennis",
+                        settings: DetectionSettings(profile: n % 3 == 0 ? .jump : .tableTennis),
                         startedAt: base.addingTimeInterval(Double(n) * day)
                     )))
         }
@@ -544,12 +551,15 @@ struct SessionStoreTests {
         let samples = SyntheticMotion.rest(count: 5000, seed: 1)
         let events = [StoredEvent(type: "step", t: 1), StoredEvent(type: "step", t: 2)]
         let old = try await store.importSession(
-            NewSession(profile: "step", startedAt: base), samples: samples, events: events)
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base), samples: samples, events: events)
         let older = try await store.importSession(
-            NewSession(profile: "step", startedAt: base.addingTimeInterval(-10)), samples: samples, events: events)
-        let openOld = try await store.createSession(NewSession(profile: "step", startedAt: base))
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(-10)),
+            samples: samples, events: events)
+        let openOld = try await store.createSession(
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base))
         let recent = try await store.importSession(
-            NewSession(profile: "step", startedAt: base.addingTimeInterval(1000)), samples: samples, events: events)
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(1000)),
+            samples: samples, events: events)
         let cutoff = base.addingTimeInterval(500)
 
         let samplesOnly = try await store.prune(olderThan: cutoff, samplesOnly: true)

@@ -356,11 +356,9 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
             athleteID = found.id
             athleteName = found.name
         }
-        let parameters = dependencies.configuration.detection
+        let settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
         let startInstant = dependencies.clock.now
-        let new = NewSession(
-            sensor: channel.address, athleteID: athleteID, profile: profile.rawValue,
-            profileParameters: DetectionParameterKeys.json(for: profile, parameters))
+        let new = NewSession(sensor: channel.address, athleteID: athleteID, settings: settings)
         let store = dependencies.store
         let session = try await mapStore { () async throws(StoreError) in try await store.createSession(new) }
         let recorder = try await mapStore { () async throws(StoreError) in
@@ -370,7 +368,7 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         }
         let context = SessionPipeline<C>.Context(
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
-            athlete: athleteName, profile: profile, parameters: parameters,
+            athlete: athleteName, settings: settings,
             timeOffset: SessionPipeline<C>.seconds(channel.linkOrigin.duration(to: startInstant)))
         let link = channel.link
         let address = channel.address
