@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "GatewayCore",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "Detection", "GatewayCore",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "GatewayCore", "GatewayTesting",
+                "ControlAPI", "Detection", "GatewayCore", "GatewayTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

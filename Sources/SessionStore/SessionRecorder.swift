@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
 import GRDB
 import Logging
@@ -77,7 +78,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     struct PendingEvent: Sendable {
         var sequence: Int64
-        var event: StoredEvent
+        var event: EventRecord
     }
 
     /// Everything the producers touch, under one mutex.
@@ -160,7 +161,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     }
 
     /// Queues one event; it gets the next sequence number. Never blocks, never suspends.
-    public func record(event: StoredEvent) {
+    public func record(event: EventRecord) {
         let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
             if state.finished {
                 state.statistics.ignoredAfterFinish += 1
@@ -325,7 +326,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     }
                 }
                 for pending in events {
-                    try SessionStore.insertEvent(pending.event, sequence: pending.sequence, session: idText, db)
+                    try EventRow(sessionID: idText, sequence: pending.sequence, record: pending.event).insert(db)
                 }
                 if let counts { try SessionStore.updateCounts(counts, session: idText, db) }
                 return .commit

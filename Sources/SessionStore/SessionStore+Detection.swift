@@ -4,88 +4,6 @@ import Foundation
 import GRDB
 import SDUSensor
 
-/// Converting between what the detectors report and what the store keeps.
-///
-/// Both sides use the same time base (seconds after the session's `started_at`), so times pass
-/// through unchanged and `StoredEvent(event).detectorEvent == event` for every event a detector
-/// can produce: hits keep `t`, `peak_g`, `saturated` and the intensity; jumps and throws keep
-/// start and end (their flight time and height are stored too, for queries, and recomputed
-/// from start and end on the way back, as `FlightEvent` derives them); a step's cadence goes
-/// into `extra` as `{"cadence_spm":…}` with the shortest text that reads back as the same
-/// `Double`.
-extension StoredEvent {
-    /// The stored form of a detector event.
-    public init(_ event: DetectorEvent) {
-        switch event {
-        case .hit(let hit):
-            self.init(
-                type: EventKind.hit.rawValue, t: hit.t, peakG: hit.peakG, intensity: hit.intensityG,
-                saturated: hit.saturated)
-        case .jump(let flight):
-            self.init(
-                type: EventKind.jump.rawValue, t: flight.start, takeoff: flight.start, landing: flight.end,
-                flightSeconds: flight.flightTime, heightMeters: flight.height)
-        case .throw(let flight):
-            self.init(
-                type: EventKind.throw.rawValue, t: flight.start, flightSeconds: flight.flightTime,
-                heightMeters: flight.height, release: flight.start, catchTime: flight.end)
-        case .step(let step):
-            self.init(
-                type: EventKind.step.rawValue, t: step.t,
-                extra: StoredEventExtra.object([(Self.cadenceKey, step.cadence)]))
-        }
-    }
-
-    /// The key of a step's cadence (steps per minute) in `extra`, as `analyze` names it.
-    public static let cadenceKey = "cadence_spm"
-
-    /// The detector event this stored event describes, or nil for a type the detectors do not
-    /// produce or a row missing a field its type needs (a flight without its end, say).
-    public var detectorEvent: DetectorEvent? {
-        switch EventKind(rawValue: type) {
-        case .hit:
-            guard let peakG else { return nil }
-            return .hit(HitEvent(t: t, peakG: peakG, saturated: saturated ?? false, intensityG: intensity ?? peakG))
-        case .jump:
-            guard let end = landing ?? flightSeconds.map({ (takeoff ?? t) + $0 }) else { return nil }
-            return .jump(FlightEvent(start: takeoff ?? t, end: end))
-        case .throw:
-            guard let end = catchTime ?? flightSeconds.map({ (release ?? t) + $0 }) else { return nil }
-            return .throw(FlightEvent(start: release ?? t, end: end))
-        case .step:
-            let cadence = extra.flatMap { StoredEventExtra.number(Self.cadenceKey, in: $0) } ?? 0
-            return .step(StepEvent(t: t, cadence: cadence))
-        case nil:
-            return nil
-        }
-    }
-}
-
-/// The flat JSON objects of numbers that `StoredEvent.extra` holds for detector events.
-///
-/// Numbers are written with Swift's shortest round-trip representation, so they read back as the
-/// same `Double`; a value that is not finite is written as `null` and reads back as NaN.
-public enum StoredEventExtra {
-    /// `{"key":number,…}` in the given order.
-    public static func object(_ fields: [(String, Double)]) -> String {
-        let members = fields.map { key, value in "\"\(key)\":" + (value.isFinite ? "\(value)" : "null") }
-        return "{" + members.joined(separator: ",") + "}"
-    }
-
-    /// The number stored under `key` in a flat object, nil when the key is missing or its value is
-    /// not a number (`null` gives NaN).
-    public static func number(_ key: String, in object: String) -> Double? {
-        let marker = "\"\(key)\""
-        guard let keyRange = object.firstRange(of: marker) else { return nil }
-        var rest = object[keyRange.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-        guard rest.first == ":" else { return nil }
-        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-        let text = rest.prefix { $0 != "," && $0 != "}" && $0 != " " && $0 != "\n" }
-        if text == "null" { return .nan }
-        return Double(text)
-    }
-}
-
 /// The store's time resolution for re-analysis: one microsecond.
 ///
 /// The chunk codec keeps times within 0.5 µs (Docs/FORMATS.md), so times that are whole
@@ -175,7 +93,7 @@ extension SessionStore {
     /// Replaces a session's events and sets the settings they were detected with, in one
     /// transaction: the result of re-running detection, saved.
     public func replaceEvents(
-        of id: UUID, with events: [StoredEvent], settings: DetectionSettings
+        of id: UUID, with events: [EventRecord], settings: DetectionSettings
     ) async throws(StoreError) {
         let profile = settings.profile.rawValue
         let profileParameters = StoredSettings.text(settings)
@@ -189,7 +107,7 @@ extension SessionStore {
                 arguments: [profile, profileParameters, idText])
             try db.execute(sql: "DELETE FROM events WHERE session_id = ?", arguments: [idText])
             for (sequence, event) in events.enumerated() {
-                try Self.insertEvent(event, sequence: Int64(sequence), session: idText, db)
+                try EventRow(sessionID: idText, sequence: Int64(sequence), record: event).insert(db)
             }
         }
     }

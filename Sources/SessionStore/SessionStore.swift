@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 import GRDB
 import Logging
@@ -309,7 +310,7 @@ public final class SessionStore: Sendable {
 
     /// Stores a whole finished session in one transaction (import, or a re-analysis saved as new).
     public func importSession(
-        _ new: NewSession, samples: [StoredSample], events: [StoredEvent], counts: SessionCounts? = nil,
+        _ new: NewSession, samples: [StoredSample], events: [EventRecord], counts: SessionCounts? = nil,
         endedAt: Date? = nil, reason: SessionEndReason = .imported, chunkLength: Int = 8192
     ) async throws(StoreError) -> SessionRecord {
         let duration = max(samples.last?.t ?? 0, events.map(\.t).max() ?? 0)
@@ -330,7 +331,7 @@ public final class SessionStore: Sendable {
                 start = end
             }
             for (sequence, event) in events.enumerated() {
-                try Self.insertEvent(event, sequence: Int64(sequence), session: finished.idText, db)
+                try EventRow(sessionID: finished.idText, sequence: Int64(sequence), record: event).insert(db)
             }
         }
         record.endedAt = finished.endedAt
@@ -338,7 +339,7 @@ public final class SessionStore: Sendable {
     }
 
     /// Replaces a session's events (after re-running detection with other settings).
-    public func replaceEvents(of id: UUID, with events: [StoredEvent]) async throws(StoreError) {
+    public func replaceEvents(of id: UUID, with events: [EventRecord]) async throws(StoreError) {
         let idText = id.uuidString.lowercased()
         try await write("replacing events") { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [idText]) == true else {
@@ -346,7 +347,7 @@ public final class SessionStore: Sendable {
             }
             try db.execute(sql: "DELETE FROM events WHERE session_id = ?", arguments: [idText])
             for (sequence, event) in events.enumerated() {
-                try Self.insertEvent(event, sequence: Int64(sequence), session: idText, db)
+                try EventRow(sessionID: idText, sequence: Int64(sequence), record: event).insert(db)
             }
         }
     }
@@ -423,13 +424,11 @@ public final class SessionStore: Sendable {
     }
 
     /// A session's events in recording order.
-    public func events(of id: UUID) async throws(StoreError) -> [StoredEventRecord] {
+    public func events(of id: UUID) async throws(StoreError) -> [EventRecord] {
         let idText = id.uuidString.lowercased()
         return try await read("reading events") { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY sequence", arguments: [idText]
-            )
-            .map(Self.event(from:))
+            try EventRow.filter(EventRow.Columns.sessionID == idText).order(EventRow.Columns.sequence).fetchAll(db)
+                .map(\.record)
         }
     }
 
@@ -559,16 +558,6 @@ public final class SessionStore: Sendable {
                 sampleRate: row["sample_rate"]))
     }
 
-    static func event(from row: Row) -> StoredEventRecord {
-        StoredEventRecord(
-            sequence: row["sequence"],
-            event: StoredEvent(
-                type: row["type"], t: row["t"], peakG: row["peak_g"], intensity: row["intensity"],
-                takeoff: row["takeoff"], landing: row["landing"], flightSeconds: row["flight_s"],
-                heightMeters: row["height_m"], release: row["release"], catchTime: row["catch_t"],
-                saturated: (row["saturated"] as Int?).map { $0 != 0 }, extra: row["extra"]))
-    }
-
     static func insert(_ session: SessionRecord, _ db: Database) throws {
         if let sensor = session.sensor {
             try db.execute(
@@ -587,20 +576,6 @@ public final class SessionStore: Sendable {
                 session.endedAt?.timeIntervalSince1970, session.endReason?.rawValue, session.counts.sampleRate,
                 session.counts.received, session.counts.lost, session.counts.malformed,
             ])
-    }
-
-    static func insertEvent(_ event: StoredEvent, sequence: Int64, session: String, _ db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO events (session_id, sequence, type, t, peak_g, intensity, takeoff, landing, flight_s,
-                    height_m, release, catch_t, saturated, extra)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        try statement.execute(arguments: [
-            session, sequence, event.type, event.t, event.peakG, event.intensity, event.takeoff, event.landing,
-            event.flightSeconds, event.heightMeters, event.release, event.catchTime, event.saturated.map { $0 ? 1 : 0 },
-            event.extra,
-        ])
     }
 
     /// Writes (or rewrites) one chunk row.

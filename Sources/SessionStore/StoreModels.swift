@@ -147,63 +147,6 @@ public struct SessionRecord: Hashable, Sendable {
     public var idText: String { id.uuidString.lowercased() }
 }
 
-/// One detected event, with the typed fields the detectors produce. Every field but `type` and `t`
-/// is optional; anything without a column goes in `extra` (a JSON object).
-public struct StoredEvent: Hashable, Sendable {
-    /// The kind: `hit`, `jump`, `throw`, `step`, ...
-    public var type: String
-    /// Seconds after the session's start.
-    public var t: Double
-    /// Peak acceleration magnitude, g.
-    public var peakG: Double?
-    /// A detector-specific intensity score.
-    public var intensity: Double?
-    /// Take-off time of a jump, seconds after the session's start.
-    public var takeoff: Double?
-    /// Landing time of a jump, seconds after the session's start.
-    public var landing: Double?
-    /// Flight time, seconds.
-    public var flightSeconds: Double?
-    /// Height from flight time (g·t²/8), metres.
-    public var heightMeters: Double?
-    /// Release time of a throw, seconds after the session's start.
-    public var release: Double?
-    /// Catch time of a throw, seconds after the session's start.
-    public var catchTime: Double?
-    /// Whether the sensor clipped at full scale during the event.
-    public var saturated: Bool?
-    /// Anything else, as a JSON object text.
-    public var extra: String?
-
-    /// Creates an event.
-    public init(
-        type: String, t: Double, peakG: Double? = nil, intensity: Double? = nil, takeoff: Double? = nil,
-        landing: Double? = nil, flightSeconds: Double? = nil, heightMeters: Double? = nil, release: Double? = nil,
-        catchTime: Double? = nil, saturated: Bool? = nil, extra: String? = nil
-    ) {
-        self.type = type
-        self.t = t
-        self.peakG = peakG
-        self.intensity = intensity
-        self.takeoff = takeoff
-        self.landing = landing
-        self.flightSeconds = flightSeconds
-        self.heightMeters = heightMeters
-        self.release = release
-        self.catchTime = catchTime
-        self.saturated = saturated
-        self.extra = extra
-    }
-}
-
-/// An event as read back: its position in the session and the event.
-public struct StoredEventRecord: Hashable, Sendable {
-    /// 0-based, gap-free order of recording within the session.
-    public var sequence: Int64
-    /// The event.
-    public var event: StoredEvent
-}
-
 /// Which sessions `sessions(filter:)` returns; every set field must match.
 public struct SessionFilter: Hashable, Sendable {
     /// Only this athlete's sessions.

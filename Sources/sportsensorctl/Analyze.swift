@@ -95,10 +95,10 @@ struct Analyze: ParsableCommand {
         let events = detectEvents(in: samples, settings: settings)
         if summary || format == .table {
             let result = summarize(samples, events: events, profile: profile)
-            print(format == .table ? EventJSON.table(result) : EventJSON.summary(result))
+            print(format == .table ? result.table : result.jsonLine)
         } else {
             var output = ""
-            for event in events { output += EventJSON.line(event) + "\n" }
+            for event in events { output += EventRecord(event).jsonLine + "\n" }
             print(output, terminator: "")
         }
     }

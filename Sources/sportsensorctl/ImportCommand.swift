@@ -192,7 +192,7 @@ enum SessionImport {
             sensor: options.sensor ?? recording.sensor, athleteID: athleteID, settings: options.settings,
             startedAt: options.startedAt ?? recording.captureStart ?? Date())
         let session = try await store.importSession(
-            new, samples: recording.samples, events: events.map(StoredEvent.init), counts: recording.counts,
+            new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
             chunkLength: chunkLength)
         return Imported(session: session, events: events, addedAthlete: added)
     }

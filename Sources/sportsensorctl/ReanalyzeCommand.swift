@@ -46,7 +46,7 @@ struct ReanalyzeCommand: AsyncParsableCommand {
             let record = try await store.session(idPrefix: id)
             let result = try await Self.reanalyze(
                 record, profile: requested, rules: rules, assignments: assignments, save: save, store: store)
-            StoreFormat.write(result.events.map { EventJSON.line($0) + "\n" }.joined())
+            StoreFormat.write(result.events.map { EventRecord($0).jsonLine + "\n" }.joined())
             if save {
                 FileHandle.standardError.write(
                     Data(
@@ -95,7 +95,7 @@ struct ReanalyzeCommand: AsyncParsableCommand {
         }
         let events = detectEvents(in: samples, settings: settings)
         if save {
-            try await store.replaceEvents(of: record.id, with: events.map(StoredEvent.init), settings: settings)
+            try await store.replaceEvents(of: record.id, with: events.map(EventRecord.init), settings: settings)
         }
         return Result(settings: settings, events: events, previousCount: previous)
     }

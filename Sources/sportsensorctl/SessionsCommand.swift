@@ -11,7 +11,7 @@ struct SessionListing {
     var record: SessionRecord
     var athlete: String?
     var samples: Int64
-    var events: [StoredEvent]
+    var events: [EventRecord]
 
     /// Seconds from start to end, nil while recording.
     var duration: Double? { record.endedAt.map { $0.timeIntervalSince(record.startedAt) } }
@@ -23,7 +23,7 @@ struct SessionListing {
         -> SessionListing
     {
         let storage = try await store.sampleStorage(of: record.id)
-        let events = try await store.events(of: record.id).map(\.event)
+        let events = try await store.events(of: record.id)
         return SessionListing(
             record: record, athlete: record.athleteID.flatMap { athletes[$0] }, samples: storage.samples,
             events: events)
@@ -214,7 +214,7 @@ struct ShowCommand: AsyncParsableCommand {
                 ("received", "\(counts.received)"), ("lost", "\(counts.lost)"),
                 ("malformed", "\(counts.malformed)"),
                 ("event_counts", StoreFormat.object(eventCounts.map { ($0.0, "\($0.1)") })),
-                ("summary", summary.map(EventJSON.summary) ?? "null"),
+                ("summary", summary?.jsonLine ?? "null"),
             ]
             return StoreFormat.object(members)
         }

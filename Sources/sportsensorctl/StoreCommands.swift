@@ -39,7 +39,7 @@ struct StoreCrashHelper: AsyncParsableCommand {
                 index += 1
             }
             recorder.record(samples: samples)
-            recorder.record(event: StoredEvent(type: "step", t: Double(index - 1) / 100, peakG: 1.2))
+            recorder.record(event: EventRecord(type: "step", t: Double(index - 1) / 100, cadenceSpm: 100))
             events += 1
             try await recorder.flush()
             emit("committed events=\(events) samples=\(index)")
@@ -101,7 +101,7 @@ struct StoreBenchmark: AsyncParsableCommand {
             let end = min(offset + batch, signal.samples.count)
             recorder.record(samples: signal.samples[offset..<end])
             for _ in 0..<((end - offset) / max(samplesPerEvent, 1)) {
-                recorder.record(event: StoredEvent(type: "hit", t: signal.samples[offset].t, peakG: 1.5))
+                recorder.record(event: EventRecord(type: "hit", t: signal.samples[offset].t, peakG: 1.5))
                 events += 1
             }
             offset = end

@@ -102,9 +102,9 @@ struct SessionStoreTests {
         #expect(session.counts == SessionCounts(received: 6, lost: 1, malformed: 2, sampleRate: 99.5))
         #expect(session.athleteID == 1)
         let events = try await store.events(of: session.id)
-        #expect(events.map(\.event.type) == ["hit", "jump"])
-        #expect(events[0].event.peakG == 1.9 && events[0].event.saturated == true)
-        #expect(events[1].event.heightMeters == 0.31 && events[1].event.extra == #"{"k":1}"#)
+        #expect(events.map(\.type) == ["hit", "jump"])
+        #expect(events[0].peakG == 1.9 && events[0].saturated == true)
+        #expect(events[1].heightM == 0.31)
         let samples = try await store.samples(of: session.id)
         #expect(samples.map(\.raw) == V1Fixture.samples.map(\.raw))
         #expect(samples.map(\.index) == V1Fixture.samples.map(\.index))
@@ -167,7 +167,7 @@ struct SessionStoreTests {
         let session = try await store.importSession(
             NewSession(settings: DetectionSettings(profile: .jump)),
             samples: SyntheticMotion.training(count: 40_000, seed: 1),
-            events: (0..<200).map { StoredEvent(type: "step", t: Double($0)) })
+            events: (0..<200).map { EventRecord(type: "step", t: Double($0)) })
         _ = session
         try await store.checkpoint()
         try store.close()
@@ -210,7 +210,7 @@ struct SessionStoreTests {
         var recorded = 0
         while recorded < samples.count {
             recorder.record(samples: samples[recorded..<min(recorded + 5000, samples.count)])
-            recorder.record(event: StoredEvent(type: "hit", t: samples[recorded].t))
+            recorder.record(event: EventRecord(type: "hit", t: samples[recorded].t))
             recorded += 5000
             do { try await recorder.flush() } catch {
                 failure = error
@@ -241,7 +241,7 @@ struct SessionStoreTests {
         try await recorder.finish(reason: .stopped)
         let stored = try await store.samples(of: session.id)
         #expect(sameSamples(stored, samples[0..<recorded + 1000]))
-        #expect(try await store.events(of: session.id).map(\.sequence) == (0..<Int64(recorded / 5000)).map { $0 })
+        #expect(try await eventSequences(store, session.id) == (0..<Int64(recorded / 5000)).map { $0 })
         #expect(try await store.integrityCheck() == ["ok"])
     }
 
@@ -262,7 +262,7 @@ struct SessionStoreTests {
 
         let samples = SyntheticMotion.training(count: 5500, seed: 3)
         recorder.record(samples: samples)
-        let events = (0..<25).map { StoredEvent(type: "jump", t: Double($0), flightSeconds: 0.5, heightMeters: 0.31) }
+        let events = (0..<25).map { EventRecord(type: "jump", t: Double($0), flightS: 0.5, heightM: 0.31) }
         for event in events { recorder.record(event: event) }
         #expect(recorder.statistics.queueDepth == 5525)
         try await recorder.flush()
@@ -295,8 +295,8 @@ struct SessionStoreTests {
         let g = try await store.accelerationSamples(of: session.id)
         #expect(g[10].x == AccelerationSample(t: samples[10].t, raw: samples[10].raw).x)
         let storedEvents = try await store.events(of: session.id)
-        #expect(storedEvents.map(\.sequence) == (0..<25).map { Int64($0) })
-        #expect(storedEvents.map(\.event) == events)
+        #expect(try await eventSequences(store, session.id) == (0..<25).map { Int64($0) })
+        #expect(storedEvents == events)
         let reread = try await store.session(id: session.id)
         #expect(reread.counts == SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         #expect(reread.sensor == address)
@@ -316,13 +316,13 @@ struct SessionStoreTests {
         )
         let samples = SyntheticMotion.rest(count: 1500, seed: 1)
         recorder.record(samples: samples)
-        for t in 0..<5 { recorder.record(event: StoredEvent(type: "step", t: Double(t))) }
+        for t in 0..<5 { recorder.record(event: EventRecord(type: "step", t: Double(t))) }
         let statistics = recorder.statistics
         #expect(statistics.bufferedSamples == 1000 && statistics.droppedSamples == 500)
         #expect(statistics.bufferedEvents == 2 && statistics.droppedEvents == 3)
         try await recorder.finish(reason: .stopped)
         #expect(sameSamples(try await store.samples(of: session.id), samples.prefix(1000)))
-        #expect(try await store.events(of: session.id).map(\.sequence) == [0, 1])
+        #expect(try await eventSequences(store, session.id) == [0, 1])
     }
 
     @Test("run() flushes on its own once the threshold is reached")
@@ -342,7 +342,7 @@ struct SessionStoreTests {
         try await waitUntil { recorder.statistics.samplesWritten == 100 }
 
         // The interval: advance the test clock by the flush interval.
-        recorder.record(event: StoredEvent(type: "jump", t: 1))
+        recorder.record(event: EventRecord(type: "jump", t: 1))
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.statistics.eventsWritten == 0)
         await clock.advance(by: .seconds(3600))
@@ -364,11 +364,11 @@ struct SessionStoreTests {
                 NewSession(settings: DetectionSettings(profile: .jump), startedAt: started))
             let recorder = try await store.recorder(for: withSamples)
             recorder.record(samples: SyntheticMotion.rest(count: 1234, seed: 1))
-            recorder.record(event: StoredEvent(type: "jump", t: 3))
+            recorder.record(event: EventRecord(type: "jump", t: 3))
             try await recorder.flush()
             let eventsOnly = try await store.createSession(
                 NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(100)))
-            try await store.replaceEvents(of: eventsOnly.id, with: [StoredEvent(type: "jump", t: 7.5)])
+            try await store.replaceEvents(of: eventsOnly.id, with: [EventRecord(type: "jump", t: 7.5)])
             _ = try await store.createSession(
                 NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(200)))
             try store.close()
@@ -436,7 +436,7 @@ struct SessionStoreTests {
         #expect(session.endReason == .interrupted)
         let events = try await store.events(of: session.id)
         #expect(events.count >= committedEvents)
-        #expect(events.map(\.sequence) == (0..<Int64(events.count)).map { $0 })
+        #expect(try await eventSequences(store, session.id) == (0..<Int64(events.count)).map { $0 })
         let samples = try await store.samples(of: session.id)
         #expect(samples.count == events.count * 50)
         let ended = try #require(session.endedAt)
@@ -457,7 +457,7 @@ struct SessionStoreTests {
         let writer = Task {
             for start in stride(from: 0, to: samples.count, by: 2000) {
                 recorder.record(samples: samples[start..<start + 2000])
-                recorder.record(event: StoredEvent(type: "step", t: samples[start].t))
+                recorder.record(event: EventRecord(type: "step", t: samples[start].t))
                 try await recorder.flush()
             }
         }
@@ -549,7 +549,7 @@ struct SessionStoreTests {
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let samples = SyntheticMotion.rest(count: 5000, seed: 1)
-        let events = [StoredEvent(type: "step", t: 1), StoredEvent(type: "step", t: 2)]
+        let events = [EventRecord(type: "step", t: 1), EventRecord(type: "step", t: 2)]
         let old = try await store.importSession(
             NewSession(settings: DetectionSettings(profile: .steps), startedAt: base), samples: samples, events: events)
         let older = try await store.importSession(

@@ -93,7 +93,7 @@ struct StoreCommandTests {
         #expect(StoreFixtures.sampleLines(exported) == StoreFixtures.sampleLines(csv))
 
         let analyzed = detectEvents(in: try loadSamples(path), settings: DetectionSettings(profile: profile)).map {
-            EventJSON.line($0) + "\n"
+            EventRecord($0).jsonLine + "\n"
         }
         let jsonl = text(try await ExportCommand.export(imported.session, format: .jsonl, store: store))
         #expect(jsonl == analyzed.joined())
@@ -211,22 +211,22 @@ struct StoreCommandTests {
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: .steps)
         let record = imported.session
-        let stored = try await store.events(of: record.id).map(\.event)
+        let stored = try await store.events(of: record.id)
 
         let same = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: false, store: store)
         #expect(same.settings == DetectionSettings(profile: .steps))
-        #expect(same.events.map(StoredEvent.init) == stored)
+        #expect(same.events.map(EventRecord.init) == stored)
         #expect(same.events == imported.events)
 
         let other = try await ReanalyzeCommand.reanalyze(
             record, profile: .tableTennis, rules: .baseline, save: false, store: store)
         #expect(other.events != same.events)
-        #expect(try await store.events(of: record.id).map(\.event) == stored, "without --save nothing changes")
+        #expect(try await store.events(of: record.id) == stored, "without --save nothing changes")
 
         let saved = try await ReanalyzeCommand.reanalyze(
             record, profile: .tableTennis, rules: .baseline, save: true, store: store)
         #expect(saved.previousCount == stored.count)
-        #expect(try await store.events(of: record.id).map(\.event) == saved.events.map(StoredEvent.init))
+        #expect(try await store.events(of: record.id) == saved.events.map(EventRecord.init))
         let updated = try await store.session(id: record.id)
         #expect(updated.profile == "table-tennis")
         #expect(updated.settings == DetectionSettings(profile: .tableTennis, rules: .baseline))
@@ -394,7 +394,7 @@ struct StoreCommandTests {
         let summary = summarize(
             samples, events: detectEvents(in: samples, settings: DetectionSettings(profile: .tableTennis)),
             profile: .tableTennis)
-        #expect(report.summary.map(EventJSON.summary) == EventJSON.summary(summary))
+        #expect(report.summary?.jsonLine == summary.jsonLine)
         #expect(report.eventCounts.map(\.0) == ["hit"] && report.eventCounts[0].1 == imported.events.count)
         #expect(report.table.contains("hit events  "))
         #expect(report.table.contains("max_peak_g"))

@@ -466,7 +466,7 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         }
         var counts: [String: Int] = [:]
         if let events = try? await dependencies.store.events(of: record.id) {
-            for event in events { counts[event.event.type, default: 0] += 1 }
+            for event in events { counts[event.type, default: 0] += 1 }
         }
         let channel = record.sensor.flatMap { channels[$0] }
         let alias = channel?.record.alias
@@ -732,13 +732,11 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
     }
 
     /// `GET /v1/sessions/{id}/events`.
-    public func sessionEvents(id: String) async throws(ControlError) -> [DetectionPayload] {
+    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
         let store = dependencies.store
         let record = try await mapStore { () async throws(StoreError) in try await store.session(idPrefix: id) }
         let events = try await mapStore { () async throws(StoreError) in try await store.events(of: record.id) }
-        let label = record.sensor.map { address in channels[address]?.label ?? "\(address)" } ?? ""
-        return events.map { DetectionMapping.payload($0.event, session: record.idText, sensor: label) }
-            .sorted { $0.t < $1.t }
+        return events.sorted { $0.t < $1.t }
     }
 
     /// `GET /v1/sessions/{id}/samples.csv`.

@@ -192,9 +192,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     }
 
     private func emit(_ event: DetectorEvent) {
-        recorder.record(event: StoredEvent(event))
+        let record = EventRecord(event)
+        recorder.record(event: record)
         eventCounter[event.kind.rawValue]?.increment()
-        bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
+        bus.publish(.detection(DetectionPayload(sessionId: sessionID, sensor: context.sensorLabel, event: record)))
     }
 
     // MARK: Running
