@@ -39,7 +39,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
             let bytes = try await Self.export(record, format: format, store: store)
             if let output {

@@ -14,7 +14,8 @@ struct ReanalyzeCommand: AsyncParsableCommand {
             Prints the events as JSON lines in the `analyze` schema. It runs the detection settings \
             the session was stored with (profile, rules and every parameter), so without options it \
             gives exactly the stored events; --profile, --rules and --set change them. --save \
-            replaces the stored events and settings with the ones used, in one transaction.
+            replaces the stored events and settings with the ones used, in one transaction; it \
+            refuses a session that is still recording. Without --save the store is only read.
             """
     )
 
@@ -42,7 +43,7 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let requested = try profile.map { value throws(CommandFailure) in try StoreArguments.profile(value) }
-            let store = try state.openStore()
+            let store = try save ? state.openStore() : state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
             let result = try await Self.reanalyze(
                 record, profile: requested, rules: rules, assignments: assignments, save: save, store: store)
@@ -72,6 +73,8 @@ struct ReanalyzeCommand: AsyncParsableCommand {
         _ record: SessionRecord, profile requested: DetectionProfile?, rules requestedRules: DetectionRules?,
         assignments: [String] = [], save: Bool, store: SessionStore
     ) async throws -> Result {
+        // Checked again in the saving transaction; refusing here spares running detection first.
+        if save && record.isOpen { throw StoreError.sessionLive(record.idText) }
         var settings: DetectionSettings
         if let stored = record.settings {
             settings = stored

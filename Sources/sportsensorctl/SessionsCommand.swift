@@ -57,7 +57,11 @@ struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
         abstract: "List stored sessions, newest first (a table, or --json).",
-        discussion: "Reads the database directly, so it works while the daemon records."
+        discussion: """
+            Reads the database directly and read-only (no migration, nothing written), so it works \
+            while the daemon records, on the daemon's directory through its group and on a \
+            read-only file system.
+            """
     )
 
     @OptionGroup var state: StateDirectoryOptions
@@ -96,7 +100,7 @@ struct SessionsCommand: AsyncParsableCommand {
             filter.startedBefore = try until.map { value throws(CommandFailure) in
                 try StoreArguments.date(value, option: "--until")
             }
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let listings = try await Self.listings(store, filter: filter, athlete: athlete)
             StoreFormat.write((json ? Self.json(listings) : Self.table(listings)) + "\n")
         }
@@ -160,7 +164,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
             let report = try await Self.report(record, store: store)
             StoreFormat.write((json ? report.json : report.table) + "\n")

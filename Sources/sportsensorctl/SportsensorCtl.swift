@@ -12,7 +12,8 @@ struct SportsensorCtl: AsyncParsableCommand {
             StatusCommand.self, DoctorCommand.self, ScanCommand.self, PairCommand.self, UnpairCommand.self,
             SensorsCommand.self, StartCommand.self, StopCommand.self, TailCommand.self, Decode.self, Analyze.self,
             ImportCommand.self, SessionsCommand.self, ShowCommand.self, ExportCommand.self, ReanalyzeCommand.self,
-            PruneCommand.self, Evaluate.self, Bench.self, Simulate.self, Demo.self, StoreCrashHelper.self,
+            PruneCommand.self, StoreCommand.self, Evaluate.self, Bench.self, Simulate.self, Demo.self,
+            StoreCrashHelper.self,
             StoreBenchmark.self,
             VirtualSensorCommand.self, Scan.self, Stream.self, CompareSamples.self,
         ]

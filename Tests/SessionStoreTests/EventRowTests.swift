@@ -48,7 +48,7 @@ struct EventRowTests {
                 EventRecord(.jump(flight)), EventRecord(.throw(flight)),
                 EventRecord(.step(StepEvent(t: 4, cadence: 120.5))),
             ])
-        let rows = try store.pool.read { db in
+        let rows = try store.database.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY sequence", arguments: [session.idText])
         }

@@ -36,8 +36,6 @@ func expectStoreError(
 
 @Suite("Session store")
 struct SessionStoreTests {
-    let quiet = SessionStore.Options(checkIntegrity: true)
-
     // MARK: Schema and migrations
 
     @Test("an empty file migrates to the current schema: tables, user_version, application_id")
@@ -45,7 +43,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let (version, application, tables, applied) = try await store.pool.read { db in
+        let (version, application, tables, applied) = try await store.database.read { db in
             (
                 try Int.fetchOne(db, sql: "PRAGMA user_version"), try Int32.fetchOne(db, sql: "PRAGMA application_id"),
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
@@ -56,9 +54,9 @@ struct SessionStoreTests {
         #expect(application == StoreSchema.applicationID)
         #expect(Set(["athletes", "sensors", "sessions", "events", "sample_chunks"]).isSubset(of: Set(tables)))
         #expect(applied == StoreSchema.versions.map(\.name))
-        let journal = try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
-        let synchronous = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        let foreignKeys = try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
+        let journal = try await store.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let synchronous = try await store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        let foreignKeys = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
         #expect(journal == "wal")
         #expect(synchronous == 1)  // NORMAL
         #expect(foreignKeys == 1)
@@ -82,7 +80,7 @@ struct SessionStoreTests {
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let sessions = try await store.sessions()
         #expect(sessions.map(\.idText) == ["0f0f0f0f-0000-4000-8000-000000000001"])
-        let version = try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+        let version = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
         #expect(version == StoreSchema.current.number)
     }
 
@@ -159,7 +157,7 @@ struct SessionStoreTests {
 
     // MARK: Faults
 
-    @Test("a damaged file is reported, never overwritten or deleted")
+    @Test("a damaged file is reported by the check, never overwritten or deleted")
     func corruptFile() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
@@ -179,21 +177,29 @@ struct SessionStoreTests {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: temporary.databasePath)))
         #expect(bytes.count > 64 * 1024)
         var random = TestRandom(state: 5)
-        for position in 4096..<min(bytes.count, 4096 * 12) {
+        // Pages in the second half: sample chunks, away from the schema that opening reads.
+        let damageStart = bytes.count / 2 / 4096 * 4096
+        for position in damageStart..<min(bytes.count, damageStart + 4096 * 12) {
             bytes[position] = UInt8(truncatingIfNeeded: random.next())
         }
         try Data(bytes).write(to: URL(fileURLWithPath: damagedPath))
-        await expectStoreError(.corrupt, containing: "leaves it untouched") {
-            _ = try SessionStore.open(path: damagedPath)
-        }
+        // Opening does not read every page: the check does.
+        let damaged = try SessionStore.openReadOnly(path: damagedPath)
+        await expectStoreError(.corrupt, containing: "leaves it untouched") { try await damaged.quickCheck() }
+        try damaged.close()
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: damagedPath))) == bytes)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: copy) == [StateDirectory.databaseFileName])
 
         // Garbage from the first byte: not even a SQLite file.
         let garbagePath = copy + "/garbage.sqlite"
         let garbage = (0..<8192).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         try Data(garbage).write(to: URL(fileURLWithPath: garbagePath))
         await expectStoreError(.corrupt) { _ = try SessionStore.open(path: garbagePath) }
+        await expectStoreError(.corrupt) { _ = try SessionStore.openReadOnly(path: garbagePath) }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: garbagePath))) == garbage)
+
+        // The sound original passes.
+        try await SessionStore.openReadOnly(path: temporary.databasePath).quickCheck()
     }
 
     @Test("disk full: a typed error naming the fix, the file intact, the recorder keeps its rows and retries")
@@ -233,7 +239,8 @@ struct SessionStoreTests {
         #expect(recorder.statistics.bufferedSamples == stuck.bufferedSamples + 1000)
 
         // Space comes back: the next flush saves the backlog.
-        try await store.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000")
+        }
         try await recorder.flush()
         let after = recorder.statistics
         #expect(after.bufferedSamples == 0)
@@ -258,7 +265,7 @@ struct SessionStoreTests {
         let recorder = try await store.recorder(
             for: session, configuration: .init(flushThreshold: 1_000_000, chunkLength: 1000), clock: ContinuousClock())
         let counter = CommitCounter()
-        store.pool.add(transactionObserver: counter)
+        store.database.add(transactionObserver: counter)
 
         let samples = SyntheticMotion.training(count: 5500, seed: 3)
         recorder.record(samples: samples)
@@ -281,7 +288,7 @@ struct SessionStoreTests {
             try await recorder.flush()
         }
         #expect(counter.commits.withLock { $0 } == 4)
-        let chunks = try await store.pool.read { db in
+        let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
         #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
@@ -368,7 +375,9 @@ struct SessionStoreTests {
             try await recorder.flush()
             let eventsOnly = try await store.createSession(
                 NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(100)))
-            try await store.replaceEvents(of: eventsOnly.id, with: [EventRecord(type: "jump", t: 7.5)])
+            let eventsRecorder = try await store.recorder(for: eventsOnly)
+            eventsRecorder.record(event: EventRecord(type: "jump", t: 7.5))
+            try await eventsRecorder.flush()
             _ = try await store.createSession(
                 NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(200)))
             try store.close()
@@ -573,7 +582,7 @@ struct SessionStoreTests {
         #expect(full.sessionsDeleted == 2 && full.eventsDeleted == 4)
         #expect(Set(try await store.sessions().map(\.id)) == [openOld.id, recent.id])
         await expectStoreError(.notFound) { _ = try await store.session(id: older.id) }
-        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 2)
+        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 2)
         #expect(try await store.integrityCheck() == ["ok"])
     }
 }

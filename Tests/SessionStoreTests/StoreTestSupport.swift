@@ -148,7 +148,7 @@ func sameSamples(_ a: some Collection<StoredSample>, _ b: some Collection<Stored
 
 /// The `sequence` numbers of a session's stored events, in order.
 func eventSequences(_ store: SessionStore, _ id: UUID) async throws -> [Int64] {
-    try await store.pool.read { db in
+    try await store.database.read { db in
         try Int64.fetchAll(
             db, sql: "SELECT sequence FROM events WHERE session_id = ? ORDER BY sequence",
             arguments: [id.uuidString.lowercased()])

@@ -59,7 +59,7 @@ struct StoredSettingsTests {
             ("00000000-0000-4000-8000-000000000004", "golf", OldSettingsFixture.daemonJump),
             ("00000000-0000-4000-8000-000000000005", "steps", "not json"),
         ]
-        try await store.pool.write { db in
+        try await store.database.write { db in
             for (id, profile, text) in rows {
                 try db.execute(
                     sql: "INSERT INTO sessions (id, profile, profile_parameters, started_at) VALUES (?, ?, ?, 0)",

@@ -100,6 +100,8 @@ public struct GatewayApplication: Sendable {
         let storeLogger = logger.with(label: "store")
         let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
         defer { try? store.close() }
+        let integrityCheck = store.checkInBackground()
+        defer { integrityCheck.cancel() }
         if !store.recoveredSessions.isEmpty {
             logger.warning(
                 "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])

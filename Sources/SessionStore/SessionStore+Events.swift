@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
+import Foundation
 import GRDB
 
 /// A row of `events`: one `EventRecord` at its place in its session.
@@ -67,6 +68,26 @@ struct EventRow: FetchableRecord, TableRecord {
             record.landing, record.flightS, record.heightM, record.release, record.catch, record.saturated,
             record.cadenceSpm.map { EventExtra.object([(EventExtra.cadenceKey, $0)]) },
         ])
+    }
+}
+
+extension EventRow {
+    /// Inserts `events` as session `session`'s, numbered from 0 in order.
+    static func insert(_ events: [EventRecord], session: String, _ db: Database) throws {
+        for (sequence, event) in events.enumerated() {
+            try EventRow(sessionID: session, sequence: Int64(sequence), record: event).insert(db)
+        }
+    }
+}
+
+extension SessionStore {
+    /// A session's events in recording order.
+    public func events(of id: UUID) async throws(StoreError) -> [EventRecord] {
+        let idText = id.uuidString.lowercased()
+        return try await read("reading events") { db in
+            try EventRow.filter(EventRow.Columns.sessionID == idText).order(EventRow.Columns.sequence).fetchAll(db)
+                .map(\.record)
+        }
     }
 }
 

@@ -1,8 +1,104 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Detection
 import Foundation
 import GRDB
 import SDUSensor
+
+/// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, encoded by
+/// `SampleChunkCodec` (Docs/FORMATS.md), with a summary for queries.
+struct ChunkRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "sample_chunks"
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id"
+        case chunk
+        case firstIndex = "first_index"
+        case sampleCount = "sample_count"
+        case firstTime = "first_time"
+        case timeStep = "time_step"
+        case lastTime = "last_time"
+        case codecVersion = "codec_version"
+        case data
+    }
+
+    /// The columns.
+    enum Columns {
+        static let sessionID = Column(CodingKeys.sessionID)
+        static let chunk = Column(CodingKeys.chunk)
+        static let sampleCount = Column(CodingKeys.sampleCount)
+        static let lastTime = Column(CodingKeys.lastTime)
+        static let data = Column(CodingKeys.data)
+    }
+
+    var sessionID: String
+    var chunk: Int64
+    var firstIndex: Int64
+    var sampleCount: Int64
+    var firstTime: Double
+    var timeStep: Double
+    var lastTime: Double
+    var codecVersion: Int
+    var data: Data
+
+    /// Writes (or rewrites) one chunk through one cached statement: the recorder rewrites its
+    /// open chunk on every flush.
+    static func write(_ samples: [StoredSample], number: Int64, session: String, _ db: Database) throws {
+        let summary = SampleChunkCodec.summary(of: samples)
+        let blob = SampleChunkCodec.encode(samples)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sample_chunks (session_id, chunk, first_index, sample_count, first_time,
+                    time_step, last_time, codec_version, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            session, number, summary.firstIndex, summary.count, summary.firstTime, summary.timeStep,
+            samples.last?.t ?? summary.firstTime, Int(SampleChunkCodec.version), Data(blob),
+        ])
+    }
+}
+
+extension SessionStore {
+    /// A session's samples, decoded, in recording order.
+    public func samples(of id: UUID) async throws(StoreError) -> [StoredSample] {
+        let idText = id.uuidString.lowercased()
+        let chunks = try await read("reading samples") { db in
+            try ChunkRow.filter(ChunkRow.Columns.sessionID == idText).order(ChunkRow.Columns.chunk).fetchAll(db)
+        }
+        var samples: [StoredSample] = []
+        for chunk in chunks {
+            do {
+                samples += try SampleChunkCodec.decode([UInt8](chunk.data))
+            } catch {
+                throw StoreError(
+                    .badChunk, "sample chunk \(chunk.chunk) of session \(idText) cannot be decoded: \(error)",
+                    path: path, cause: error)
+            }
+        }
+        return samples
+    }
+
+    /// A session's samples in g, with their times.
+    public func accelerationSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
+        try await samples(of: id).map(\.acceleration)
+    }
+
+    /// A session's samples as detection sees them: in g, with times rounded to the microsecond
+    /// (`StoreTime`), so re-running detection reproduces the events of a run on the same samples.
+    public func detectionSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
+        try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
+    }
+
+    /// How many samples a session holds and the bytes their chunks take (BLOB sizes).
+    public func sampleStorage(of id: UUID) async throws(StoreError) -> (samples: Int64, bytes: Int64) {
+        let idText = id.uuidString.lowercased()
+        return try await read("measuring samples") { db in
+            let request = ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
+                .select(total(ChunkRow.Columns.sampleCount), total(length(ChunkRow.Columns.data)))
+            let row = try Row.fetchOne(db, request)
+            return (Int64((row?[0] as Double?) ?? 0), Int64((row?[1] as Double?) ?? 0))
+        }
+    }
+}
 
 /// The store's time resolution for re-analysis: one microsecond.
 ///
@@ -82,33 +178,5 @@ extension SessionStore {
             start = end
         }
         return true
-    }
-
-    /// A session's samples as detection sees them: in g, with times rounded to the microsecond
-    /// (`StoreTime`), so re-running detection reproduces the events of a run on the same samples.
-    public func detectionSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
-        try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
-    }
-
-    /// Replaces a session's events and sets the settings they were detected with, in one
-    /// transaction: the result of re-running detection, saved.
-    public func replaceEvents(
-        of id: UUID, with events: [EventRecord], settings: DetectionSettings
-    ) async throws(StoreError) {
-        let profile = settings.profile.rawValue
-        let profileParameters = StoredSettings.text(settings)
-        let idText = id.uuidString.lowercased()
-        try await write("replacing events") { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [idText]) == true else {
-                throw StoreError(.notFound, "no session \(idText): list sessions with `sportsensorctl sessions`")
-            }
-            try db.execute(
-                sql: "UPDATE sessions SET profile = ?, profile_parameters = ? WHERE id = ?",
-                arguments: [profile, profileParameters, idText])
-            try db.execute(sql: "DELETE FROM events WHERE session_id = ?", arguments: [idText])
-            for (sequence, event) in events.enumerated() {
-                try EventRow(sessionID: idText, sequence: Int64(sequence), record: event).insert(db)
-            }
-        }
     }
 }
