@@ -103,7 +103,7 @@ public struct EventRecord: Hashable, Sendable {
 
 extension EventRecord: Codable {
     /// The record's keys, in the order every output writes them.
-    enum Key: String, CodingKey, CaseIterable {
+    enum Key: String, CodingKey {
         case type, t
         case peakG = "peak_g"
         case saturated
