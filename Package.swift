@@ -93,17 +93,26 @@ let package = Package(
         ),
 
         // MARK: The control plane's contract: wire models, routes, errors, where the socket is
-        .target(name: "ControlProtocol", swiftSettings: strict),
+        .target(name: "ControlProtocol", dependencies: ["Detection"], swiftSettings: strict),
+
+        // MARK: The configuration file (TOML), read by the daemon and by `analyze --config`
+        .target(
+            name: "GatewayConfig",
+            dependencies: [
+                "Detection", "VirtualSensor", "ControlProtocol", .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strict
+        ),
 
         // MARK: Gateway services (above the transport: bearers come from an injected connector)
         .target(
             name: "GatewayCore",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
+                "GatewayConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),
@@ -137,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
-                "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport",
+                "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -164,7 +173,7 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "GatewayCore",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "Detection", "GatewayCore",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
@@ -232,7 +241,7 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
-                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

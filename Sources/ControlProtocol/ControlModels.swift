@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
 
 // The control plane's wire types: what `sportsensord` serves over HTTP (Docs/API.md) and what
@@ -273,56 +274,21 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     }
 }
 
-/// A detected event as the event stream carries it: the `analyze` JSON schema's fields
-/// (`type`, `t`, `peak_g`, `saturated`, `takeoff`, `landing`, `flight_s`, `height_m`, `release`,
-/// `catch`) plus the session and sensor. Times are seconds since the session started.
+/// A detected event as the event stream carries it: the session, the sensor and the event's
+/// `EventRecord` (the `analyze` schema, Docs/FORMATS.md) under `event`.
 public struct DetectionPayload: Codable, Hashable, Sendable {
     /// The session UUID.
     public var sessionId: String
     /// The sensor's alias, or its address.
     public var sensor: String
-    /// `hit`, `jump`, `throw` or `step`.
-    public var type: String
-    /// The event's time (a hit or step; the takeoff or release of a flight).
-    public var t: Double
-    /// A hit's peak acceleration in g.
-    public var peakG: Double?
-    /// True when a hit clipped at the sensor's ±2 g range.
-    public var saturated: Bool?
-    /// A hit's intensity estimate (ranks clipped strokes).
-    public var intensity: Double?
-    /// A jump's takeoff.
-    public var takeoff: Double?
-    /// A jump's landing.
-    public var landing: Double?
-    /// A throw's release.
-    public var release: Double?
-    /// A throw's catch.
-    public var `catch`: Double?
-    /// Flight time of a jump or throw.
-    public var flightS: Double?
-    /// Height of a jump or throw, h = g·t²/8.
-    public var heightM: Double?
+    /// The event; times are seconds since the session started.
+    public var event: EventRecord
 
-    /// Creates a payload; fields that do not apply to `type` stay nil.
-    public init(
-        sessionId: String, sensor: String, type: String, t: Double, peakG: Double? = nil, saturated: Bool? = nil,
-        intensity: Double? = nil, takeoff: Double? = nil, landing: Double? = nil, release: Double? = nil,
-        catch: Double? = nil, flightS: Double? = nil, heightM: Double? = nil
-    ) {
+    /// Creates a payload.
+    public init(sessionId: String, sensor: String, event: EventRecord) {
         self.sessionId = sessionId
         self.sensor = sensor
-        self.type = type
-        self.t = t
-        self.peakG = peakG
-        self.saturated = saturated
-        self.intensity = intensity
-        self.takeoff = takeoff
-        self.landing = landing
-        self.release = release
-        self.catch = `catch`
-        self.flightS = flightS
-        self.heightM = heightM
+        self.event = event
     }
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 
 /// What the control API can ask of the running gateway. `ControlAPI` maps each HTTP route to one
 /// method (Docs/API.md); the daemon implements it over its services; tests implement it with
@@ -30,7 +31,7 @@ public protocol GatewayControl: Sendable {
     /// `POST /v1/sessions/{id}/stop` (UUID or unique prefix).
     func stopSession(id: String) async throws(ControlError) -> SessionInfo
     /// `GET /v1/sessions/{id}/events`: the detected events, in time order.
-    func sessionEvents(id: String) async throws(ControlError) -> [DetectionPayload]
+    func sessionEvents(id: String) async throws(ControlError) -> [EventRecord]
     /// `GET /v1/sessions/{id}/samples.csv`: the samples in the interchange CSV, as text chunks.
     func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error>
     /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow

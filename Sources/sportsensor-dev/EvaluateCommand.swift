@@ -167,7 +167,7 @@ func evaluate(
                     script: MotionScript(rawValue: profile.rawValue)!, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
-                    events: ProfileDetector(profile: profile, rules: .standard).eventsInTimeOrder(in: samples),
+                    events: DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: samples),
                     labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance, verbose: details)
                 if details && (!missed.isEmpty || !extra.isEmpty) {
@@ -176,7 +176,8 @@ func evaluate(
                     for event in extra { print("  extra  \(event)") }
                 }
                 row.baseline.add(
-                    events: ProfileDetector(profile: profile, rules: .baseline).eventsInTimeOrder(in: samples),
+                    events: DetectionSettings(profile: profile, rules: .baseline).detector.eventsInTimeOrder(
+                        in: samples),
                     labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance)
             }

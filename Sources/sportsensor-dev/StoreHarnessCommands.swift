@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import Detection
 import Foundation
 import SDUSensor
 import SessionStore
@@ -22,7 +23,7 @@ struct StoreCrashHelper: AsyncParsableCommand {
 
     func run() async throws {
         let store = try SessionStore.open(at: StateDirectory(path: stateDir))
-        let session = try await store.createSession(NewSession(profile: "crash-test"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
         let recorder = try await store.recorder(for: session)
         emit("session \(session.idText)")
         var index: Int64 = 0
@@ -38,7 +39,7 @@ struct StoreCrashHelper: AsyncParsableCommand {
                 index += 1
             }
             recorder.record(samples: samples)
-            recorder.record(event: StoredEvent(type: "step", t: Double(index - 1) / 100, peakG: 1.2))
+            recorder.record(event: EventRecord(type: "step", t: Double(index - 1) / 100, cadenceSpm: 100))
             events += 1
             try await recorder.flush()
             emit("committed events=\(events) samples=\(index)")
@@ -89,7 +90,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         let store = try SessionStore.open(at: StateDirectory(path: directory))
         let signal =
             motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise) } ?? BenchmarkSignal(count: samples)
-        let session = try await store.createSession(NewSession(profile: "bench"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(for: session)
         let runner = Task { await recorder.run() }
         let clock = ContinuousClock()
@@ -100,7 +101,7 @@ struct StoreBenchmark: AsyncParsableCommand {
             let end = min(offset + batch, signal.samples.count)
             recorder.record(samples: signal.samples[offset..<end])
             for _ in 0..<((end - offset) / max(samplesPerEvent, 1)) {
-                recorder.record(event: StoredEvent(type: "hit", t: signal.samples[offset].t, peakG: 1.5))
+                recorder.record(event: EventRecord(type: "hit", t: signal.samples[offset].t, peakG: 1.5))
                 events += 1
             }
             offset = end

@@ -20,7 +20,7 @@ struct SportsensorCtl: AsyncParsableCommand {
                 name: "Sessions",
                 subcommands: [
                     SessionsCommand.self, ShowCommand.self, ExportCommand.self, ImportCommand.self,
-                    ReanalyzeCommand.self, PruneCommand.self,
+                    ReanalyzeCommand.self, PruneCommand.self, StoreCommand.self,
                 ]),
             CommandGroup(name: "Files", subcommands: [Decode.self, Analyze.self]),
         ]

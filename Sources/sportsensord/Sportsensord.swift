@@ -6,6 +6,7 @@ import ControlAPI
 import ControlProtocol
 import Foundation
 import GATTClient
+import GatewayConfig
 import GatewayCore
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import Foundation
+import GatewayConfig
 import GatewayCore
 import Testing
 import VirtualSensor

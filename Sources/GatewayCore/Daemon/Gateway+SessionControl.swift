@@ -88,13 +88,11 @@ extension Gateway {
     }
 
     /// `GET /v1/sessions/{id}/events`.
-    public func sessionEvents(id: String) async throws(ControlError) -> [DetectionPayload] {
+    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
         let record = try await storedSession(id)
         let store = dependencies.store
         let events = try await health.mapStore { () async throws(StoreError) in try await store.events(of: record.id) }
-        let label = record.sensor.map { address in registry.channel(at: address)?.label ?? "\(address)" } ?? ""
-        return events.map { DetectionMapping.payload($0.event, session: record.idText, sensor: label) }
-            .sorted { $0.t < $1.t }
+        return events.sorted { $0.t < $1.t }
     }
 
     /// `GET /v1/sessions/{id}/samples.csv`.
@@ -129,7 +127,7 @@ extension Gateway {
         if let live = channel?.pipeline, live.sessionID == record.idText { return live.info() }
         var counts: [String: Int] = [:]
         if let events = try? await dependencies.store.events(of: record.id) {
-            for event in events { counts[event.event.type, default: 0] += 1 }
+            for event in events { counts[event.type, default: 0] += 1 }
         }
         return SessionInfo(
             id: record.idText, sensor: record.sensor.map { "\($0)" } ?? "", alias: channel?.record.alias,

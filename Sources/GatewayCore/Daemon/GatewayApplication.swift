@@ -2,6 +2,7 @@
 import ControlProtocol
 import Foundation
 import GATTClient
+import GatewayConfig
 import Logging
 import ServiceLifecycle
 import SessionStore
@@ -102,6 +103,8 @@ public struct GatewayApplication: Sendable {
         let storeLogger = logger.with(label: "store")
         let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
         defer { try? store.close() }
+        let integrityCheck = store.checkInBackground()
+        defer { integrityCheck.cancel() }
         if !store.recoveredSessions.isEmpty {
             logger.warning(
                 "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlProtocol
+import GatewayConfig
 import Logging
 import SessionStore
 

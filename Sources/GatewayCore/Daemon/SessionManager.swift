@@ -68,11 +68,9 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         on channel: SensorChannel<C>, profile: DetectionProfile, athlete: Athlete?
     ) async throws(ControlError) -> SessionPipeline<C> {
         let (record, sensorAthlete) = channel.state.withLock { ($0.record, $0.athleteName) }
-        let parameters = dependencies.configuration.detection
+        let settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
         let startInstant = dependencies.clock.now
-        let new = NewSession(
-            sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, profile: profile.rawValue,
-            profileParameters: DetectionParameterKeys.json(for: profile, parameters))
+        let new = NewSession(sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, settings: settings)
         let store = dependencies.store
         let session = try await health.mapStore { () async throws(StoreError) in try await store.createSession(new) }
         let recorder = try await health.mapStore { () async throws(StoreError) in
@@ -83,7 +81,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         let link = channel.link
         let context = SessionPipeline<C>.Context(
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
-            athlete: athlete?.name ?? sensorAthlete, profile: profile, parameters: parameters,
+            athlete: athlete?.name ?? sensorAthlete, settings: settings,
             timeOffset: SessionPipeline<C>.seconds(link.origin.duration(to: startInstant)))
         let address = channel.address
         let sessionID = session.idText

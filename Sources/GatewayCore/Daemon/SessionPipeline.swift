@@ -57,25 +57,22 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         public var alias: String?
         /// The athlete's name.
         public var athlete: String?
-        /// The profile.
-        public var profile: DetectionProfile
-        /// Detector parameters.
-        public var parameters: DetectionParameters
+        /// The profile, rules and parameters detection runs with (stored with the session).
+        public var settings: DetectionSettings
         /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
         public var timeOffset: Double
 
         /// Creates a context.
         public init(
             session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
-            profile: DetectionProfile, parameters: DetectionParameters, timeOffset: Double
+            settings: DetectionSettings, timeOffset: Double
         ) {
             self.session = session
             self.address = address
             self.sensorLabel = sensorLabel
             self.alias = alias
             self.athlete = athlete
-            self.profile = profile
-            self.parameters = parameters
+            self.settings = settings
             self.timeOffset = timeOffset
         }
     }
@@ -146,8 +143,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         started = now
         state = Mutex(
             State(
-                detector: ProfileDetector(profile: context.profile, parameters: context.parameters),
-                summary: ProfileSummary(profile: context.profile), lastActivity: now, linkState: linkState,
+                detector: context.settings.detector,
+                summary: ProfileSummary(profile: context.settings.profile), lastActivity: now, linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -199,9 +196,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     }
 
     private func emit(_ event: DetectorEvent) {
-        recorder.record(event: StoredEvent(event))
+        let record = EventRecord(event)
+        recorder.record(event: record)
         metrics.events(event.kind).increment()
-        bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
+        bus.publish(.detection(DetectionPayload(sessionId: sessionID, sensor: context.sensorLabel, event: record)))
     }
 
     // MARK: Running
@@ -294,7 +292,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         let elapsed = Self.seconds(started.duration(to: clock.now))
         return state.withLock { state in
             let summary = state.summary
-            let profile = context.profile
+            let profile = context.settings.profile
             return SessionCounters(
                 sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
                 profile: profile.rawValue, count: summary.count,
@@ -315,7 +313,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         let session = context.session
         return SessionInfo(
             id: session.idText, sensor: "\(context.address)", alias: context.alias, athlete: context.athlete,
-            profile: context.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil, isLive: true,
+            profile: context.settings.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil,
+            isLive: true,
             eventCounts: eventCounts, samples: Int(counts.received), lostSamples: Int(counts.lost),
             malformedNotifications: Int(counts.malformed), sampleRate: counts.sampleRate)
     }

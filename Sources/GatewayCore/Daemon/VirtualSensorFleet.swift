@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import GATTClient
+import GatewayConfig
 import Logging
 import Synchronization
 import VirtualSensor

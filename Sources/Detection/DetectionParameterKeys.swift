@@ -1,24 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Detection
 
-/// The TOML keys of each profile's detector parameters (`[detection.table-tennis] min_peak_g =
-/// 1.5`), and the JSON a session stores them as so detection can be re-run the same way.
-enum DetectionParameterKeys {
-    /// A tunable number: its key, whether it is a duration in seconds, and where it lives.
-    struct Field {
-        var key: String
-        var isSeconds: Bool
-        var path: WritableKeyPath<DetectionParameters, Double>
+/// The keys of each profile's detector parameters: how the configuration file names them
+/// (`[detection.table-tennis] min_peak_g = 1.5`), how `--set` takes them and how a session stores
+/// them. One table, so the three cannot disagree.
+public enum DetectionParameterKeys {
+    /// A tunable number: its key, whether it is a duration in seconds (else a level in g or a
+    /// ratio), and where it lives.
+    public struct Field {
+        /// The key, snake_case.
+        public var key: String
+        /// True for a duration in seconds.
+        public var isSeconds: Bool
+        /// Where the value lives.
+        public var path: WritableKeyPath<DetectionParameters, Double>
+
+        /// What is wrong with `value` for this parameter, nil when nothing is.
+        public func problem(with value: Double) -> Problem? {
+            if value.isFinite, value >= 0, !(isSeconds && value > 3600) { return nil }
+            return isSeconds
+                ? Problem(message: "bad duration \(value) s", fix: "give seconds between 0 and 3600")
+                : Problem(message: "bad value \(value)", fix: "give a number of g of 0 or more")
+        }
     }
 
     /// A tunable whole number.
-    struct IntegerField {
-        var key: String
-        var range: ClosedRange<Int>
-        var path: WritableKeyPath<DetectionParameters, Int>
+    public struct IntegerField {
+        /// The key, snake_case.
+        public var key: String
+        /// The values it may take.
+        public var range: ClosedRange<Int>
+        /// Where the value lives.
+        public var path: WritableKeyPath<DetectionParameters, Int>
+
+        /// What is wrong with `value` for this parameter, nil when nothing is.
+        public func problem(with value: Int) -> Problem? {
+            range.contains(value)
+                ? nil
+                : Problem(message: "\(value) is out of range", fix: "give \(range.lowerBound) to \(range.upperBound)")
+        }
     }
 
-    static func fields(for profile: DetectionProfile) -> [Field] {
+    /// Why a value does not fit a parameter, and what to give instead.
+    public struct Problem: Hashable, Sendable {
+        /// What is wrong (`bad duration 5000.0 s`).
+        public var message: String
+        /// What to give instead.
+        public var fix: String
+    }
+
+    /// The profile's numeric parameters, in the order the documentation lists them.
+    public static func fields(for profile: DetectionProfile) -> [Field] {
         switch profile {
         case .tableTennis:
             [
@@ -52,8 +83,14 @@ enum DetectionParameterKeys {
         }
     }
 
-    static func integerFields(for profile: DetectionProfile) -> [IntegerField] {
+    /// The profile's whole-number parameters.
+    public static func integerFields(for profile: DetectionProfile) -> [IntegerField] {
         profile == .steps ? [IntegerField(key: "confirm_steps", range: 1...8, path: \.step.confirmSteps)] : []
+    }
+
+    /// Every key of the profile, numbers first.
+    public static func keys(for profile: DetectionProfile) -> [String] {
+        fields(for: profile).map(\.key) + integerFields(for: profile).map(\.key)
     }
 
     private static func flightFields(
@@ -69,12 +106,5 @@ enum DetectionParameterKeys {
             Field(key: "max_flight", isSeconds: true, path: base.appending(path: \.maxFlight)),
             Field(key: "edge_cap_g", isSeconds: false, path: base.appending(path: \.edgeCapG)),
         ]
-    }
-
-    /// The profile's parameters as one JSON object, keys as in the configuration file.
-    static func json(for profile: DetectionProfile, _ parameters: DetectionParameters) -> String {
-        var members = fields(for: profile).map { "\"\($0.key)\":\(parameters[keyPath: $0.path])" }
-        members += integerFields(for: profile).map { "\"\($0.key)\":\(parameters[keyPath: $0.path])" }
-        return "{\"profile\":\"\(profile.rawValue)\",\"rules\":\"standard\"," + members.joined(separator: ",") + "}"
     }
 }

@@ -219,20 +219,16 @@ struct ConfigurationReader {
             for field in fields {
                 let fieldKey = key + "." + field.key
                 guard let value = try number(section, fieldKey) else { continue }
-                guard value.isFinite, value >= 0, !(field.isSeconds && value > 3600) else {
-                    throw invalid(
-                        fieldKey, field.isSeconds ? "bad duration \(value) s" : "bad value \(value)",
-                        fix: field.isSeconds ? "give seconds between 0 and 3600" : "give a number of g of 0 or more")
+                if let problem = field.problem(with: value) {
+                    throw invalid(fieldKey, problem.message, fix: problem.fix)
                 }
                 parameters[keyPath: field.path] = value
             }
             for field in integers {
                 let fieldKey = key + "." + field.key
                 guard let value = try integer(section, fieldKey) else { continue }
-                guard field.range.contains(value) else {
-                    throw invalid(
-                        fieldKey, "\(value) is out of range",
-                        fix: "give \(field.range.lowerBound) to \(field.range.upperBound)")
+                if let problem = field.problem(with: value) {
+                    throw invalid(fieldKey, problem.message, fix: problem.fix)
                 }
                 parameters[keyPath: field.path] = value
             }
