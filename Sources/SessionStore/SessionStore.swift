@@ -113,10 +113,11 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// Runs `quickCheck()` once in the background and logs what it finds (an error naming the fix
-    /// when the file is damaged): the daemon's check after it starts. Cancel the task to stop it.
+    /// Runs `quickCheck()` once in the background, logs what it finds (an error naming the fix
+    /// when the file is damaged) and hands the damage, or nil, to `onResult`: the daemon's check
+    /// after it starts. Cancel the task to stop it (`onResult` is then not called).
     @discardableResult
-    public func checkInBackground() -> Task<Void, Never> {
+    public func checkInBackground(onResult: @escaping @Sendable (StoreError?) -> Void = { _ in }) -> Task<Void, Never> {
         Task.detached { [self] in
             let started = ContinuousClock.now
             do throws(StoreError) {
@@ -124,10 +125,12 @@ public final class SessionStore: Sendable {
                 logger.info(
                     "session database checked: no damage found",
                     metadata: ["store.path": "\(path)", "store.check_seconds": "\(ContinuousClock.now - started)"])
+                onResult(nil)
             } catch  where Task.isCancelled {
                 return
             } catch {
                 logger.error("\(error.message)", metadata: ["store.path": "\(path)", "store.error": "\(error.code)"])
+                onResult(error)
             }
         }
     }

@@ -178,6 +178,12 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         return try? await dependencies.store.athlete(id: id)?.name
     }
 
+    /// The outcome of the store's integrity check after start: damage makes `status` report the
+    /// store unhealthy.
+    public func storeChecked(_ damage: StoreError?) {
+        if damage != nil { health.recordDamage() }
+    }
+
     /// `2 of 3 sensors connected, 1 live session`: the `STATUS=` line.
     public func statusLine() -> String {
         let live = registry.liveCount

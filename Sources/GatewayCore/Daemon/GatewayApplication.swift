@@ -103,8 +103,6 @@ public struct GatewayApplication: Sendable {
         let storeLogger = logger.with(label: "store")
         let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
         defer { try? store.close() }
-        let integrityCheck = store.checkInBackground()
-        defer { integrityCheck.cancel() }
         if !store.recoveredSessions.isEmpty {
             logger.warning(
                 "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])
@@ -123,6 +121,9 @@ public struct GatewayApplication: Sendable {
             connectors: bluetooth?.connectors ?? [], adapters: adapters, scan: bluetooth?.scan,
             virtualSensors: fleet, version: version, logger: logger)
         let gateway = Gateway(dependencies: dependencies)
+        // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
+        let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
+        defer { integrityCheck.cancel() }
 
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -7,9 +7,16 @@ import Synchronization
 /// control client.
 final class StoreHealth: Sendable {
     private let healthy = Atomic(true)
+    private let damaged = Atomic(false)
 
-    /// True until a store call fails with an error of the store itself (not of the request).
-    var isHealthy: Bool { healthy.load(ordering: .relaxed) }
+    /// False while the last store call failed with an error of the store itself (not of the
+    /// request), and for good once the integrity check found damage.
+    var isHealthy: Bool { healthy.load(ordering: .relaxed) && !damaged.load(ordering: .relaxed) }
+
+    /// The integrity check found the file damaged: no later successful write makes it healthy.
+    func recordDamage() {
+        damaged.store(true, ordering: .relaxed)
+    }
 
     /// Notes the outcome of a store call.
     func record(healthy value: Bool) {

@@ -205,11 +205,21 @@ enum DoctorChecks {
         case missing
         case unreadable(String)
         case notSQLite
+        /// An SQLite file whose `PRAGMA quick_check` passed.
         case sqlite(bytes: Int)
+        /// An SQLite file `PRAGMA quick_check` finds damaged, with SQLite's findings.
+        case damaged(String)
     }
 
     /// Store health: the daemon's word when it answers, else a read-only look at the file.
     static func store(status: GatewayStatus?, databasePath: String, file: StoreFileProbe) -> DoctorCheck {
+        if case .damaged(let findings) = file {
+            // Whatever the daemon says: its own check may not have finished yet.
+            return DoctorCheck(
+                name: "store", status: .fail, detail: "\(databasePath) is damaged (\(findings))",
+                fix: "stop sportsensord, keep a copy of the file, and restore the last backup (Docs/OPERATIONS.md); "
+                    + "`sportsensorctl store check` lists SQLite's findings")
+        }
         if let status {
             if status.storeHealthy {
                 return DoctorCheck(name: "store", status: .ok, detail: "\(status.stateDirectory): healthy")
@@ -238,8 +248,10 @@ enum DoctorChecks {
             return DoctorCheck(
                 name: "store", status: .ok,
                 detail:
-                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB (daemon not reachable: file checked only)"
-            )
+                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB, quick_check ok (daemon not reachable: "
+                    + "file checked only)")
+        case .damaged:
+            preconditionFailure("handled above")
         }
     }
 

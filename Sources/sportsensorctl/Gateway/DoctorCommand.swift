@@ -76,7 +76,7 @@ enum DoctorProbe {
         let directory = StateDirectory(path: GatewayPaths().stateDirectory(option: stateDirectory).path)
         checks.append(
             DoctorChecks.store(
-                status: status, databasePath: directory.databasePath, file: storeProbe(directory.databasePath)))
+                status: status, databasePath: directory.databasePath, file: await storeProbe(directory)))
         return checks
     }
 
@@ -108,7 +108,8 @@ enum DoctorProbe {
     }
 
     /// Whether the database file is there and starts like SQLite, read-only.
-    static func storeProbe(_ path: String) -> DoctorChecks.StoreFileProbe {
+    static func storeProbe(_ directory: StateDirectory) async -> DoctorChecks.StoreFileProbe {
+        let path = directory.databasePath
         guard FileManager.default.fileExists(atPath: path) else { return .missing }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .unreadable(String(cString: strerror(errno)))
@@ -117,6 +118,14 @@ enum DoctorProbe {
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         guard header == Data("SQLite format 3\0".utf8) else { return .notSQLite }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        do throws(StoreError) {
+            // Read-only: doctor changes nothing, and may run beside the daemon.
+            let store = try SessionStore.openReadOnly(at: directory)
+            defer { try? store.close() }
+            try await store.quickCheck()
+        } catch {
+            return error.code == .corrupt ? .damaged(error.message) : .unreadable(error.message)
+        }
         return .sqlite(bytes: size)
     }
 }
