@@ -68,11 +68,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: System calls (the one EINTR wrapper and its test script)
+        .target(
+            name: "SystemCalls",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
+
         // MARK: Linux sockets (the only importer of CBlueZ)
         .target(
             name: "BLETransport",
             dependencies: [
-                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor",
+                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,9 +90,10 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire", "Detection",
+                "SDUSensor", "BLEWire", "Detection", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -94,10 +102,11 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -107,7 +116,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -149,15 +158,20 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "GatewayCore",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "GatewayCore", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
         .testTarget(
+            name: "SystemCallsTests",
+            dependencies: ["SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "BLETransportTests",
-            dependencies: ["BLETransport", "GatewayTesting"],
+            dependencies: ["BLETransport", "GatewayTesting", "SystemCalls"],
             swiftSettings: strict
         ),
         .testTarget(name: "BLEWireTests", dependencies: ["BLEWire", "GatewayTesting"], swiftSettings: strict),
@@ -180,30 +194,33 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection",
+                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "SystemCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "GatewayCore", "GatewayTesting",
+                "ControlAPI", "GatewayCore", "GatewayTesting", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),

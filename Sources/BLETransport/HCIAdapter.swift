@@ -2,6 +2,7 @@
 import BLEWire
 import CBlueZ
 import Glibc
+import SystemCalls
 
 /// A Bluetooth adapter (HCI controller) as the kernel lists it: `hci0`, its address, whether it
 /// is up.

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// A raw HCI socket bound to one adapter: writes H4 command packets, and reads H4 event packets

@@ -4,6 +4,7 @@ import CBlueZ
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// Connects to an LE peripheral on the ATT fixed channel (L2CAP CID 4) and returns the link as a

@@ -4,6 +4,7 @@ import CBlueZ
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// Accepts LE connections on the ATT fixed channel (L2CAP CID 4): the peripheral side of GATT,

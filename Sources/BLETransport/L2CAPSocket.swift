@@ -4,6 +4,7 @@ import CBlueZ
 import Foundation
 import Glibc
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// What ``L2CAPConnector`` and ``L2CAPListener`` share: opening an L2CAP LE socket on the ATT

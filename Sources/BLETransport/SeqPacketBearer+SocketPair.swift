@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import CBlueZ
 import Glibc
+import SystemCalls
 import SystemPackage
 
 extension SeqPacketBearer {

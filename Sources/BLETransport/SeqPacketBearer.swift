@@ -5,6 +5,7 @@ import GATTClient
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// An ``ATTBearer`` over a connected `SOCK_SEQPACKET` socket: one ATT PDU per message.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
 import Glibc
+import SystemCalls
 
 /// Real descriptors and kernel-shaped bytes for tests that script the Bluetooth socket calls
 /// with ``SyscallScript``.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
 import Foundation
 import Glibc
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// A request the test server received.

@@ -2,6 +2,7 @@
 import BLETransport
 import Foundation
 import GatewayTesting
+import SystemCalls
 import SystemPackage
 import Testing
 
