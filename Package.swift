@@ -48,21 +48,24 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
 
+        // MARK: The error contract every target's errors follow (depends on nothing)
+        .target(name: "CodedErrors", swiftSettings: strict),
+
         // MARK: Pure codecs and protocol logic
-        .target(name: "BLEWire", swiftSettings: strict),
+        .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
         .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
         .target(name: "Detection", dependencies: ["SDUSensor"], swiftSettings: strict),
 
         // MARK: GATT over an abstract bearer
         .target(
             name: "GATTClient",
-            dependencies: ["BLEWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BLEWire", "CodedErrors", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "VirtualSensor",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient",
+                "BLEWire", "SDUSensor", "GATTClient", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
-                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "SystemCalls",
+                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "CodedErrors", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -90,7 +93,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire", "Detection", "SystemCalls",
+                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -102,7 +105,8 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "SystemCalls",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "CodedErrors",
+                "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -116,7 +120,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "GatewayCore", "SystemCalls",
+                "GatewayCore", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -142,7 +146,7 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore",
+                "GatewayCore", "CodedErrors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -164,6 +168,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
+        .testTarget(name: "CodedErrorsTests", dependencies: ["CodedErrors"], swiftSettings: strict),
         .testTarget(
             name: "SystemCallsTests",
             dependencies: ["SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
