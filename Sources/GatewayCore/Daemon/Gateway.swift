@@ -371,7 +371,7 @@ public actor Gateway<C: Clock>: GatewayControl, Service where C.Duration == Dura
         let context = SessionPipeline<C>.Context(
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
             athlete: athleteName, profile: profile, parameters: parameters,
-            timeOffset: SessionPipeline<C>.seconds(channel.linkOrigin.duration(to: startInstant)))
+            timeOffset: channel.linkOrigin.duration(to: startInstant).inSeconds)
         let link = channel.link
         let address = channel.address
         let pipeline = SessionPipeline(
