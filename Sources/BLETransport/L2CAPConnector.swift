@@ -94,7 +94,7 @@ public struct L2CAPConnector: Sendable {
         do throws(TransportError) {
             try await establish(socket: socket, peer: peer)
         } catch {
-            L2CAPSocket.close(socket)
+            closeDescriptor(socket)
             logger.debug("connection failed", metadata: ["error": "\(error)"])
             throw error
         }
