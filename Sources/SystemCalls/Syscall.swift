@@ -108,8 +108,8 @@ public enum SyscallOutcome: Sendable, Equatable {
 /// The script is a task-local value, so tests running in parallel never see each other's
 /// scripts, and child tasks inherit it. Threads are not tasks: a component that runs system
 /// calls on its own thread (the transport's I/O threads) captures ``current`` when it is created
-/// and installs it on its thread. Test support that must not consume the outcomes meant for the
-/// code under test runs its own calls under `SyscallScript.$current.withValue(nil)`.
+/// and installs it on its thread. Test support calls Glibc directly for its fake peers, so it
+/// never consumes the outcomes meant for the code under test.
 ///
 /// ```swift
 /// let script = SyscallScript(["socket": [.fails(.addressFamilyNotSupported)]])
