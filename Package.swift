@@ -50,23 +50,33 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
 
+        // MARK: The error contract every target's errors follow (depends on nothing)
+        .target(name: "CodedErrors", swiftSettings: strict),
+
         // MARK: Pure codecs and protocol logic
-        .target(name: "BLEWire", swiftSettings: strict),
+        .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
         .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
         .target(name: "Detection", dependencies: ["SDUSensor"], swiftSettings: strict),
 
         // MARK: GATT over an abstract bearer
         .target(
             name: "GATTClient",
-            dependencies: ["BLEWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BLEWire", "CodedErrors", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "VirtualSensor",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient",
+                "BLEWire", "SDUSensor", "GATTClient", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+
+        // MARK: System calls (the one EINTR wrapper and its test script)
+        .target(
+            name: "SystemCalls",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict
         ),
 
@@ -74,7 +84,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
-                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor",
+                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "CodedErrors", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -85,15 +95,16 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire", "Detection",
+                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
 
         // MARK: The control plane's contract: wire models, routes, errors, where the socket is
-        .target(name: "ControlProtocol", dependencies: ["Detection"], swiftSettings: strict),
+        .target(name: "ControlProtocol", dependencies: ["Detection", "CodedErrors"], swiftSettings: strict),
 
         // MARK: The configuration file (TOML), read by the daemon and by `analyze --config`
         .target(
@@ -109,10 +120,11 @@ let package = Package(
             name: "GatewayCore",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
-                "GatewayConfig",
+                "GatewayConfig", "CodedErrors", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -121,7 +133,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "GatewayCore", "ControlProtocol",
+                "GatewayCore", "ControlProtocol", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -147,6 +159,7 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
+                "CodedErrors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -173,16 +186,22 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "Detection", "GatewayCore",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"], swiftSettings: strict),
+        .testTarget(name: "CodedErrorsTests", dependencies: ["CodedErrors"], swiftSettings: strict),
+        .testTarget(
+            name: "SystemCallsTests",
+            dependencies: ["SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "BLETransportTests",
-            dependencies: ["BLETransport", "GatewayTesting"],
+            dependencies: ["BLETransport", "GatewayTesting", "SystemCalls"],
             swiftSettings: strict
         ),
         .testTarget(name: "BLEWireTests", dependencies: ["BLEWire", "GatewayTesting"], swiftSettings: strict),
@@ -205,8 +224,9 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -214,22 +234,25 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: [
                 "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
+                "SystemCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "ControlProtocol", "GatewayCore", "GatewayTesting", "Detection",
+                "ControlAPI", "ControlProtocol", "GatewayCore", "GatewayTesting", "Detection", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),

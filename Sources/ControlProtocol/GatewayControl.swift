@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import Detection
 
 /// What the control API can ask of the running gateway. `ControlAPI` maps each HTTP route to one
@@ -41,7 +42,7 @@ public protocol GatewayControl: Sendable {
 
 /// A control request that failed: the code picks the HTTP status, the message and fix go to
 /// the client verbatim.
-public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ControlError: CodedError, Hashable, Sendable {
     /// What kind of failure, with its HTTP status.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name in error bodies.
@@ -85,6 +86,7 @@ public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error body sent to the client.
     public var body: ControlErrorBody { ControlErrorBody(code: code.name, error: message, fix: fix) }
 
-    /// `message (fix)`.
+    /// `message: fix`, the two fields of the error body, in place of the shared `code: message`
+    /// form (the fix travels apart from the message on the wire).
     public var description: String { fix.map { "\(message): \($0)" } ?? message }
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// A configuration the daemon refuses to start with: which file, line and key, what is wrong and
 /// how to fix it. The executable prints it and exits with status 78 (`EX_CONFIG`) before starting
 /// anything.
-public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ConfigurationError: CodedError, Hashable, Sendable {
     /// What kind of mistake.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name.
@@ -50,7 +51,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         self.fix = fix
     }
 
-    /// `FILE:LINE: KEY: MESSAGE; FIX`.
+    /// `FILE:LINE: KEY: MESSAGE; FIX`: the compiler-style form editors jump to, in place of the
+    /// shared `code: message` form.
     public var description: String {
         var text = file
         if let line { text += ":\(line)" }

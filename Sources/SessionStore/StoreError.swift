@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import GRDB
 
 /// Something the session store could not do, with what to do about it.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+public struct StoreError: CodedError, Sendable {
     /// What kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -52,11 +53,6 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.path = path
         self.cause = cause
-    }
-
-    /// `diskFull: …`.
-    public var description: String {
-        "\(code): \(message)" + (cause.map { " (cause: \($0))" } ?? "")
     }
 
     /// The advice every disk-full message ends with.

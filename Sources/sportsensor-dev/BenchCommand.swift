@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import BLEWire
 import Detection
 import SDUSensor
 import VirtualSensor
@@ -22,7 +23,7 @@ func measureThroughput(profile: DetectionProfile, raw: [RawAcceleration], rate: 
         events += detector.finish().count
     }
     let elapsed = start.duration(to: clock.now)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    let seconds = elapsed.inSeconds
     return (Double(raw.count * passes) / seconds, events)
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLETransport
+import BLEWire
 import Dispatch
 import GATTClient
 import Glibc
@@ -234,13 +235,6 @@ func runDemo<C: Clock>(
         try await group.waitForAll()
         return DemoSummary(
             seconds: seconds, decoder: decoder.statistics, sensor: await sensor.statistics, mtu: client.mtu)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    fileprivate var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }
 

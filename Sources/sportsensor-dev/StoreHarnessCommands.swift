@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import BLEWire
 import Detection
 import Foundation
 import SDUSensor
@@ -113,7 +114,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         try await recorder.finish(reason: .stopped)
         let elapsed = clock.now - started
         await runner.value
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = elapsed.inSeconds
         let statistics = recorder.statistics
         let storage = try await store.sampleStorage(of: session.id)
         try await store.checkpoint()

@@ -82,7 +82,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         let context = SessionPipeline<C>.Context(
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
             athlete: athlete?.name ?? sensorAthlete, settings: settings,
-            timeOffset: SessionPipeline<C>.seconds(link.origin.duration(to: startInstant)))
+            timeOffset: link.origin.duration(to: startInstant).inSeconds)
         let address = channel.address
         let sessionID = session.idText
         return SessionPipeline(

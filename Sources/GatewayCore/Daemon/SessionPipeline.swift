@@ -289,7 +289,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// The live numbers `sportsensorctl tail` shows.
     public func counters() -> SessionCounters {
-        let elapsed = Self.seconds(started.duration(to: clock.now))
+        let elapsed = started.duration(to: clock.now).inSeconds
         return state.withLock { state in
             let summary = state.summary
             let profile = context.settings.profile
@@ -357,11 +357,6 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         info.endReason = reason.rawValue
         bus.publish(.session(info))
         return record
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
 import Glibc
+import SystemCalls
 import SystemPackage
 import Testing
 

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Glibc
 import Synchronization
 import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs one system call, retrying it while it fails with `EINTR`, and returns its result or the
 /// `errno` it failed with.
 ///
-/// Every system call in `BLETransport` goes through this function (house rule 3). `name` is the
-/// call's name as the manual spells it (`"socket"`, `"recv"`, `"ioctl"`...); it keys the
-/// scripted results of ``SyscallScript`` in debug builds and ends up in ``TransportError``.
+/// Every system call of the targets below the control API (the Bluetooth transport, the control
+/// socket's file, the systemd notifier, the store's lock) goes through this function (house rule
+/// 3). `name` is the call's name as the manual spells it (`"socket"`, `"recv"`, `"flock"`...); it
+/// keys the scripted results of ``SyscallScript`` in debug builds and ends up in the caller's
+/// error (`TransportError`, `StoreError`...).
 ///
 /// `body` performs the call and returns the C result; `-1` means failure and `errno` holds the
 /// cause, which is read immediately after `body` returns, before anything else can overwrite it.
@@ -54,15 +61,15 @@ public func syscall<T: FixedWidthInteger & SignedInteger>(
                 error = scripted
             case nil:
                 result = body()
-                error = Errno(rawValue: Glibc.errno)
+                error = Errno(rawValue: errno)
             }
         } else {
             result = body()
-            error = Errno(rawValue: Glibc.errno)
+            error = Errno(rawValue: errno)
         }
         #else
         result = body()
-        error = Errno(rawValue: Glibc.errno)
+        error = Errno(rawValue: errno)
         #endif
         if result != -1 { return .success(result) }
         if error == .interrupted && retryingOnEINTR { continue }
@@ -100,8 +107,9 @@ public enum SyscallOutcome: Sendable, Equatable {
 ///
 /// The script is a task-local value, so tests running in parallel never see each other's
 /// scripts, and child tasks inherit it. Threads are not tasks: a component that runs system
-/// calls on its own thread (``SeqPacketBearer``) captures ``current`` when it is created and
-/// installs it on its thread.
+/// calls on its own thread (the transport's I/O threads) captures ``current`` when it is created
+/// and installs it on its thread. Test support calls Glibc directly for its fake peers, so it
+/// never consumes the outcomes meant for the code under test.
 ///
 /// ```swift
 /// let script = SyscallScript(["socket": [.fails(.addressFamilyNotSupported)]])
