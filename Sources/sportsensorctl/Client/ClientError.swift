@@ -1,6 +1,6 @@
-import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
 import CodedErrors
+import ControlProtocol
 import Foundation
 
 /// A request to `sportsensord` that failed. The message says what happened and what to do;
