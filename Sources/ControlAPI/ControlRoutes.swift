@@ -136,6 +136,21 @@ public enum ControlRoutes {
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sessionEvents(id: try context.parameters.require("id")))
         }
+        router.on(.reanalyze) { request, context -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let body = try await RequestBodies.decode(
+                ReanalyzeRequest.self, from: request, limit: maximumBodySize,
+                example: #"{"profile":"jump","set":["min_flight=0.2"]}"#)
+            return try ControlResponses.json(
+                try await control.reanalyze(id: try context.parameters.require("id"), body))
+        }
+        router.on(.prune) { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let body = try await RequestBodies.decode(
+                PruneRequest.self, from: request, limit: maximumBodySize,
+                example: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true,"vacuum":false}"#)
+            return try ControlResponses.json(try await control.prune(body))
+        }
         router.on(.sessionSamples) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             let id = try context.parameters.require("id")

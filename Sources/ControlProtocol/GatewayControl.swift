@@ -35,6 +35,11 @@ public protocol GatewayControl: Sendable {
     func sessionEvents(id: String) async throws(ControlError) -> [EventRecord]
     /// `GET /v1/sessions/{id}/samples.csv`: the samples in the interchange CSV, as text chunks.
     func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error>
+    /// `POST /v1/sessions/{id}/reanalyze`: detection again over the stored samples, saved; a live
+    /// session is refused (409).
+    func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult
+    /// `POST /v1/prune`: delete finished sessions started before a time, or only their samples.
+    func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport
     /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow
     /// subscriber loses the oldest buffered items, never blocks the gateway.
     func events() -> AsyncStream<GatewayEvent>

@@ -34,6 +34,8 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case stopSession(id: String)
         case sessionEvents(id: String)
         case sessionSamplesCSV(id: String)
+        case reanalyze(id: String, ReanalyzeRequest)
+        case prune(PruneRequest)
         case events
     }
 
@@ -55,6 +57,11 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         public var csvChunks = Fixtures.csvChunks
         /// When set, the CSV stream fails with it after its chunks.
         public var csvStreamFailure: ControlError?
+        /// `reanalyze(id:_:)` answers the first session with these events.
+        public var reanalyzedEvents = Fixtures.events
+        /// `prune(_:)`.
+        public var pruneReport = PruneReport(
+            sessionsDeleted: 2, sessionsAffected: 2, chunksDeleted: 5, samplesDeleted: 40_960, eventsDeleted: 31)
 
         /// The default answers.
         public init() {}
@@ -179,6 +186,16 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
             for chunk in answers.csvChunks { continuation.yield(chunk) }
             continuation.finish(throwing: answers.csvStreamFailure)
         }
+    }
+
+    public func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult {
+        try record(.reanalyze(id: id, request)) {
+            ReanalyzeResult(session: $0.sessions[0], events: $0.reanalyzedEvents, previousCount: 3)
+        }
+    }
+
+    public func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport {
+        try record(.prune(request)) { $0.pruneReport }
     }
 
     public func events() -> AsyncStream<GatewayEvent> {

@@ -188,4 +188,16 @@ public struct PruneResult: Hashable, Sendable {
     public var samplesDeleted: Int64
     /// Events deleted.
     public var eventsDeleted: Int
+
+    /// A result with these counts.
+    public init(
+        sessionsDeleted: Int = 0, sessionsAffected: Int = 0, chunksDeleted: Int = 0, samplesDeleted: Int64 = 0,
+        eventsDeleted: Int = 0
+    ) {
+        self.sessionsDeleted = sessionsDeleted
+        self.sessionsAffected = sessionsAffected
+        self.chunksDeleted = chunksDeleted
+        self.samplesDeleted = samplesDeleted
+        self.eventsDeleted = eventsDeleted
+    }
 }

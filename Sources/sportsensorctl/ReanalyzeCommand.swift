@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
@@ -40,67 +41,42 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     @Argument(help: "The session id or a unique prefix of it.")
     var id: String
 
+    @OptionGroup var daemon: DaemonSocketOption
+
     func run() async throws {
         try await reportingFailures {
             let requested = try profile.map { value throws(CommandFailure) in try StoreArguments.profile(value) }
+            if save, let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
+                defer { Task { await client.shutdown() } }
+                let request = ReanalyzeRequest(profile: requested?.rawValue, rules: rules?.rawValue, set: assignments)
+                let result: ReanalyzeResult = try await client.send(
+                    ControlRoute.reanalyze.request(id), json: request, timeout: 600)
+                StoreFormat.write(result.events.map { $0.jsonLine + "\n" }.joined())
+                Self.reportSaved(
+                    result.events.count, profile: result.session.profile, session: result.session.id,
+                    replacing: result.previousCount, by: "sportsensord")
+                return
+            }
             let store = try save ? state.openStore() : state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
-            let result = try await Self.reanalyze(
-                record, profile: requested, rules: rules, assignments: assignments, save: save, store: store)
+            let result = try await store.reanalyze(
+                record, profile: requested, rules: rules, assignments: assignments, save: save)
             StoreFormat.write(result.events.map { EventRecord($0).jsonLine + "\n" }.joined())
             if save {
-                FileHandle.standardError.write(
-                    Data(
-                        ("saved \(result.events.count) \(result.settings.profile.rawValue) event(s) for session "
-                            + "\(record.idText), replacing \(result.previousCount)\n").utf8))
+                Self.reportSaved(
+                    result.events.count, profile: result.settings.profile.rawValue, session: record.idText,
+                    replacing: result.previousCount, by: "the store")
             }
         }
     }
 
-    /// What a re-analysis found.
-    struct Result {
-        /// The settings detection ran with.
-        var settings: DetectionSettings
-        var events: [DetectorEvent]
-        /// How many events the session had before.
-        var previousCount: Int
-    }
-
-    /// Runs the detector over the stored samples as `import` and the daemon see them, with the
-    /// session's stored settings changed only by what is requested; with `save` stores the events
-    /// and those settings in one transaction.
-    static func reanalyze(
-        _ record: SessionRecord, profile requested: DetectionProfile?, rules requestedRules: DetectionRules?,
-        assignments: [String] = [], save: Bool, store: SessionStore
-    ) async throws -> Result {
-        // Checked again in the saving transaction; refusing here spares running detection first.
-        if save && record.isOpen { throw StoreError.sessionLive(record.idText) }
-        var settings: DetectionSettings
-        if let stored = record.settings {
-            settings = stored
-            if let requested { settings.profile = requested }
-        } else if let requested {
-            settings = DetectionSettings(profile: requested)
-        } else {
-            let names = DetectionProfile.allCases.map(\.rawValue).joined(separator: ", ")
-            throw CommandFailure.usage(
-                "session \(record.idText) has the profile '\(record.profile)', which this build cannot detect: "
-                    + "choose one with --profile (\(names))")
-        }
-        if let requestedRules { settings.rules = requestedRules }
-        settings = try settings.overriding(assignments)
-        let samples = try await store.detectionSamples(of: record.id)
-        let previous = try await store.events(of: record.id).count
-        guard !samples.isEmpty else {
-            throw CommandFailure.noInput(
-                "session \(record.idText) has no stored samples (pruned with --samples-only, or none recorded): "
-                    + "there is nothing to re-analyse; its \(previous) stored event(s) are kept")
-        }
-        let events = detectEvents(in: samples, settings: settings)
-        if save {
-            try await store.replaceEvents(of: record.id, with: events.map(EventRecord.init), settings: settings)
-        }
-        return Result(settings: settings, events: events, previousCount: previous)
+    /// `saved N PROFILE event(s) for session ID, replacing M (through WHO)` on standard error.
+    static func reportSaved(_ count: Int, profile: String, session: String, replacing previous: Int, by writer: String)
+    {
+        FileHandle.standardError.write(
+            Data(
+                ("saved \(count) \(profile) event(s) for session \(session), replacing \(previous) "
+                    + "(written by \(writer))\n").utf8))
     }
 }
 
@@ -126,12 +102,25 @@ struct PruneCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON object instead of a sentence.")
     var json = false
 
+    @OptionGroup var daemon: DaemonSocketOption
+
     func run() async throws {
         try await reportingFailures {
             let age = try StoreArguments.duration(olderThan)
-            let store = try state.openStore()
             let cutoff = Date().addingTimeInterval(-age)
-            let result = try await store.prune(olderThan: cutoff, samplesOnly: samplesOnly, vacuum: vacuum)
+            let result: PruneResult
+            if let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
+                defer { Task { await client.shutdown() } }
+                let request = PruneRequest(startedBefore: cutoff, samplesOnly: samplesOnly, vacuum: vacuum)
+                let report: PruneReport = try await client.send(
+                    ControlRoute.prune.request(), json: request, timeout: 3600)
+                result = PruneResult(
+                    sessionsDeleted: report.sessionsDeleted, sessionsAffected: report.sessionsAffected,
+                    chunksDeleted: report.chunksDeleted, samplesDeleted: report.samplesDeleted,
+                    eventsDeleted: report.eventsDeleted)
+            } else {
+                result = try await state.openStore().prune(olderThan: cutoff, samplesOnly: samplesOnly, vacuum: vacuum)
+            }
             StoreFormat.write(Self.describe(result, samplesOnly: samplesOnly, cutoff: cutoff, json: json) + "\n")
         }
     }

@@ -88,6 +88,8 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         (status, message) = (error.exitCode, error.message)
     } catch let error as CommandFailure {
         (status, message) = (error.exitCode, error.message)
+    } catch let error as ClientError {
+        (status, message) = (error.exitCode, error.description)
     }
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
     throw ExitCode(status)

@@ -45,6 +45,12 @@ let gatewayRoutes: [RouteCase] = [
     RouteCase(method: .post, uri: "/v1/sessions/6F9619FF/stop", call: .stopSession(id: "6F9619FF")),
     RouteCase(method: .get, uri: "/v1/sessions/6F9619FF/events", call: .sessionEvents(id: "6F9619FF")),
     RouteCase(method: .get, uri: "/v1/sessions/6F9619FF/samples.csv", call: .sessionSamplesCSV(id: "6F9619FF")),
+    RouteCase(
+        method: .post, uri: "/v1/sessions/6F9619FF/reanalyze", body: #"{"profile":"jump","set":["min_flight=0.2"]}"#,
+        call: .reanalyze(id: "6F9619FF", ReanalyzeRequest(profile: "jump", set: ["min_flight=0.2"]))),
+    RouteCase(
+        method: .post, uri: "/v1/prune", body: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
+        call: .prune(PruneRequest(startedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),
 ]
 
 /// Every `ControlError` code.

@@ -116,6 +116,32 @@ struct GatewayEndToEndTests {
         }
     }
 
+    @Test("while the daemon runs, reanalyze --save and prune write through it; a live session is refused")
+    func writesGoThroughTheDaemon() async throws {
+        try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
+            let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
+            let id = try #require(started?["id"] as? String)
+            try await Task.sleep(for: .seconds(3))
+            let live = try await gateway.control(["reanalyze", id, "--save"])
+            #expect(live.status != 0, "\(live)")
+            #expect(live.standardError.contains("stop"), "the refusal names the fix: \(live)")
+            _ = try await gateway.control(["stop", id])
+
+            let saved = try await gateway.control(["reanalyze", id, "--save", "--profile", "steps"])
+            #expect(saved.status == 0, "\(saved)")
+            #expect(saved.standardError.contains("written by sportsensord"), "\(saved)")
+            #expect(gateway.log.contains("session re-analysed"))
+            let shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
+            #expect(shown?["profile"] as? String == "steps")
+
+            let pruned = try await gateway.control(["prune", "--older-than", "0s", "--samples-only"])
+            #expect(pruned.status == 0, "\(pruned)")
+            #expect(gateway.log.contains("pruned through the API"))
+            let after = try await gateway.control(["reanalyze", id])
+            #expect(after.status == 66, "no samples are left to re-analyse: \(after)")
+        }
+    }
+
     @Test("a link dropped mid-session reconnects into the same session, and the gap is accounted as lost")
     func linkDropAndReconnect() async throws {
         try await RunningGateway.with(

@@ -48,11 +48,11 @@ struct ReanalyzeSettingsTests {
         let expected = detectEvents(in: samples, settings: recorded)
         #expect(expected.count < withDefaults.count, "the stored min_flight must matter for this recording")
 
-        let result = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: false, store: store)
+        let result = try await store.reanalyze(record, profile: nil, rules: nil, save: false)
         #expect(result.settings == recorded)
         #expect(result.events == expected)
 
-        _ = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: true, store: store)
+        _ = try await store.reanalyze(record, profile: nil, rules: nil, save: true)
         let saved = try await store.session(id: session.id)
         #expect(saved.settings == recorded, "--save stores every parameter used, not the rules alone")
         let text = try await database.read { db in
@@ -73,8 +73,8 @@ struct ReanalyzeSettingsTests {
         try await store.replaceEvents(of: session.id, with: [], settings: stored)
         let record = try await store.session(id: session.id)
 
-        let result = try await ReanalyzeCommand.reanalyze(
-            record, profile: nil, rules: nil, assignments: ["min_flight=\(minFlight)"], save: true, store: store)
+        let result = try await store.reanalyze(
+            record, profile: nil, rules: nil, assignments: ["min_flight=\(minFlight)"], save: true)
         var expected = stored
         expected.parameters.jump.minFlight = minFlight
         #expect(result.settings == expected, "the stored max_flight stays, min_flight is overridden")
@@ -89,11 +89,11 @@ struct ReanalyzeSettingsTests {
         let (store, session, _) = try await jumpSession(directory)
         let before = try await store.events(of: session.id)
         do {
-            _ = try await ReanalyzeCommand.reanalyze(
-                session, profile: nil, rules: nil, assignments: ["min_peak_g=1.5"], save: true, store: store)
+            _ = try await store.reanalyze(
+                session, profile: nil, rules: nil, assignments: ["min_peak_g=1.5"], save: true)
             Issue.record("an unknown key was accepted")
-        } catch let error as CommandFailure {
-            #expect(error.exitCode == 64)
+        } catch {
+            #expect(error.code == .invalidArgument && CommandFailure.exitCode(for: error) == 64)
             #expect(error.message.contains("min_peak_g") && error.message.contains("min_flight"))
         }
         #expect(try await store.events(of: session.id) == before)
@@ -111,7 +111,7 @@ struct ReanalyzeSettingsTests {
             try SessionImport.read(path), in: store, options: .init(settings: settings))
         let record = try await store.session(id: imported.session.id)
         #expect(record.settings == settings)
-        let again = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: false, store: store)
+        let again = try await store.reanalyze(record, profile: nil, rules: nil, save: false)
         #expect(again.events == imported.events)
     }
 }

@@ -95,14 +95,14 @@ struct StoreAccessTests {
         try await recorder.flush()
 
         do {
-            _ = try await ReanalyzeCommand.reanalyze(live, profile: nil, rules: nil, save: true, store: store)
+            _ = try await store.reanalyze(live, profile: nil, rules: nil, save: true)
             Issue.record("a live session was re-analysed and saved")
-        } catch let error as StoreError {
+        } catch {
             #expect(error.code == .sessionLive && CommandFailure.exitCode(for: error) == 75)
             #expect(error.message.contains("stop it first"))
         }
         #expect(try await store.events(of: live.id).isEmpty)
-        let dryRun = try await ReanalyzeCommand.reanalyze(live, profile: nil, rules: nil, save: false, store: store)
+        let dryRun = try await store.reanalyze(live, profile: nil, rules: nil, save: false)
         #expect(!dryRun.events.isEmpty)
     }
 

@@ -213,25 +213,23 @@ struct StoreCommandTests {
         let record = imported.session
         let stored = try await store.events(of: record.id)
 
-        let same = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: false, store: store)
+        let same = try await store.reanalyze(record, profile: nil, rules: nil, save: false)
         #expect(same.settings == DetectionSettings(profile: .steps))
         #expect(same.events.map(EventRecord.init) == stored)
         #expect(same.events == imported.events)
 
-        let other = try await ReanalyzeCommand.reanalyze(
-            record, profile: .tableTennis, rules: .baseline, save: false, store: store)
+        let other = try await store.reanalyze(record, profile: .tableTennis, rules: .baseline, save: false)
         #expect(other.events != same.events)
         #expect(try await store.events(of: record.id) == stored, "without --save nothing changes")
 
-        let saved = try await ReanalyzeCommand.reanalyze(
-            record, profile: .tableTennis, rules: .baseline, save: true, store: store)
+        let saved = try await store.reanalyze(record, profile: .tableTennis, rules: .baseline, save: true)
         #expect(saved.previousCount == stored.count)
         #expect(try await store.events(of: record.id) == saved.events.map(EventRecord.init))
         let updated = try await store.session(id: record.id)
         #expect(updated.profile == "table-tennis")
         #expect(updated.settings == DetectionSettings(profile: .tableTennis, rules: .baseline))
         // Re-running the saved settings reproduces the saved events.
-        let again = try await ReanalyzeCommand.reanalyze(updated, profile: nil, rules: nil, save: false, store: store)
+        let again = try await store.reanalyze(updated, profile: nil, rules: nil, save: false)
         #expect(again.events == saved.events)
     }
 
@@ -260,8 +258,11 @@ struct StoreCommandTests {
         }
         let jsonl = text(try await ExportCommand.export(middle.session, format: .jsonl, store: store))
         #expect(jsonl.split(separator: "\n").count == middle.events.count)
-        await #expect(throws: CommandFailure.self) {
-            _ = try await ReanalyzeCommand.reanalyze(middle.session, profile: nil, rules: nil, save: true, store: store)
+        await #expect {
+            _ = try await store.reanalyze(middle.session, profile: nil, rules: nil, save: true)
+        } throws: { error in
+            // No samples left: exit 66, as for a missing input.
+            (error as? StoreError).map { CommandFailure.exitCode(for: $0) } == 66
         }
 
         let byAge = try await store.prune(olderThan: Date(timeIntervalSinceNow: -(try StoreArguments.duration("90d"))))

@@ -39,6 +39,8 @@ final class StoreHealth: Sendable {
         case .notFound: return ControlError(.notFound, error.message, fix: "list them with `sportsensorctl sessions`")
         case .ambiguousPrefix: return ControlError(.conflict, error.message, fix: "give more digits of the id")
         case .invalidArgument: return ControlError(.invalidRequest, error.message)
+        case .sessionLive:
+            return ControlError(.conflict, error.message, fix: "stop the session first with `sportsensorctl stop`")
         case .diskFull, .permission, .busy, .corrupt, .newerSchema, .notOurDatabase:
             record(healthy: false)
             return ControlError(.unavailable, error.message, fix: "check the state directory and the daemon's log")

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+
+// The store writes a client asks the running daemon to make, so the daemon stays the only
+// writer of its store (a CLI in the daemon's group may only read the files).
+
+/// `POST /v1/sessions/{id}/reanalyze`: detection again over the stored samples, the result saved.
+public struct ReanalyzeRequest: Codable, Hashable, Sendable {
+    /// Another profile (default: the session's).
+    public var profile: String?
+    /// `standard` or `baseline` (default: the session's).
+    public var rules: String?
+    /// `key=value` overrides of detector parameters, named as in the configuration file.
+    public var set: [String]
+
+    /// Creates a request.
+    public init(profile: String? = nil, rules: String? = nil, set: [String] = []) {
+        self.profile = profile
+        self.rules = rules
+        self.set = set
+    }
+
+    /// Every field may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        profile = try container.decodeIfPresent(String.self, forKey: .profile)
+        rules = try container.decodeIfPresent(String.self, forKey: .rules)
+        set = try container.decodeIfPresent([String].self, forKey: .set) ?? []
+    }
+}
+
+/// The answer to `POST /v1/sessions/{id}/reanalyze`.
+public struct ReanalyzeResult: Codable, Hashable, Sendable {
+    /// The session as stored now.
+    public var session: SessionInfo
+    /// The events detection found, now stored, in time order.
+    public var events: [EventRecord]
+    /// How many events the session had before.
+    public var previousCount: Int
+
+    /// Creates a result.
+    public init(session: SessionInfo, events: [EventRecord], previousCount: Int) {
+        self.session = session
+        self.events = events
+        self.previousCount = previousCount
+    }
+}
+
+/// `POST /v1/prune`: delete finished sessions started before a time, or only their samples.
+public struct PruneRequest: Codable, Hashable, Sendable {
+    /// Sessions started before this are pruned.
+    public var startedBefore: Date
+    /// Keep the sessions and their events; delete only the samples.
+    public var samplesOnly: Bool
+    /// Rewrite the database afterwards to give the space back to the file system.
+    public var vacuum: Bool
+
+    /// Creates a request.
+    public init(startedBefore: Date, samplesOnly: Bool = false, vacuum: Bool = false) {
+        self.startedBefore = startedBefore
+        self.samplesOnly = samplesOnly
+        self.vacuum = vacuum
+    }
+
+    /// `samples_only` and `vacuum` may be left out (false).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startedBefore = try container.decode(Date.self, forKey: .startedBefore)
+        samplesOnly = try container.decodeIfPresent(Bool.self, forKey: .samplesOnly) ?? false
+        vacuum = try container.decodeIfPresent(Bool.self, forKey: .vacuum) ?? false
+    }
+}
+
+/// What `POST /v1/prune` removed.
+public struct PruneReport: Codable, Hashable, Sendable {
+    /// Sessions deleted (0 with `samples_only`).
+    public var sessionsDeleted: Int
+    /// Sessions whose samples were deleted.
+    public var sessionsAffected: Int
+    /// Sample chunks deleted.
+    public var chunksDeleted: Int
+    /// Samples in those chunks.
+    public var samplesDeleted: Int64
+    /// Events deleted.
+    public var eventsDeleted: Int
+
+    /// Creates a report.
+    public init(
+        sessionsDeleted: Int, sessionsAffected: Int, chunksDeleted: Int, samplesDeleted: Int64, eventsDeleted: Int
+    ) {
+        self.sessionsDeleted = sessionsDeleted
+        self.sessionsAffected = sessionsAffected
+        self.chunksDeleted = chunksDeleted
+        self.samplesDeleted = samplesDeleted
+        self.eventsDeleted = eventsDeleted
+    }
+}
