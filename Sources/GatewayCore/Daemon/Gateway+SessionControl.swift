@@ -55,15 +55,7 @@ extension Gateway {
             throw ControlError(.unavailable, "the gateway is shutting down", fix: "start the session after the restart")
         }
         let channel = try channel(named: request.sensor)
-        var profile = dependencies.configuration.defaultProfile
-        if let name = request.profile {
-            guard let chosen = DetectionProfile(rawValue: name) else {
-                throw ControlError(
-                    .invalidRequest, "unknown profile '\(name)'",
-                    fix: "use one of \(DetectionProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            profile = chosen
-        }
+        let profile = try DetectionProfile.requested(request.profile) ?? dependencies.configuration.defaultProfile
         var athlete: Athlete?
         if let name = request.athlete?.nilIfEmpty { athlete = try await findOrAddAthlete(name) }
         return try await sessions.begin(on: channel, profile: profile, athlete: athlete).info()
@@ -135,5 +127,19 @@ extension Gateway {
             endedAt: record.endedAt, endReason: record.endReason?.rawValue, isLive: false, eventCounts: counts,
             samples: Int(record.counts.received), lostSamples: Int(record.counts.lost),
             malformedNotifications: Int(record.counts.malformed), sampleRate: record.counts.sampleRate)
+    }
+}
+
+extension DetectionProfile {
+    /// The profile a request names; nil when it names none, a 400 naming the choices for a name
+    /// that is no profile.
+    static func requested(_ name: String?) throws(ControlError) -> DetectionProfile? {
+        guard let name else { return nil }
+        guard let profile = DetectionProfile(rawValue: name) else {
+            throw ControlError(
+                .invalidRequest, "unknown profile '\(name)'",
+                fix: "use one of \(DetectionProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return profile
     }
 }

@@ -7,15 +7,7 @@ import SessionStore
 extension Gateway {
     /// `POST /v1/sessions/{id}/reanalyze`.
     public func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult {
-        var profile: DetectionProfile?
-        if let name = request.profile {
-            guard let chosen = DetectionProfile(rawValue: name) else {
-                throw ControlError(
-                    .invalidRequest, "unknown profile '\(name)'",
-                    fix: "use one of \(DetectionProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            profile = chosen
-        }
+        let profile = try DetectionProfile.requested(request.profile)
         var rules: DetectionRules?
         if let name = request.rules {
             guard let chosen = DetectionRules(rawValue: name) else {
