@@ -10,6 +10,9 @@ public enum ControlRoutes {
     /// The largest request body accepted, in bytes.
     public static let maximumBodySize = 64 * 1024
 
+    /// The largest recording `POST /v1/sessions/import` takes, in bytes (a day at 100 Hz is ~300 MB).
+    public static let maximumImportSize = 512 * 1024 * 1024
+
     /// The scan duration used when `POST /v1/scan` has no `seconds`.
     public static let defaultScanSeconds = 10.0
 
@@ -143,6 +146,14 @@ public enum ControlRoutes {
                 example: #"{"profile":"jump","set":["min_flight=0.2"]}"#)
             return try ControlResponses.json(
                 try await control.reanalyze(id: try context.parameters.require("id"), body))
+        }
+        router.on(.importSession) { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            let body = try await RequestBodies.decode(
+                ImportRequest.self, from: request, limit: maximumImportSize,
+                example: #"{"profile":"jump","rules":"standard","set":[],"lost_samples":0,"#
+                    + #""malformed_notifications":0,"samples":[[0,0,10,-20,16384]]}"#)
+            return try ControlResponses.json(try await control.importSession(body), status: .created)
         }
         router.on(.prune) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])

@@ -50,6 +50,8 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     public static let sessionSamples = ControlRoute(.get, "/v1/sessions/{id}/samples.csv")
     /// `POST /v1/sessions/{id}/reanalyze`: detection again, the result saved.
     public static let reanalyze = ControlRoute(.post, "/v1/sessions/{id}/reanalyze")
+    /// `POST /v1/sessions/import`: store a recording the client decoded.
+    public static let importSession = ControlRoute(.post, "/v1/sessions/import")
     /// `POST /v1/prune`: delete old sessions or their samples.
     public static let prune = ControlRoute(.post, "/v1/prune")
     /// `GET /v1/events`: the Server-Sent Events stream.
@@ -60,7 +62,7 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// Every route, for tests and the documentation check.
     public static let all: [ControlRoute] = [
         status, adapters, scan, sensors, pair, updateSensor, unpair, sessions, startSession, session, stopSession,
-        sessionEvents, sessionSamples, reanalyze, prune, events, metrics,
+        sessionEvents, sessionSamples, reanalyze, importSession, prune, events, metrics,
     ]
 
     /// The names of the template's parameters, in order.

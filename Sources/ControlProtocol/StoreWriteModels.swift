@@ -96,3 +96,64 @@ public struct PruneReport: Codable, Hashable, Sendable {
         self.eventsDeleted = eventsDeleted
     }
 }
+
+/// `POST /v1/sessions/import`: a recording the client decoded (from a sample CSV or a btsnoop
+/// capture) stored as a finished session, with the events its settings detect.
+public struct ImportRequest: Codable, Hashable, Sendable {
+    /// The profile to detect with.
+    public var profile: String
+    /// `standard` or `baseline`.
+    public var rules: String
+    /// Detector parameters that differ from the defaults, `key=value` as in the configuration file.
+    public var set: [String]
+    /// The athlete's name (added when new).
+    public var athlete: String?
+    /// The sensor's address.
+    public var sensor: String?
+    /// The session's wall-clock start (default: the capture's first record, else now).
+    public var startedAt: Date?
+    /// When the capture's first record was taken, if it says.
+    public var captureStart: Date?
+    /// Samples the sensor's counter says never arrived.
+    public var lostSamples: Int64
+    /// Notifications of a length other than 2 + 6k.
+    public var malformedNotifications: Int64
+    /// The recovered sample rate.
+    public var sampleRate: Double?
+    /// The samples, each `[index, t, x, y, z]`: the unwrapped index, seconds from the start to the
+    /// microsecond, raw counts (16384 per g).
+    public var samples: [[Double]]
+
+    /// Creates a request.
+    public init(
+        profile: String, rules: String, set: [String], athlete: String?, sensor: String?, startedAt: Date?,
+        captureStart: Date?, lostSamples: Int64, malformedNotifications: Int64, sampleRate: Double?,
+        samples: [[Double]]
+    ) {
+        self.profile = profile
+        self.rules = rules
+        self.set = set
+        self.athlete = athlete
+        self.sensor = sensor
+        self.startedAt = startedAt
+        self.captureStart = captureStart
+        self.lostSamples = lostSamples
+        self.malformedNotifications = malformedNotifications
+        self.sampleRate = sampleRate
+        self.samples = samples
+    }
+}
+
+/// The answer to `POST /v1/sessions/import`.
+public struct ImportResult: Codable, Hashable, Sendable {
+    /// The new session.
+    public var session: SessionInfo
+    /// True when the athlete was added.
+    public var addedAthlete: Bool
+
+    /// Creates a result.
+    public init(session: SessionInfo, addedAthlete: Bool) {
+        self.session = session
+        self.addedAthlete = addedAthlete
+    }
+}

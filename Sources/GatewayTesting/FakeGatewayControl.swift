@@ -35,6 +35,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case sessionEvents(id: String)
         case sessionSamplesCSV(id: String)
         case reanalyze(id: String, ReanalyzeRequest)
+        case importSession(ImportRequest)
         case prune(PruneRequest)
         case events
     }
@@ -192,6 +193,10 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         try record(.reanalyze(id: id, request)) {
             ReanalyzeResult(session: $0.sessions[0], events: $0.reanalyzedEvents, previousCount: 3)
         }
+    }
+
+    public func importSession(_ request: ImportRequest) async throws(ControlError) -> ImportResult {
+        try record(.importSession(request)) { ImportResult(session: $0.sessions[0], addedAthlete: false) }
     }
 
     public func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport {

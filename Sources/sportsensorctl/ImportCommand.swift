@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
@@ -44,6 +45,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The recording: a sample CSV (t,x,y,z) or a btsnoop capture.")
     var file: String
 
+    @OptionGroup var daemon: DaemonSocketOption
+
     func run() async throws {
         try await reportingFailures {
             let settings = try detection.settings(for: try StoreArguments.profile(profile))
@@ -53,21 +56,31 @@ struct ImportCommand: AsyncParsableCommand {
             let started = try started.map { value throws(CommandFailure) in
                 try StoreArguments.date(value, option: "--started")
             }
-            let recording = try SessionImport.read(file, handle: handle, address: address)
-            if recording.roundedSamples > 0 {
+            let decoded = try SessionImport.read(file, handle: handle, address: address)
+            if decoded.roundedSamples > 0 {
                 FileHandle.standardError.write(
                     Data(
-                        ("warning: \(file): \(recording.roundedSamples) sample(s) were not whole sensor counts "
+                        ("warning: \(file): \(decoded.roundedSamples) sample(s) were not whole sensor counts "
                             + "(1/16384 g) and were rounded to the nearest count\n").utf8))
             }
-            let store = try state.openStore()
-            let imported = try await SessionImport.store(
-                recording, in: store,
-                options: .init(settings: settings, athlete: athlete, sensor: sensor, startedAt: started))
-            if imported.addedAthlete, let athlete {
+            let id: String
+            let addedAthlete: Bool
+            if let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
+                defer { Task { await client.shutdown() } }
+                let request = SessionImport.request(
+                    decoded.recording, settings: settings, athlete: athlete, sensor: sensor, startedAt: started)
+                let result: ImportResult = try await client.send(
+                    ControlRoute.importSession.request(), json: request, timeout: 3600)
+                (id, addedAthlete) = (result.session.id, result.addedAthlete)
+            } else {
+                let imported = try await state.openStore().importRecording(
+                    decoded.recording, settings: settings, athlete: athlete, sensor: sensor, startedAt: started)
+                (id, addedAthlete) = (imported.session.idText, imported.addedAthlete)
+            }
+            if addedAthlete, let athlete {
                 FileHandle.standardError.write(Data("note: added the athlete \(athlete)\n".utf8))
             }
-            StoreFormat.write(imported.session.idText + "\n")
+            StoreFormat.write(id + "\n")
         }
     }
 }
@@ -75,41 +88,17 @@ struct ImportCommand: AsyncParsableCommand {
 /// Reading a recording into storable samples and storing it: the core of `import`, without I/O
 /// to the terminal.
 enum SessionImport {
-    /// A recording ready to store.
-    struct Recording {
-        /// The samples: unwrapped indices, times rounded to the microsecond, raw counts.
-        var samples: [StoredSample]
-        /// The sensor, when the capture names it.
-        var sensor: BluetoothAddress?
-        /// Stream counters and the recovered rate.
-        var counts: SessionCounts
-        /// The wall-clock time of the capture's first record.
-        var captureStart: Date?
-        /// CSV samples whose values were not whole counts.
-        var roundedSamples: Int = 0
-    }
-
-    /// What `store` needs besides the recording.
-    struct Options {
-        /// The profile, rules and parameters to detect with (stored with the session).
-        var settings: DetectionSettings
-        var athlete: String?
-        var sensor: BluetoothAddress?
-        var startedAt: Date?
-    }
-
-    /// What `store` did.
-    struct Imported {
-        var session: SessionRecord
-        var events: [DetectorEvent]
-        var addedAthlete: Bool
+    /// A decoded recording, and how many CSV samples were not whole counts.
+    struct Decoded {
+        var recording: SessionStore.Recording
+        var roundedSamples = 0
     }
 
     /// Reads a sample CSV or a btsnoop capture (told apart by the first bytes).
     static func read(
         _ path: String, handle: UInt16? = nil, address: BluetoothAddress? = nil
     ) throws(InputError)
-        -> Recording
+        -> Decoded
     {
         let data = try RecordingInput.read(path)
         if RecordingInput.isCapture(data) {
@@ -121,12 +110,14 @@ enum SessionImport {
                 StoredSample(index: index, t: StoreTime.microseconds(sample.t), raw: counts(of: sample))
             }
             let statistics = recording.statistics
-            return Recording(
-                samples: samples, sensor: recording.peer,
-                counts: SessionCounts(
-                    received: Int64(samples.count), lost: Int64(statistics.lostSamples),
-                    malformed: Int64(statistics.malformedNotifications), sampleRate: recording.period.map { 1 / $0 }),
-                captureStart: firstRecordTime(data))
+            return Decoded(
+                recording: SessionStore.Recording(
+                    samples: samples, sensor: recording.peer,
+                    counts: SessionCounts(
+                        received: Int64(samples.count), lost: Int64(statistics.lostSamples),
+                        malformed: Int64(statistics.malformedNotifications),
+                        sampleRate: recording.period.map { 1 / $0 }),
+                    captureStart: firstRecordTime(data)))
         }
         let parsed: [AccelerationSample]
         do {
@@ -161,40 +152,26 @@ enum SessionImport {
         if let first = samples.first, let last = samples.last, last.t > first.t {
             rate = Double(samples.count - 1) / (last.t - first.t)
         }
-        return Recording(
-            samples: samples, sensor: nil, counts: SessionCounts(received: Int64(samples.count), sampleRate: rate),
-            captureStart: nil, roundedSamples: rounded)
+        return Decoded(
+            recording: SessionStore.Recording(
+                samples: samples, sensor: nil, counts: SessionCounts(received: Int64(samples.count), sampleRate: rate),
+                captureStart: nil),
+            roundedSamples: rounded)
     }
 
-    /// Stores the recording with the events the profile's detector finds in the samples exactly
-    /// as the store will give them back, so `reanalyze` reproduces them.
-    static func store(
-        _ recording: Recording, in store: SessionStore, options: Options
-    ) async throws(StoreError)
-        -> Imported
-    {
-        let chunkLength = SessionStore.exactChunkLength(for: recording.samples)
-        let samples = SessionStore.storedForm(of: recording.samples, chunkLength: chunkLength).map {
-            AccelerationSample(t: $0.t, raw: $0.raw)
-        }
-        let events = detectEvents(in: samples, settings: options.settings)
-        var athleteID: Int64?
-        var added = false
-        if let name = options.athlete {
-            if let known = try await store.athlete(named: name.trimmingCharacters(in: .whitespaces)) {
-                athleteID = known.id
-            } else {
-                athleteID = try await store.addAthlete(name: name).id
-                added = true
-            }
-        }
-        let new = NewSession(
-            sensor: options.sensor ?? recording.sensor, athleteID: athleteID, settings: options.settings,
-            startedAt: options.startedAt ?? recording.captureStart ?? Date())
-        let session = try await store.importSession(
-            new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
-            chunkLength: chunkLength)
-        return Imported(session: session, events: events, addedAthlete: added)
+    /// The recording as `POST /v1/sessions/import` takes it.
+    static func request(
+        _ recording: SessionStore.Recording, settings: DetectionSettings, athlete: String?, sensor: BluetoothAddress?,
+        startedAt: Date?
+    ) -> ImportRequest {
+        ImportRequest(
+            profile: settings.profile.rawValue, rules: settings.rules.rawValue, set: settings.assignments,
+            athlete: athlete, sensor: (sensor ?? recording.sensor).map { "\($0)" }, startedAt: startedAt,
+            captureStart: recording.captureStart, lostSamples: recording.counts.lost,
+            malformedNotifications: recording.counts.malformed, sampleRate: recording.counts.sampleRate,
+            samples: recording.samples.map {
+                [Double($0.index), $0.t, Double($0.raw.x), Double($0.raw.y), Double($0.raw.z)]
+            })
     }
 
     /// The raw counts of a sample decoded from counts (exact: count / 16384 × 16384).

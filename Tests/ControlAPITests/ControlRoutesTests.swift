@@ -49,6 +49,15 @@ let gatewayRoutes: [RouteCase] = [
         method: .post, uri: "/v1/sessions/6F9619FF/reanalyze", body: #"{"profile":"jump","set":["min_flight=0.2"]}"#,
         call: .reanalyze(id: "6F9619FF", ReanalyzeRequest(profile: "jump", set: ["min_flight=0.2"]))),
     RouteCase(
+        method: .post, uri: "/v1/sessions/import",
+        body: #"{"profile":"jump","rules":"standard","set":[],"lost_samples":0,"malformed_notifications":0,"#
+            + #""samples":[[0,0,10,-20,16384]]}"#,
+        call: .importSession(
+            ImportRequest(
+                profile: "jump", rules: "standard", set: [], athlete: nil, sensor: nil, startedAt: nil,
+                captureStart: nil, lostSamples: 0, malformedNotifications: 0, sampleRate: nil,
+                samples: [[0, 0, 10, -20, 16384]]))),
+    RouteCase(
         method: .post, uri: "/v1/prune", body: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
         call: .prune(PruneRequest(startedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),
 ]

@@ -116,7 +116,7 @@ struct GatewayEndToEndTests {
         }
     }
 
-    @Test("while the daemon runs, reanalyze --save and prune write through it; a live session is refused")
+    @Test("while the daemon runs, reanalyze --save, import and prune write through it; a live session is refused")
     func writesGoThroughTheDaemon() async throws {
         try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
             let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
@@ -133,6 +133,18 @@ struct GatewayEndToEndTests {
             #expect(gateway.log.contains("session re-analysed"))
             let shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
             #expect(shown?["profile"] as? String == "steps")
+
+            let csv = gateway.directory + "/recording.csv"
+            #expect(try await gateway.control(["export", id, "--format", "csv", "--output", csv]).status == 0)
+            let imported = try await gateway.control(["import", "--profile", "table-tennis", "--athlete", "Ivo", csv])
+            #expect(imported.status == 0, "\(imported)")
+            #expect(gateway.log.contains("session imported through the API"))
+            let copy = imported.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            let copied = try await gateway.controlJSON(["show", copy, "--json"]) as? [String: Any]
+            #expect(copied?["athlete"] as? String == "Ivo")
+            let original = try await gateway.control(["export", id, "--format", "csv"])
+            let reexported = try await gateway.control(["export", copy, "--format", "csv"])
+            #expect(reexported.standardOutput == original.standardOutput, "the daemon stored exactly the samples sent")
 
             let pruned = try await gateway.control(["prune", "--older-than", "0s", "--samples-only"])
             #expect(pruned.status == 0, "\(pruned)")

@@ -15,8 +15,8 @@ struct ReanalyzeSettingsTests {
     func jumpSession(_ directory: TemporaryStateDirectory) async throws -> (SessionStore, SessionRecord, Double) {
         let path = try directory.write("jump.csv", Array(StoreFixtures.simulatedCSV(.jumps).utf8))
         let store = try directory.open()
-        let imported = try await SessionImport.store(
-            try SessionImport.read(path), in: store, options: .init(settings: DetectionSettings(profile: .jump)))
+        let imported = try await store.importRecording(
+            try SessionImport.read(path).recording, settings: DetectionSettings(profile: .jump))
         let flights = imported.events.compactMap { event -> Double? in
             if case .jump(let flight) = event { flight.flightTime } else { nil }
         }
@@ -107,8 +107,7 @@ struct ReanalyzeSettingsTests {
         let path = try directory.write("throw.csv", Array(StoreFixtures.simulatedCSV(.throwing).utf8))
         let store = try directory.open()
         let settings = try DetectionSettings(profile: .throw, rules: .standard).overriding(["max_flight=3.5"])
-        let imported = try await SessionImport.store(
-            try SessionImport.read(path), in: store, options: .init(settings: settings))
+        let imported = try await store.importRecording(try SessionImport.read(path).recording, settings: settings)
         let record = try await store.session(id: imported.session.id)
         #expect(record.settings == settings)
         let again = try await store.reanalyze(record, profile: nil, rules: nil, save: false)

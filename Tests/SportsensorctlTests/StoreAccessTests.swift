@@ -28,8 +28,8 @@ struct StoreAccessTests {
         let directory = TemporaryStateDirectory()
         let path = try directory.write("steps.csv", Array(StoreFixtures.simulatedCSV(.steps, seconds: 10).utf8))
         let store = try directory.open()
-        let imported = try await SessionImport.store(
-            try SessionImport.read(path), in: store, options: .init(settings: DetectionSettings(profile: .steps)))
+        let imported = try await store.importRecording(
+            try SessionImport.read(path).recording, settings: DetectionSettings(profile: .steps))
         try await store.checkpoint()
         try store.close()
         return (directory, imported.session)

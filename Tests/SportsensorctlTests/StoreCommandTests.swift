@@ -66,12 +66,10 @@ struct StoreCommandTests {
     func importFile(
         _ path: String, _ store: SessionStore, profile: DetectionProfile, athlete: String? = nil,
         sensor: BluetoothAddress? = nil, startedAt: Date? = nil
-    ) async throws -> SessionImport.Imported {
-        let recording = try SessionImport.read(path)
-        return try await SessionImport.store(
-            recording, in: store,
-            options: .init(
-                settings: DetectionSettings(profile: profile), athlete: athlete, sensor: sensor, startedAt: startedAt))
+    ) async throws -> SessionStore.Imported {
+        try await store.importRecording(
+            try SessionImport.read(path).recording, settings: DetectionSettings(profile: profile), athlete: athlete,
+            sensor: sensor, startedAt: startedAt)
     }
 
     func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
 import ControlProtocol
 import Detection
+import Foundation
+import SDUSensor
 import SessionStore
 
 /// Store writes a client asks of the running daemon: it is the only writer of its store.
@@ -29,6 +32,68 @@ extension Gateway {
         return ReanalyzeResult(
             session: try await session(id: record.idText), events: result.events.map(EventRecord.init),
             previousCount: result.previousCount)
+    }
+
+    /// `POST /v1/sessions/import`.
+    public func importSession(_ request: ImportRequest) async throws(ControlError) -> ImportResult {
+        guard let profile = try DetectionProfile.requested(request.profile) else { preconditionFailure() }
+        guard let rules = DetectionRules(rawValue: request.rules) else {
+            throw ControlError(.invalidRequest, "unknown rules '\(request.rules)'", fix: "use standard or baseline")
+        }
+        var settings = DetectionSettings(profile: profile, rules: rules)
+        for assignment in request.set {
+            do {
+                try settings.set(assignment)
+            } catch {
+                throw ControlError(.invalidRequest, "set \(assignment): \(error.message)", fix: error.fix)
+            }
+        }
+        var sensor: BluetoothAddress?
+        if let text = request.sensor {
+            guard let address = BluetoothAddress(string: text) else {
+                throw ControlError(
+                    .invalidRequest, "'\(text)' is not a Bluetooth address", fix: "write AA:BB:CC:DD:EE:FF")
+            }
+            sensor = address
+        }
+        let recording = SessionStore.Recording(
+            samples: try Self.samples(request.samples), sensor: nil,
+            counts: SessionCounts(
+                received: Int64(request.samples.count), lost: request.lostSamples,
+                malformed: request.malformedNotifications, sampleRate: request.sampleRate),
+            captureStart: request.captureStart)
+        let store = dependencies.store
+        let imported = try await health.mapStore { () async throws(StoreError) in
+            try await store.importRecording(
+                recording, settings: settings, athlete: request.athlete, sensor: sensor, startedAt: request.startedAt)
+        }
+        logger.info(
+            "session imported through the API",
+            metadata: [
+                "session.id": "\(imported.session.idText)", "session.samples": "\(request.samples.count)",
+                "session.events": "\(imported.events.count)",
+            ])
+        return ImportResult(
+            session: try await session(id: imported.session.idText), addedAthlete: imported.addedAthlete)
+    }
+
+    /// `[index, t, x, y, z]` rows as stored samples; a row of another shape, or counts out of the
+    /// sensor's range, is a 400 naming the row.
+    private static func samples(_ rows: [[Double]]) throws(ControlError) -> [StoredSample] {
+        var samples: [StoredSample] = []
+        samples.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            guard row.count == 5, row.allSatisfy(\.isFinite),
+                let index = Int64(exactly: row[0]), let x = Int16(exactly: row[2]), let y = Int16(exactly: row[3]),
+                let z = Int16(exactly: row[4])
+            else {
+                throw ControlError(
+                    .invalidRequest, "sample \(position + 1) is not [index, t, x, y, z] with whole 16-bit counts",
+                    fix: "send each sample as five numbers: its index, its time in seconds and its raw x, y, z counts")
+            }
+            samples.append(StoredSample(index: index, t: row[1], raw: RawAcceleration(x: x, y: y, z: z)))
+        }
+        return samples
     }
 
     /// `POST /v1/prune`.

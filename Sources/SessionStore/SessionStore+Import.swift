@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import Detection
+import Foundation
+import SDUSensor
+
+extension SessionStore {
+    /// A decoded recording ready to store (from a sample CSV or a btsnoop capture).
+    public struct Recording: Sendable {
+        /// The samples: unwrapped indices, times rounded to the microsecond, raw counts.
+        public var samples: [StoredSample]
+        /// The sensor, when the capture names it.
+        public var sensor: BluetoothAddress?
+        /// Stream counters and the recovered rate.
+        public var counts: SessionCounts
+        /// The wall-clock time of the capture's first record.
+        public var captureStart: Date?
+
+        /// A recording.
+        public init(samples: [StoredSample], sensor: BluetoothAddress?, counts: SessionCounts, captureStart: Date?) {
+            self.samples = samples
+            self.sensor = sensor
+            self.counts = counts
+            self.captureStart = captureStart
+        }
+    }
+
+    /// What ``importRecording(_:settings:athlete:sensor:startedAt:)`` stored.
+    public struct Imported: Sendable {
+        /// The new session.
+        public var session: SessionRecord
+        /// Its events, in time order.
+        public var events: [DetectorEvent]
+        /// True when the athlete was new.
+        public var addedAthlete: Bool
+    }
+
+    /// Stores a recording as a finished session with the events `settings` detect in the samples
+    /// exactly as the store will give them back (so `reanalyze` reproduces them), the athlete
+    /// found or added by name, in one transaction.
+    ///
+    /// The one implementation behind `sportsensorctl import` and `POST /v1/sessions/import`.
+    public func importRecording(
+        _ recording: Recording, settings: DetectionSettings, athlete: String? = nil, sensor: BluetoothAddress? = nil,
+        startedAt: Date? = nil
+    ) async throws(StoreError) -> Imported {
+        let chunkLength = Self.exactChunkLength(for: recording.samples)
+        let samples = Self.storedForm(of: recording.samples, chunkLength: chunkLength).map {
+            AccelerationSample(t: $0.t, raw: $0.raw)
+        }
+        let events = settings.detector.eventsInTimeOrder(in: samples)
+        var athleteID: Int64?
+        var added = false
+        if let name = athlete?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
+            if let known = try await self.athlete(named: name) {
+                athleteID = known.id
+            } else {
+                athleteID = try await addAthlete(name: name).id
+                added = true
+            }
+        }
+        let new = NewSession(
+            sensor: sensor ?? recording.sensor, athleteID: athleteID, settings: settings,
+            startedAt: startedAt ?? recording.captureStart ?? Date())
+        let session = try await importSession(
+            new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
+            chunkLength: chunkLength)
+        return Imported(session: session, events: events, addedAthlete: added)
+    }
+}
