@@ -76,7 +76,7 @@ final class HCISocket: Sendable {
     ///     open during the call, so a last command can be written from it.
     /// - Throws: ``TransportError``: `noBluetoothSupport`, `permissionDenied`, `noSuchAdapter`,
     ///   `tooManyOpenFiles`, `system` (a failing `setsockopt`...). Nothing stays open.
-    init(
+    convenience init(
         adapterIndex index: UInt16,
         events: [HCIEventCode],
         label: String,

@@ -13,7 +13,8 @@ import Synchronization
 /// attempt itself (it is cancelled).
 public final class QueuedSensorConnector<Inner: SensorConnector, C: Clock>: SensorConnector, Sendable
 where C.Duration == Duration {
-    typealias Queue = ConnectionAttemptQueue<C.Instant>
+    /// The policy this connector follows.
+    public typealias Queue = ConnectionAttemptQueue<C.Instant>
 
     private struct Pending {
         var turn: CheckedContinuation<Void, any Error>?

@@ -25,7 +25,7 @@ struct MgmtDiscoveryTests {
         let kernel = try FakeHCIController()
         let script = script(kernel)
         let discovery = MgmtDiscovery.discover(adapterIndex: 0)
-        let consumer = Task {
+        let consumer = Task { () -> LEDiscovery<ContinuousClock.Instant>? in
             try await SyscallScript.$current.withValue(script) {
                 for try await found in discovery where found.isSDUSensor { return found }
                 return nil

@@ -50,7 +50,7 @@ struct MgmtTests {
         let complete = try MgmtCommandCompleteEvent(parsing: busy)
         #expect(complete.command == .startDiscovery && complete.status == .busy)
         #expect(complete.returnParameters == [0x06])
-        #expect("\(complete.status)" == "Busy (0x0a)")
+        #expect("\(complete.status)" == "Busy (0x0A)")
         var out: [UInt8] = []
         complete.encode(index: MgmtControllerIndex(rawValue: 0), into: &out)
         #expect(out == busy)
@@ -92,9 +92,9 @@ struct MgmtTests {
 
         // RSSI 127 is "not available"; flags: not connectable, scan response.
         var other = Self.deviceFound
-        other[12] = 0x7F
-        other[13] = 0x24
-        other[10] = 0x01
+        other[12] = 0x01
+        other[13] = 0x7F
+        other[14] = 0x24
         let unknown = try MgmtDeviceFoundEvent(parsing: other)
         #expect(unknown.rssi == nil && unknown.address.kind == .public && unknown.addressType == .lePublic)
         #expect(unknown.flags == [.notConnectable, .scanResponse])

@@ -12,6 +12,8 @@
 # then `sportsensorctl hci-scan` as an unprivileged user without capabilities (must fail with the
 # CAP_NET_RAW/CAP_NET_ADMIN message), then decodes the btmon capture with `sportsensorctl
 # decode` and compares ground truth, stream and capture with `sportsensorctl itest-compare`.
+# Stage 2 starts bluetoothd (default configuration) and runs `sportsensord --adapter hci0` beside
+# it: scan (mgmt discovery), pair and a session while `bluetoothctl scan on` discovers on hci0.
 # Docs/TESTING.md explains it.
 #
 # Host usage: Tests/Integration/vm/itest.sh   (exit status 0 = PASS)
@@ -43,9 +45,11 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     fi
     KERNEL=${KERNEL:-$(ls -v /boot/vmlinuz-* 2>/dev/null | tail -1)}
     [ -n "$KERNEL" ] && [ -r "$KERNEL" ] || { echo "itest: FAIL: no kernel image under /boot (apt linux-image-amd64)"; exit 2; }
-    echo "itest: building sportsensorctl"
-    (cd "$ROOT" && ${SWIFT:-swift} build --product sportsensorctl) >"$ROOT/.build/itest-build.log" 2>&1 ||
-        { tail -30 "$ROOT/.build/itest-build.log"; echo "itest: FAIL: build"; exit 2; }
+    echo "itest: building sportsensorctl and sportsensord"
+    for product in sportsensorctl sportsensord; do
+        (cd "$ROOT" && ${SWIFT:-swift} build --product $product) >"$ROOT/.build/itest-build.log" 2>&1 ||
+            { tail -30 "$ROOT/.build/itest-build.log"; echo "itest: FAIL: build"; exit 2; }
+    done
     BIN=$(cd "$ROOT" && ${SWIFT:-swift} build --product sportsensorctl --show-bin-path)/sportsensorctl
     OUT="$ROOT/.build/itest/out"
     rm -rf "$OUT" && mkdir -p "$OUT"
@@ -90,7 +94,8 @@ fail() {
     echo "FAIL: $*"
     echo "--- diagnostics"
     btmgmt info 2>&1 | grep -E '^hci|settings'
-    for f in btvirt.log vsensor.log stream.log scan-nobody.log decode.log compare.log; do
+    for f in btvirt.log vsensor.log stream.log scan-nobody.log decode.log compare.log bluetoothd.log \
+        vsensor2.log daemon.log btctl-scan.log; do
         [ -s $W/$f ] && { echo "--- $f"; tail -25 $W/$f; }
     done
     echo "--- dmesg"
@@ -184,6 +189,10 @@ sed 's/^/  /' $W/decode.log
 rc=$?
 sed 's/^/  /' $W/compare.log
 [ $rc = 0 ] || fail "the samples do not match"
+step "stage 1 done"
+
+# Stage 2: the daemon beside bluetoothd (Tests/Integration/vm/bluetoothd-stage.sh).
+source "$HERE/bluetoothd-stage.sh"
 step done
 cleanup
 echo PASS | tee "$OUT/result"
