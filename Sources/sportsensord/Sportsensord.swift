@@ -121,15 +121,44 @@ struct Sportsensord: AsyncParsableCommand {
         }
         let names = chosen.map(\.name)
         let scanner = chosen[0]
+        let linkMonitors = chosen.compactMap { linkParameterMonitor(adapter: $0, logger: logger) }
         return BluetoothSupport(
             connectors: connectors,
             adapters: {
+                // The link monitors run for the daemon's lifetime; this closure owns them.
+                _ = linkMonitors
                 let current = (try? await HCIAdapter.listOnDedicatedThread()) ?? []
                 return current.filter { names.contains($0.name) }.map {
                     AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
                 }
             },
             scan: { seconds in try await scan(adapter: scanner, seconds: seconds, logger: logger) })
+    }
+
+    /// Logs the parameters each sensor link on `adapter` actually got (the controller's choice within
+    /// the kernel's requested range), so an admin can check the interval against the sensors'
+    /// notification rate (Docs/OPERATIONS.md). Nil, with a notice, when the raw HCI socket cannot
+    /// be opened; the gateway works without it.
+    static func linkParameterMonitor(adapter: HCIAdapter, logger: Logger) -> LELinkParameterMonitor? {
+        do {
+            return try LELinkParameterMonitor.start(adapterIndex: adapter.index, logger: logger) { report in
+                switch report {
+                case .connected(let peer, true, let parameters), .updated(let peer, true, let parameters):
+                    logger.info(
+                        "LE link to \(peer) on \(adapter.name): \(parameters)",
+                        metadata: [
+                            "ble.address": "\(peer)", "ble.adapter": "\(adapter.name)",
+                            "ble.interval_ms": "\(Double(parameters.intervalUnits) * 1.25)",
+                            "ble.latency": "\(parameters.peripheralLatency)",
+                        ])
+                case .connected, .updated:
+                    break
+                }
+            }
+        } catch {
+            logger.notice("link parameters of \(adapter.name) are not reported: \(error)")
+            return nil
+        }
     }
 
     /// Whether a failed connection attempt was the adapter's doing (the kernel or the controller

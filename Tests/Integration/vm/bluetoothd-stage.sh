@@ -17,7 +17,12 @@
 # - What bluetoothd made of the gateway's link is printed for Docs/ARCHITECTURE.md: its device
 #   list, the sensor's info, and its log lines about the sensor.
 DAEMON=$(dirname "$BIN")/sportsensord
-CTL=("$BIN" --socket $W/control.sock)
+# The daemon's commands, on this stage's control socket.
+ctl() {
+    local command=$1
+    shift
+    "$BIN" "$command" --socket $W/control.sock "$@"
+}
 STAGE2_SECONDS=${STAGE2_SECONDS:-20}
 
 step "stage 2: bluetoothd"
@@ -54,20 +59,20 @@ for i in $(seq 50); do bluetoothctl show 2>/dev/null | grep -q 'Discovering: yes
 bluetoothctl show | grep -q 'Discovering: yes' || fail "bluetoothd is not discovering on hci0"
 step "bluetoothd discovering on hci0"
 
-"${CTL[@]}" scan --seconds 6 >$W/scan2.log 2>&1 || fail "scan through the daemon failed: $(cat $W/scan2.log)"
+ctl scan --seconds 6 >$W/scan2.log 2>&1 || fail "scan through the daemon failed: $(cat $W/scan2.log)"
 sed 's/^/  /' $W/scan2.log
 grep -qi "$SENSOR" $W/scan2.log || fail "the daemon's scan did not see the sensor while bluetoothd discovered"
 grep -q 'another program is discovering on hci0' $W/daemon.log ||
     fail "the daemon did not report bluetoothd's discovery"
 step "scan through mgmt saw the sensor during bluetoothd's discovery"
 
-"${CTL[@]}" pair "$SENSOR" --alias vs2 --address-type public || fail "pair"
-"${CTL[@]}" start --sensor vs2 --profile table-tennis || fail "start"
+ctl pair "$SENSOR" --alias vs2 --address-type public || fail "pair"
+ctl start --sensor vs2 --profile table-tennis || fail "start"
 sleep "$STAGE2_SECONDS"
 bluetoothctl show | grep -q 'Discovering: yes' || echo "  (bluetoothd's discovery paused during the run)"
-"${CTL[@]}" status >$W/status2.log 2>&1
+ctl status >$W/status2.log 2>&1
 sed 's/^/  /' $W/status2.log
-"${CTL[@]}" stop --sensor vs2 >$W/stop2.log 2>&1 || fail "stop: $(cat $W/stop2.log)"
+ctl stop --sensor vs2 >$W/stop2.log 2>&1 || fail "stop: $(cat $W/stop2.log)"
 step "session beside bluetoothd's discovery done"
 
 echo "--- what bluetoothd made of the gateway's link"
@@ -80,7 +85,8 @@ kill -TERM $DAEMON_PID
 wait $DAEMON_PID
 rc=$?
 [ $rc = 0 ] || fail "sportsensord exited with $rc"
-grep -E 'discover|connect|queue|error' $W/daemon.log | tail -20 | sed 's/^/  /'
+grep -E 'discover|connect|queue|error|LE link' $W/daemon.log | grep -v ServiceLifecycle | tail -20 | sed 's/^/  /'
+grep -q "LE link to $SENSOR on hci0: interval" $W/daemon.log || fail "the daemon did not report the link's parameters"
 "$BIN" sessions --state-dir $W/state --json >$W/sessions2.json 2>&1 || fail "sessions: $(cat $W/sessions2.json)"
 sed 's/^/  /' $W/sessions2.json | head -20
 python3 - "$W/sessions2.json" <<'PY' || fail "the session beside bluetoothd's discovery received too few samples"
