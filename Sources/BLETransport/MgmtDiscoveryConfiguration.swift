@@ -51,7 +51,9 @@ public struct MgmtDiscoveryConfiguration: Sendable, Hashable {
         guard addressTypes.includesLE else {
             throw Self.invalid("the address types \(addressTypes) include no LE type: use .le")
         }
-        guard commandTimeout > .zero else { throw Self.invalid("the command timeout must be positive: use a few seconds") }
+        guard commandTimeout > .zero else {
+            throw Self.invalid("the command timeout must be positive: use a few seconds")
+        }
         guard busyRetryInitial > .zero, busyRetryMaximum >= busyRetryInitial, restartDelay >= .zero else {
             throw Self.invalid("the busy retry delays must be positive with the maximum at least the initial delay")
         }

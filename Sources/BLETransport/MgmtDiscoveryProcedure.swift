@@ -281,13 +281,15 @@ public struct MgmtDiscoveryProcedure<Instant: InstantProtocol>: Sendable {
             return TransportError(
                 code: .permissionDenied,
                 message: "the kernel refused discovery: it needs CAP_NET_ADMIN: run as root, give the binary "
-                    + "the capability (`setcap cap_net_raw,cap_net_admin+eip`), or use the systemd unit, which grants it")
+                    + "the capability (`setcap cap_net_raw,cap_net_admin+eip`), or use the systemd unit, which grants it"
+            )
         case .notSupported:
             return TransportError(
                 code: .adapterNotSupported, message: "\(name) cannot discover LE devices: use a Bluetooth 4.0+ adapter")
         default:
             return TransportError(
-                code: .system, message: "Start Discovery on \(name) failed with \(status): check `dmesg` and `btmgmt info`")
+                code: .system,
+                message: "Start Discovery on \(name) failed with \(status): check `dmesg` and `btmgmt info`")
         }
     }
 }

@@ -123,7 +123,8 @@ where C.Duration == Duration {
             guard timedOut else { throw error }
             let timeout = state.withLock { $0.queue.configuration.attemptTimeout }
             logger.warning(
-                "connection attempt timed out", metadata: ["ble.address": "\(address)", "ble.adapter": "\(adapterName)"])
+                "connection attempt timed out",
+                metadata: ["ble.address": "\(address)", "ble.adapter": "\(adapterName)"])
             throw ConnectionQueueError(
                 code: .timedOut,
                 message: "the connection to \(address) through \(adapterName) did not come up within \(timeout): "

@@ -31,7 +31,9 @@ struct LELinkParameterTrackerTests {
         let faster = LELinkParameters(intervalUnits: 6, peripheralLatency: 0, supervisionTimeoutUnits: 42)
         #expect(tracker.received(h4(update)) == .updated(peer: sensor, isCentral: true, faster))
         #expect("\(faster)" == "interval 7.5 ms, latency 0, supervision timeout 420 ms")
-        #expect(tracker.received(h4(HCIDisconnectionCompleteEvent(connectionHandle: 0x40, reason: .remoteUserTerminated))) == nil)
+        #expect(
+            tracker.received(h4(HCIDisconnectionCompleteEvent(connectionHandle: 0x40, reason: .remoteUserTerminated)))
+                == nil)
         #expect(tracker.linkCount == 0)
         // An update of a link it never saw come up names no peer: not reported.
         #expect(tracker.received(h4(update)) == nil)

@@ -136,14 +136,16 @@ struct MgmtDiscoveryProcedureTests {
         #expect(unanswered.commandTimedOut() == [.finish(nil)])
     }
 
-    @Test("refusals end the discovery with the fix", arguments: [
-        ("0f", TransportError.Code.adapterDown, "power on"),
-        ("12", TransportError.Code.adapterDown, "rfkill unblock"),
-        ("11", TransportError.Code.noSuchAdapter, "btmgmt info"),
-        ("14", TransportError.Code.permissionDenied, "CAP_NET_ADMIN"),
-        ("0c", TransportError.Code.adapterNotSupported, "4.0+"),
-        ("03", TransportError.Code.system, "Failed (0x03)"),
-    ])
+    @Test(
+        "refusals end the discovery with the fix",
+        arguments: [
+            ("0f", TransportError.Code.adapterDown, "power on"),
+            ("12", TransportError.Code.adapterDown, "rfkill unblock"),
+            ("11", TransportError.Code.noSuchAdapter, "btmgmt info"),
+            ("14", TransportError.Code.permissionDenied, "CAP_NET_ADMIN"),
+            ("0c", TransportError.Code.adapterNotSupported, "4.0+"),
+            ("03", TransportError.Code.system, "Failed (0x03)"),
+        ])
     func refusals(status: String, code: TransportError.Code, fix: String) throws {
         var procedure = Procedure(adapterIndex: 0)
         _ = procedure.start()

@@ -25,8 +25,11 @@ struct MgmtTests {
         // The length field disagrees with the bytes present.
         #expect(wireErrorCode { _ = try MgmtCommandPacket(parsing: [UInt8](hex: "2300 0000 0200 06")) } == .truncated)
         #expect(wireErrorCode { _ = try MgmtCommandPacket(parsing: Self.startDiscovery + [0]) } == .wrongLength)
-        #expect(wireErrorCode { _ = try MgmtStartDiscoveryCommand(parsing: [UInt8](hex: "2300 0000 0000")) } == .truncated)
-        #expect(wireErrorCode { _ = try MgmtStartDiscoveryCommand(parsing: [UInt8](hex: "2300 0000 0200 0600")) } == .wrongLength)
+        #expect(
+            wireErrorCode { _ = try MgmtStartDiscoveryCommand(parsing: [UInt8](hex: "2300 0000 0000")) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try MgmtStartDiscoveryCommand(parsing: [UInt8](hex: "2300 0000 0200 0600")) }
+                == .wrongLength)
     }
 
     /// Start Service Discovery on hci1, LE, all RSSI, the SDU service UUID.
@@ -62,7 +65,9 @@ struct MgmtTests {
         #expect(status.command == .startDiscovery && status.status == .invalidIndex)
         #expect(status.packet(index: MgmtControllerIndex(rawValue: 7)) == (try MgmtEventPacket(parsing: invalid)))
         #expect(wireErrorCode { _ = try MgmtCommandStatusEvent(parsing: busy) } == .wrongOpcode)
-        #expect(wireErrorCode { _ = try MgmtCommandStatusEvent(parsing: [UInt8](hex: "0200 0000 0200 2300")) } == .truncated)
+        #expect(
+            wireErrorCode { _ = try MgmtCommandStatusEvent(parsing: [UInt8](hex: "0200 0000 0200 2300")) } == .truncated
+        )
         #expect(MgmtStatus(rawValue: 0x40).name == nil)
     }
 
@@ -111,7 +116,9 @@ struct MgmtTests {
         var badType = Self.deviceFound
         badType[12] = 3
         #expect(wireErrorCode { _ = try MgmtDeviceFoundEvent(parsing: badType) } == .invalidValue)
-        #expect(wireErrorCode { _ = try MgmtDeviceFoundEvent(parsing: [UInt8](hex: "1300 0000 0200 0601")) } == .wrongOpcode)
+        #expect(
+            wireErrorCode { _ = try MgmtDeviceFoundEvent(parsing: [UInt8](hex: "1300 0000 0200 0601")) } == .wrongOpcode
+        )
     }
 
     @Test("Discovering: LE discovery started and stopped")
@@ -121,13 +128,16 @@ struct MgmtTests {
         #expect(event.addressTypes == .le && event.isDiscovering)
         #expect(event.packet(index: MgmtControllerIndex(rawValue: 0)) == (try MgmtEventPacket(parsing: started)))
         #expect(try MgmtDiscoveringEvent(parsing: [UInt8](hex: "1300 0000 0200 07 00")).isDiscovering == false)
-        #expect(wireErrorCode { _ = try MgmtDiscoveringEvent(parsing: [UInt8](hex: "1300 0000 0200 06 02")) } == .invalidValue)
+        #expect(
+            wireErrorCode { _ = try MgmtDiscoveringEvent(parsing: [UInt8](hex: "1300 0000 0200 06 02")) }
+                == .invalidValue)
     }
 
     @Test("Index Added and Removed carry only the index")
     func indexEvents() throws {
         let added = try MgmtEventPacket(parsing: [UInt8](hex: "0400 0200 0000"))
-        #expect(added.code == .indexAdded && added.index == MgmtControllerIndex(rawValue: 2) && added.parameters.isEmpty)
+        #expect(
+            added.code == .indexAdded && added.index == MgmtControllerIndex(rawValue: 2) && added.parameters.isEmpty)
         let removed = try MgmtEventPacket(parsing: [UInt8](hex: "0500 0200 0000"))
         #expect(removed.code == .indexRemoved && "\(removed.index)" == "hci2")
         #expect("\(MgmtControllerIndex.none)" == "none")
@@ -145,7 +155,8 @@ struct MgmtTests {
         // hci0 of btvirt: public address 00:AA:01:00:00:23, version 9 (5.0), manufacturer 0x05F1,
         // powered LE controller.
         let infoHead = [UInt8](hex: "230000 01aa00 09 f105 ff0e0000 01020000 000000")
-        let info = infoHead + Array("BlueZ".utf8) + [UInt8](repeating: 0, count: 249 - 5) + [UInt8](repeating: 0, count: 11)
+        let info =
+            infoHead + Array("BlueZ".utf8) + [UInt8](repeating: 0, count: 249 - 5) + [UInt8](repeating: 0, count: 11)
         let parsed = try MgmtControllerInfo(parsing: info)
         #expect(parsed.address == BluetoothAddress(string: "00:AA:01:00:00:23")!)
         #expect(parsed.bluetoothVersion == 9 && parsed.manufacturer == 0x05F1)

@@ -60,8 +60,9 @@ struct ConnectionAttemptQueueTests {
             attemptTimeout: .seconds(15), adapterBackoffInitial: .milliseconds(500),
             adapterBackoffMaximum: .seconds(2))
         var queue = Queue(configuration: configuration)
-        #expect((0...5).map { queue.backoff(afterAdapterFailures: $0) }
-            == [.zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(2), .seconds(2)])
+        #expect(
+            (0...5).map { queue.backoff(afterAdapterFailures: $0) }
+                == [.zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(2), .seconds(2)])
         _ = queue.enqueue(1, at: at(0))
         _ = queue.enqueue(2, at: at(0))
         #expect(queue.attemptEnded(1, outcome: .failedByAdapter, at: at(100)) == [.setTimer(at(600))])

@@ -14,7 +14,8 @@ public struct MgmtIndexList: Hashable, Sendable {
         var reader = WireReader(bytes, context: "mgmt Read Controller Index List reply")
         let count = Int(try reader.readUInt16LE())
         guard reader.count == count * 2 else {
-            throw WireError(.wrongLength, "\(reader.context): \(count) index(es) need \(count * 2) bytes, have \(reader.count)")
+            throw WireError(
+                .wrongLength, "\(reader.context): \(count) index(es) need \(count * 2) bytes, have \(reader.count)")
         }
         var indices: [UInt16] = []
         for _ in 0..<count { indices.append(try reader.readUInt16LE()) }

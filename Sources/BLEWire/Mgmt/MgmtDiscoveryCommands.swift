@@ -82,7 +82,9 @@ public struct MgmtStartServiceDiscoveryCommand: MgmtCommand {
         rssiThreshold = Int8(bitPattern: try reader.readUInt8())
         let count = Int(try reader.readUInt16LE())
         guard reader.count == count * 16 else {
-            throw WireError(.wrongLength, "Start Service Discovery: \(count) UUID(s) need \(count * 16) bytes, have \(reader.count)")
+            throw WireError(
+                .wrongLength, "Start Service Discovery: \(count) UUID(s) need \(count * 16) bytes, have \(reader.count)"
+            )
         }
         var uuids: [BluetoothUUID] = []
         for _ in 0..<count { uuids.append(try BluetoothUUID(littleEndian: try reader.readBytes(16))) }
