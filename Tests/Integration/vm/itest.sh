@@ -75,6 +75,15 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
         *) echo "itest: the emulated environment failed ($result), not the project's code" ;;
         esac
     done
+    # Stage 2's capture, decoded here (btmon under emulation takes minutes): on hci0 the kernel's
+    # discoveries, scans, the gateway's Busy answers and connections, on the capture's clock.
+    if [ -s "$OUT/stage2.btsnoop" ]; then
+        echo "itest: stage 2 on hci0 (btmon, seconds of the capture)"
+        btmon -r "$OUT/stage2.btsnoop" 2>/dev/null | awk '
+            /^[<>@]/ { hci0 = ($0 ~ /\[hci0\]/); t = $(NF); next }
+            hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
+                sub(/^ +/, ""); print "  " t, $0 }' | head -60
+    fi
     echo "itest: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
     if [ "${KEEP:-0}" = 1 ]; then echo "itest: output kept in $OUT"; else rm -rf "$ROOT/.build/itest"; fi
     exit "$rc"
