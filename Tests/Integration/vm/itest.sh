@@ -77,9 +77,11 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     done
     # Stage 2's capture, decoded here (btmon under emulation takes minutes): on hci0 the kernel's
     # discoveries, scans, the gateway's Busy answers and connections, on the capture's clock.
+    # Debian's btmon 5.66 sometimes crashes partway through this capture (after the first
+    # connection); what it printed until then stands, and the crash is not the test's result.
     if [ -s "$OUT/stage2.btsnoop" ]; then
         echo "itest: stage 2 on hci0 (btmon, seconds of the capture)"
-        btmon -r "$OUT/stage2.btsnoop" 2>/dev/null | awk '
+        (btmon -P -r "$OUT/stage2.btsnoop") 2>/dev/null | awk '
             /^[<>@]/ { hci0 = ($0 ~ /\[hci0\]/); t = $(NF); next }
             hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
                 sub(/^ +/, ""); print "  " t, $0 }' | head -60
