@@ -63,12 +63,15 @@ for i in $(seq 100); do [ -S $W/control.sock ] && break; sleep 0.2; done
 [ -S $W/control.sock ] || fail "sportsensord did not open its control socket"
 step "sportsensord up beside bluetoothd"
 
-# bluetoothd discovers on hci0 for the rest of the stage.
-bluetoothctl --timeout $((STAGE2_SECONDS + 60)) scan on >$W/btctl-scan.log 2>&1 &
+# bluetoothd discovers on hci0 for the rest of the stage, in rounds of about 10 s. The scan below
+# starts right after a round began, so the kernel answers the gateway's Start Discovery with Busy.
+before=$(rounds)
+bluetoothctl --timeout $((STAGE2_SECONDS + 90)) scan on >$W/btctl-scan.log 2>&1 &
 BTCTL=$!
 PIDS+=($BTCTL)
-for i in $(seq 50); do bluetoothctl show 2>/dev/null | grep -q 'Discovering: yes' && break; sleep 0.2; done
-bluetoothctl show | grep -q 'Discovering: yes' || fail "bluetoothd is not discovering on hci0"
+for i in $(seq 100); do [ "$(rounds)" -gt "$before" ] && break; sleep 0.1; done
+[ "$(rounds)" -gt "$before" ] || fail "bluetoothd did not start discovering on hci0 within 10 s"
+bluetoothctl show | grep -q 'Discovering: yes' || fail "bluetoothd does not say it is discovering on hci0"
 step "bluetoothd discovering on hci0"
 
 ctl scan --seconds 6 >$W/scan2.log 2>&1 || fail "scan through the daemon failed: $(cat $W/scan2.log)"
