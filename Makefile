@@ -170,9 +170,9 @@ clean:
 
 ## eval: detection quality of every profile vs the baseline rules on held-out synthetic recordings
 eval: deps
-	$(SWIFT) build -c release --product sportsensorctl $(BUILD_FLAGS)
-	.build/release/sportsensorctl eval
-	.build/release/sportsensorctl bench
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	.build/release/sportsensor-dev eval
+	.build/release/sportsensor-dev bench
 
 ## bench: detector throughput, wall clock and mallocs per profile with ordo-one/benchmark (separate package in
 ## Benchmarks/, so the main build never compiles the benchmark machinery); see Docs/PERFORMANCE.md

@@ -16,6 +16,8 @@ let package = Package(
     products: [
         .executable(name: "sportsensorctl", targets: ["sportsensorctl"]),
         .executable(name: "sportsensord", targets: ["sportsensord"]),
+        .executable(name: "sportsensor-dev", targets: ["sportsensor-dev"]),
+        .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
         .library(name: "BLEWire", targets: ["BLEWire"]),
         .library(name: "SDUSensor", targets: ["SDUSensor"]),
         .library(name: "GATTClient", targets: ["GATTClient"]),
@@ -48,23 +50,33 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]
         ),
 
+        // MARK: The error contract every target's errors follow (depends on nothing)
+        .target(name: "CodedErrors", swiftSettings: strict),
+
         // MARK: Pure codecs and protocol logic
-        .target(name: "BLEWire", swiftSettings: strict),
+        .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
         .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
         .target(name: "Detection", dependencies: ["SDUSensor"], swiftSettings: strict),
 
         // MARK: GATT over an abstract bearer
         .target(
             name: "GATTClient",
-            dependencies: ["BLEWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BLEWire", "CodedErrors", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "VirtualSensor",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient",
+                "BLEWire", "SDUSensor", "GATTClient", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+
+        // MARK: System calls (the one EINTR wrapper and its test script)
+        .target(
+            name: "SystemCalls",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict
         ),
 
@@ -72,7 +84,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
-                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor",
+                "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "CodedErrors", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,9 +95,22 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire", "Detection",
+                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: The control plane's contract: wire models, routes, errors, where the socket is
+        .target(name: "ControlProtocol", dependencies: ["Detection", "CodedErrors"], swiftSettings: strict),
+
+        // MARK: The configuration file (TOML), read by the daemon and by `analyze --config`
+        .target(
+            name: "GatewayConfig",
+            dependencies: [
+                "Detection", "VirtualSensor", "ControlProtocol", .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),
@@ -94,11 +119,12 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
+                "GatewayConfig", "CodedErrors", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -107,7 +133,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "GatewayCore",
+                "GatewayCore", "ControlProtocol", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -122,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI",
+                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,13 +158,24 @@ let package = Package(
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore",
+                "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
+                "CodedErrors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Harnesses for developers, the VM test and `make eval`: not installed by `make install`.
+        .executableTarget(
+            name: "sportsensor-dev",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
+                "GatewayCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -149,15 +186,22 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "BLETransport", "GatewayCore",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"], swiftSettings: strict),
+        .testTarget(name: "CodedErrorsTests", dependencies: ["CodedErrors"], swiftSettings: strict),
+        .testTarget(
+            name: "SystemCallsTests",
+            dependencies: ["SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "BLETransportTests",
-            dependencies: ["BLETransport", "GatewayTesting"],
+            dependencies: ["BLETransport", "GatewayTesting", "SystemCalls"],
             swiftSettings: strict
         ),
         .testTarget(name: "BLEWireTests", dependencies: ["BLEWire", "GatewayTesting"], swiftSettings: strict),
@@ -180,30 +224,35 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection",
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection",
+                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
+                "SystemCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "GatewayCore", "GatewayTesting",
+                "ControlAPI", "ControlProtocol", "GatewayCore", "GatewayTesting", "Detection", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
@@ -215,9 +264,14 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
-                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "GatewayCore", "BLETransport",
+                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SportsensorDevTests",
+            dependencies: ["sportsensor-dev", "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor"],
             swiftSettings: strict
         ),
     ],

@@ -2,6 +2,7 @@
 import BLEWire
 import CBlueZ
 import Glibc
+import SystemCalls
 
 /// A Bluetooth adapter (HCI controller) as the kernel lists it: `hci0`, its address, whether it
 /// is up.
@@ -125,7 +126,7 @@ public struct HCIAdapter: Sendable, Hashable, CustomStringConvertible {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let socket = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), type, cbz_btproto_hci()) }
             .transportValue("socket")
-        defer { _ = syscall("close", retryingOnEINTR: false) { Glibc.close(socket) } }
+        defer { closeDescriptor(socket) }
         return try body(socket)
     }
 }

@@ -47,21 +47,12 @@ public enum HCIDisconnection {
         defer { timer.cancel() }
         var iterator = answers.makeAsyncIterator()
         guard let status = await iterator.next() else {
-            var error = TransportError(
-                code: .controllerNotResponding,
-                message: "the controller did not answer Disconnect: reset it (`btmgmt power off; btmgmt power on`) "
-                    + "and check `dmesg`")
-            error.hciCommand = .disconnect
-            throw error
+            throw TransportError.notAnswered(.disconnect, named: "Disconnect")
         }
         guard status == .success else {
-            var error = TransportError(
-                code: .controllerRefused,
-                message: "the controller refused Disconnect of handle \(handle) with \(status): the link may "
-                    + "already be gone (`hcitool con` lists the links)")
-            error.hciCommand = .disconnect
-            error.hciStatus = status
-            throw error
+            throw TransportError.refused(
+                .disconnect, named: "Disconnect of handle \(handle)", status: status,
+                fix: "the link may already be gone (`hcitool con` lists the links)")
         }
         logger.info("disconnected", metadata: ["hci.handle": "\(handle)", "hci.reason": "\(reason)"])
     }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import CBlueZ
-import Foundation
 import Glibc
 import Logging
-import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// An HCI socket with a dedicated I/O thread that hands each packet read to a callback, bound to
@@ -21,12 +20,12 @@ import SystemPackage
 ///   Events about every adapter arrive, and Device Found and Discovering go to every trusted
 ///   socket whichever program started the discovery.
 ///
-/// The I/O thread follows ``SeqPacketBearer``: it sleeps in `poll(2)` on the socket and a wake-up
-/// `eventfd(2)`, reads with `recv(MSG_DONTWAIT | MSG_TRUNC)` under the descriptor lock, and is
-/// the only one to close the descriptors. ``write(_:)`` runs under the same lock, so a command is
-/// either written before the socket closes or fails with `closed`, never reaches a reused
-/// descriptor number. Commands written are queued by the kernel and reach the controller even if
-/// the socket is closed right after.
+/// Reading and writing go through a ``PolledSocket``: one I/O thread sleeps in `poll(2)` on the
+/// socket and a wake-up eventfd, reads with `recv(MSG_DONTWAIT | MSG_TRUNC)` under the descriptor
+/// lock, and is the only one to close the descriptors. ``write(_:)`` runs under the same lock, so
+/// a command is either written before the socket closes or fails with `closed`, never reaches a
+/// reused descriptor number. Commands written are queued by the kernel and reach the controller
+/// even if the socket is closed right after.
 final class HCISocket: Sendable {
     /// Which channel the socket is bound to.
     enum Channel: Sendable {
@@ -46,24 +45,7 @@ final class HCISocket: Sendable {
         }
     }
 
-    private struct Descriptors {
-        var isOpen = true
-        var isClosing = false
-    }
-
-    private struct Exit {
-        var hasExited = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let socket: Int32
-    private let wake: Int32
-    private let logger: Logger
-    private let descriptors = Mutex(Descriptors())
-    private let exit = Mutex(Exit())
-    private let onPacket: @Sendable ([UInt8]) -> Void
-    private let onEnd: @Sendable (TransportError) -> Void
-    private let receiveCapacity: Int
+    private let socket: PolledSocket
 
     /// Opens a raw HCI socket on adapter `index` and starts its I/O thread.
     ///
@@ -89,7 +71,8 @@ final class HCISocket: Sendable {
             onEnd: onEnd)
     }
 
-    /// Opens an HCI socket on `channel` and starts its I/O thread; see ``init(adapterIndex:events:label:logger:onPacket:onEnd:)``.
+    /// Opens an HCI socket on `channel` and starts its I/O thread; see
+    /// ``init(adapterIndex:events:label:logger:onPacket:onEnd:)``.
     init(
         channel: Channel,
         label: String,
@@ -98,47 +81,29 @@ final class HCISocket: Sendable {
         onEnd: @escaping @Sendable (TransportError) -> Void
     ) throws(TransportError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let socket = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), type, cbz_btproto_hci()) }
+        let descriptor = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), type, cbz_btproto_hci()) }
             .transportValue("socket")
         do throws(TransportError) {
             switch channel {
             case .raw(let index, let events):
-                try Self.bind(socket, device: index, channel: UInt16(cbz_hci_channel_raw()))
-                try Self.setFilter(socket, events: events)
+                try Self.bind(descriptor, device: index, channel: UInt16(cbz_hci_channel_raw()))
+                try Self.setFilter(descriptor, events: events)
             case .control:
-                try Self.bind(socket, device: cbz_hci_dev_none(), channel: UInt16(cbz_hci_channel_control()))
+                try Self.bind(descriptor, device: cbz_hci_dev_none(), channel: UInt16(cbz_hci_channel_control()))
             }
         } catch {
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(socket) }
+            closeDescriptor(descriptor)
             var error = error
             if error.code == .noSuchAdapter, case .raw(let index, _) = channel {
                 error.message = "hci\(index): " + error.message
             }
             throw error
         }
-        let wake: Int32
-        switch syscall("eventfd", { cbz_eventfd_nonblocking() }) {
-        case .success(let fd):
-            wake = fd
-        case .failure(let errno):
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(socket) }
-            throw TransportError(syscall: "eventfd", errno: errno)
-        }
-        self.socket = socket
-        self.wake = wake
-        self.logger = logger
-        self.onPacket = onPacket
-        self.onEnd = onEnd
-        self.receiveCapacity = channel.receiveCapacity
-        #if DEBUG
-        let script = SyscallScript.current
-        let thread = Thread { [self] in SyscallScript.$current.withValue(script) { self.run() } }
-        #else
-        let thread = Thread { [self] in self.run() }
-        #endif
-        thread.name = label
-        thread.stackSize = 1 << 19
-        thread.start()
+        socket = try PolledSocket(
+            adopting: descriptor, label: label, receiveCapacity: channel.receiveCapacity, logger: logger,
+            onMessage: onPacket,
+            onEnd: { ending in onEnd(Self.endingError(ending)) }
+        )
     }
 
     /// Writes one H4 packet (type byte first) without blocking.
@@ -146,15 +111,7 @@ final class HCISocket: Sendable {
     /// - Throws: ``TransportError`` `closed` once the socket is closing; the error of `send`
     ///   otherwise (`adapterDown` for `ENETDOWN`, `permissionDenied` without `CAP_NET_RAW`...).
     func write(_ packet: [UInt8]) throws(TransportError) {
-        let result: Result<Int, Errno>? = descriptors.withLock { state in
-            guard state.isOpen && !state.isClosing else { return nil }
-            return packet.withUnsafeBytes { bytes in
-                syscall("send") {
-                    Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                }
-            }
-        }
-        switch result {
+        switch socket.send(packet) {
         case nil:
             throw TransportError(code: .closed, message: "the HCI socket was closed by this process: start a new scan")
         case .success(let sent) where sent == packet.count:
@@ -170,24 +127,12 @@ final class HCISocket: Sendable {
     /// Asks the I/O thread to close the socket and returns without waiting. Later writes throw
     /// `closed`. Safe to call more than once, from any thread.
     func close() {
-        descriptors.withLock { state in
-            guard state.isOpen && !state.isClosing else { return }
-            state.isClosing = true
-            var one: UInt64 = 1
-            // A full eventfd (EAGAIN) still wakes the thread, so the result does not matter.
-            _ = syscall("write") { Glibc.write(wake, &one, MemoryLayout<UInt64>.size) }
-        }
+        socket.close()
     }
 
-    /// Waits until the I/O thread has closed both descriptors.
+    /// Waits until the I/O thread has closed the socket.
     func waitForExit() async {
-        await withCheckedContinuation { continuation in
-            let hasExited = exit.withLock { state in
-                if !state.hasExited { state.waiters.append(continuation) }
-                return state.hasExited
-            }
-            if hasExited { continuation.resume() }
-        }
+        await socket.waitForExit()
     }
 
     // MARK: - Setup
@@ -219,66 +164,22 @@ final class HCISocket: Sendable {
         _ = try result.transportValue("setsockopt")
     }
 
-    // MARK: - I/O thread
+    // MARK: - Reading
 
-    private func run() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: receiveCapacity, alignment: 8)
-        defer { buffer.deallocate() }
-        if let error = readLoop(into: buffer) { onEnd(error) }
-        descriptors.withLock { state in
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(socket) }
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(wake) }
-            state.isOpen = false
-        }
-        let waiters = exit.withLock { state in
-            state.hasExited = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Reads until closed (nil) or a failure (the error).
-    private func readLoop(into buffer: UnsafeMutableRawBufferPointer) -> TransportError? {
-        var fds = [
-            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let polled = fds.withUnsafeMutableBufferPointer { fds in
-                syscall("poll") { Glibc.poll(fds.baseAddress, nfds_t(fds.count), -1) }
-            }
-            if case .failure(let errno) = polled { return TransportError(syscall: "poll", errno: errno) }
-            if fds[1].revents != 0 { return nil }
-            if fds[0].revents == 0 { continue }
-            let received: Result<Int, Errno>? = descriptors.withLock { state in
-                guard !state.isClosing else { return nil }
-                return syscall("recv") {
-                    Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
-                }
-            }
-            switch received {
-            case nil:
-                return nil
-            case .success(0):
-                return TransportError(
-                    code: .noSuchAdapter,
-                    message: "the HCI socket was closed by the kernel (adapter removed?): plug the adapter in and "
-                        + "start the scan again"
-                )
-            case .success(let length) where length > buffer.count:
-                logger.warning(
-                    "dropped an HCI packet longer than the receive buffer",
-                    metadata: ["hci.length": "\(length)", "buffer.capacity": "\(buffer.count)"])
-            case .success(let length):
-                onPacket(Array(buffer[..<length]))
-            case .failure(.resourceTemporarilyUnavailable):
-                continue
-            case .failure(let errno):
-                return Self.readError(errno)
-            }
+    /// What the end of reading means for a raw HCI socket. The kernel closes it (end of file) when
+    /// the adapter is unregistered.
+    static func endingError(_ ending: PolledSocket.Ending) -> TransportError {
+        switch ending {
+        case .endOfFile:
+            return TransportError(
+                code: .noSuchAdapter,
+                message: "the HCI socket was closed by the kernel (adapter removed?): plug the adapter in and "
+                    + "start the scan again"
+            )
+        case .failed(let syscall, let errno) where syscall == "recv":
+            return readError(errno)
+        case .failed(let syscall, let errno):
+            return TransportError(syscall: syscall, errno: errno)
         }
     }
 

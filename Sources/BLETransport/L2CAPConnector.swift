@@ -4,6 +4,7 @@ import CBlueZ
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// Connects to an LE peripheral on the ATT fixed channel (L2CAP CID 4) and returns the link as a
@@ -93,7 +94,7 @@ public struct L2CAPConnector: Sendable {
         do throws(TransportError) {
             try await establish(socket: socket, peer: peer)
         } catch {
-            L2CAPSocket.close(socket)
+            closeDescriptor(socket)
             logger.debug("connection failed", metadata: ["error": "\(error)"])
             throw error
         }

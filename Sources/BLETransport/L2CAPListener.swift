@@ -4,6 +4,7 @@ import CBlueZ
 import Glibc
 import Logging
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// Accepts LE connections on the ATT fixed channel (L2CAP CID 4): the peripheral side of GATT,
@@ -47,14 +48,14 @@ public final class L2CAPListener: Sendable {
     ) throws(TransportError) {
         let socket = try L2CAPSocket.openATTSocket(localAddress: adapterAddress)
         if case .failure(let errno) = syscall("listen", { Glibc.listen(socket, backlog) }) {
-            L2CAPSocket.close(socket)
+            closeDescriptor(socket)
             throw TransportError(syscall: "listen", errno: errno)
         }
         let closing: WakeSignal
         do {
             closing = try WakeSignal()
         } catch {
-            L2CAPSocket.close(socket)
+            closeDescriptor(socket)
             throw error
         }
         self.adapterAddress = adapterAddress
@@ -205,7 +206,7 @@ extension L2CAPListener {
         /// the tasks waiting for that.
         private func closeIfIdle(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
             guard state.isClosing && state.isOpen && state.activeAccepts == 0 else { return [] }
-            L2CAPSocket.close(socket)
+            closeDescriptor(socket)
             closing.close()
             state.isOpen = false
             defer { state.closeWaiters.removeAll() }
@@ -241,7 +242,7 @@ extension L2CAPListener {
                         logger.warning(
                             "closed an accepted connection that is not an LE link",
                             metadata: ["l2.bdaddr_type": "\(peer.l2_bdaddr_type)"])
-                        L2CAPSocket.close(descriptor)
+                        closeDescriptor(descriptor)
                         continue
                     }
                     return .accepted(descriptor, address)

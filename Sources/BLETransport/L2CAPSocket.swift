@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import CBlueZ
-import Foundation
 import Glibc
-import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// What ``L2CAPConnector`` and ``L2CAPListener`` share: opening an L2CAP LE socket on the ATT
-/// fixed channel, the `sockaddr_l2` it is addressed with, and closing descriptors.
+/// fixed channel and the `sockaddr_l2` it is addressed with.
 ///
 /// The sequence is the one BlueZ's `bt_io` uses for LE ATT (btio/btio.c: `l2cap_bind`, then
 /// `l2cap_set` with the security level, then `connect` or `listen`): a `SOCK_SEQPACKET` socket of
@@ -80,7 +79,7 @@ enum L2CAPSocket {
             syscall("bind", input: bytes) { Glibc.bind(socket, pointer, length) }
         }
         if case .failure(let errno) = bound {
-            close(socket)
+            closeDescriptor(socket)
             throw TransportError(syscall: "bind", errno: errno)
         }
         var security = bt_security(level: UInt8(cbz_bt_security_low()), key_size: 0)
@@ -91,92 +90,9 @@ enum L2CAPSocket {
             }
         }
         if case .failure(let errno) = secured {
-            close(socket)
+            closeDescriptor(socket)
             throw TransportError(syscall: "setsockopt(BT_SECURITY)", errno: errno)
         }
         return socket
     }
-
-    /// Closes a descriptor once (no `EINTR` retry: Linux has released it either way). The
-    /// descriptor number is recorded by a ``SyscallScript``, so tests can tell which one closed.
-    static func close(_ descriptor: Int32) {
-        withUnsafeBytes(of: descriptor) { bytes in
-            _ = syscall("close", retryingOnEINTR: false, input: bytes) { Glibc.close(descriptor) }
-        }
-    }
-}
-
-/// An `eventfd(2)` that wakes a thread sleeping in `poll(2)`: ``signal()`` may be called from any
-/// task, any number of times, also after ``close()`` (it then does nothing), so a cancellation
-/// handler can never write to a descriptor number that was closed and reused.
-final class WakeSignal: Sendable {
-    /// The eventfd; readable once signalled.
-    let descriptor: Int32
-    private let isOpen = Mutex(true)
-
-    /// Creates the eventfd.
-    ///
-    /// - Throws: ``TransportError`` when it cannot be created (`EMFILE`...).
-    init() throws(TransportError) {
-        descriptor = try syscall("eventfd") { cbz_eventfd_nonblocking() }.transportValue("eventfd")
-    }
-
-    /// Makes the eventfd readable, waking a `poll` on it.
-    func signal() {
-        isOpen.withLock { isOpen in
-            guard isOpen else { return }
-            var one: UInt64 = 1
-            // A full counter (EAGAIN) is still readable, so the result does not matter.
-            _ = syscall("write") { Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size) }
-        }
-    }
-
-    /// Closes the eventfd; later ``signal()`` calls do nothing.
-    func close() {
-        isOpen.withLock { isOpen in
-            guard isOpen else { return }
-            isOpen = false
-            L2CAPSocket.close(descriptor)
-        }
-    }
-}
-
-/// Runs `body` on a new thread, off Swift's cooperative pool, and returns its result. A
-/// ``SyscallScript`` installed on the calling task is installed on the thread too.
-func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
-    #if DEBUG
-    let script = SyscallScript.current
-    #endif
-    return await withCheckedContinuation { continuation in
-        let thread = Thread {
-            #if DEBUG
-            let value = SyscallScript.$current.withValue(script) { body() }
-            #else
-            let value = body()
-            #endif
-            continuation.resume(returning: value)
-        }
-        thread.name = name
-        thread.stackSize = 1 << 19
-        thread.start()
-    }
-}
-
-/// Polls `fds` once and stores each entry's `revents`. `timeout` is asked again on every `EINTR`
-/// retry, so a deadline-based timeout does not restart. Under a ``SyscallScript`` a
-/// ``SyscallOutcome/returns(_:writing:)`` outcome writes the whole `pollfd` array.
-func pollOnce(
-    _ fds: inout [pollfd],
-    timeout: () -> Int32
-) -> Result<Int32, Errno> {
-    // Poll a copy and take back only `revents`, so nothing (a scripted outcome included) can
-    // change which descriptors are polled next time.
-    var polled = fds
-    for index in polled.indices { polled[index].revents = 0 }
-    let result = polled.withUnsafeMutableBufferPointer { polled in
-        let raw = UnsafeMutableRawBufferPointer(polled)
-        return syscall("poll", output: raw) { Glibc.poll(polled.baseAddress, nfds_t(polled.count), timeout()) }
-    }
-    for index in fds.indices { fds[index].revents = polled[index].revents }
-    return result
 }

@@ -130,9 +130,11 @@ public struct LEAdvertisingProcedure: Sendable {
     /// Where the procedure is.
     public private(set) var phase: Phase = .idle
     /// The opcode of the command whose answer the procedure waits for, if any.
-    public private(set) var pendingCommand: HCIOpcode?
+    public var pendingCommand: HCIOpcode? { commands.pendingCommand }
     /// HCI events that could not be parsed (counted, dropped).
-    public private(set) var malformedEventCount = 0
+    public var malformedEventCount: Int { commands.malformedEventCount }
+
+    private var commands = HCICommandTracker()
 
     /// Commands still to send before advertising runs.
     private var queued: [HCICommandPacket] = []
@@ -172,12 +174,11 @@ public struct LEAdvertisingProcedure: Sendable {
 
     /// Handles one packet read from the raw HCI socket: the H4 type byte, then the packet.
     public mutating func received(_ bytes: [UInt8]) -> [Action] {
-        guard phase != .finished, bytes.first == HCIPacketType.event.rawValue else { return [] }
-        do throws(WireError) {
-            return handle(try HCIEventPacket(parsing: bytes.dropFirst()))
-        } catch {
-            malformedEventCount += 1
-            return [.note("dropped a malformed HCI event: \(error)")]
+        guard phase != .finished else { return [] }
+        switch commands.parse(bytes) {
+        case .event(let event): return handle(event)
+        case .malformed(let note): return [.note(note)]
+        case nil: return []
         }
     }
 
@@ -185,15 +186,8 @@ public struct LEAdvertisingProcedure: Sendable {
     public mutating func handle(_ event: HCIEventPacket) -> [Action] {
         guard phase != .finished else { return [] }
         do throws(WireError) {
+            if let answer = try commands.answer(in: event) { return completed(answer.opcode, status: answer.status) }
             switch event.eventCode {
-            case .commandComplete:
-                let complete = try HCICommandCompleteEvent(event)
-                guard complete.opcode == pendingCommand else { return [] }
-                return completed(complete.opcode, status: complete.status ?? .success)
-            case .commandStatus:
-                let status = try HCICommandStatusEvent(event)
-                guard status.opcode == pendingCommand, status.status != .success else { return [] }
-                return completed(status.opcode, status: status.status)
             case .disconnectionComplete:
                 let disconnection = try HCIDisconnectionCompleteEvent(event)
                 guard case .connected(let handle) = phase, handle == disconnection.connectionHandle,
@@ -203,13 +197,12 @@ public struct LEAdvertisingProcedure: Sendable {
                 let actions: [Action] = [.disconnected(handle: handle, reason: disconnection.reason)]
                 return actions + enable(restart: false)
             case .leMeta:
-                return connectionComplete(try HCILEMetaEvent(event))
+                return try connectionComplete(try HCILEMetaEvent(event))
             default:
                 return []
             }
         } catch {
-            malformedEventCount += 1
-            return [.note("dropped a malformed HCI event \(event.eventCode): \(error)")]
+            return [.note(commands.malformed(event, error))]
         }
     }
 
@@ -229,13 +222,7 @@ public struct LEAdvertisingProcedure: Sendable {
     /// The command `opcode` got no answer in time.
     public mutating func commandTimedOut(_ opcode: HCIOpcode) -> [Action] {
         guard phase != .finished, opcode == pendingCommand else { return [] }
-        var error = TransportError(
-            code: .controllerNotResponding,
-            message: "the controller did not answer \(Self.name(of: opcode)): it may be hung or removed: reset it "
-                + "(`btmgmt power off; btmgmt power on`, or replug it) and check the kernel log (`dmesg`)"
-        )
-        error.hciCommand = opcode
-        return end(with: error)
+        return end(with: .notAnswered(opcode, named: Self.name(of: opcode)))
     }
 
     /// The socket failed: try to disable advertising, then finish with `error`.
@@ -246,7 +233,6 @@ public struct LEAdvertisingProcedure: Sendable {
     // MARK: - Steps
 
     private mutating func completed(_ opcode: HCIOpcode, status: HCIErrorCode) -> [Action] {
-        pendingCommand = nil
         guard status == .success else { return end(with: Self.refusal(opcode, status)) }
         switch phase {
         case .configuring:
@@ -273,24 +259,19 @@ public struct LEAdvertisingProcedure: Sendable {
         }
     }
 
-    private mutating func connectionComplete(_ meta: HCILEMetaEvent) -> [Action] {
+    private mutating func connectionComplete(_ meta: HCILEMetaEvent) throws(WireError) -> [Action] {
         let status: HCIErrorCode
         let handle: UInt16
         let role: UInt8
         let peer: BluetoothAddress
-        do throws(WireError) {
-            if HCILEConnectionCompleteEvent.decodes(subeventCode: meta.subeventCode) {
-                let event = try HCILEConnectionCompleteEvent(meta)
-                (status, handle, role, peer) = (event.status, event.connectionHandle, event.role, event.peerAddress)
-            } else if HCILEEnhancedConnectionCompleteEvent.decodes(subeventCode: meta.subeventCode) {
-                let event = try HCILEEnhancedConnectionCompleteEvent(meta)
-                (status, handle, role, peer) = (event.status, event.connectionHandle, event.role, event.peerAddress)
-            } else {
-                return []
-            }
-        } catch {
-            malformedEventCount += 1
-            return [.note("dropped a malformed LE connection event: \(error)")]
+        if HCILEConnectionCompleteEvent.decodes(subeventCode: meta.subeventCode) {
+            let event = try HCILEConnectionCompleteEvent(meta)
+            (status, handle, role, peer) = (event.status, event.connectionHandle, event.role, event.peerAddress)
+        } else if HCILEEnhancedConnectionCompleteEvent.decodes(subeventCode: meta.subeventCode) {
+            let event = try HCILEEnhancedConnectionCompleteEvent(meta)
+            (status, handle, role, peer) = (event.status, event.connectionHandle, event.role, event.peerAddress)
+        } else {
+            return []
         }
         // Role 0x01: this controller is the peripheral, i.e. a central answered our advertising.
         guard role == 0x01, phase == .advertising || phase == .configuring else { return [] }
@@ -315,14 +296,14 @@ public struct LEAdvertisingProcedure: Sendable {
     }
 
     private mutating func send(_ packet: HCICommandPacket) -> Action {
-        pendingCommand = packet.opcode
+        commands.sending(packet)
         return .send(packet)
     }
 
     private mutating func end(with error: TransportError?) -> [Action] {
         guard phase != .finished else { return [] }
         phase = .finished
-        pendingCommand = nil
+        commands.clear()
         var actions: [Action] = []
         if enableSent { actions.append(.send(HCILESetAdvertisingEnableCommand(enable: false).packet)) }
         actions.append(.finish(error))
@@ -356,10 +337,6 @@ public struct LEAdvertisingProcedure: Sendable {
             code = .controllerRefused
             fix = "`btmgmt power off; btmgmt power on`, check `dmesg`, retry"
         }
-        var error = TransportError(
-            code: code, message: "the controller refused \(name(of: opcode)) with \(status): \(fix)")
-        error.hciCommand = opcode
-        error.hciStatus = status
-        return error
+        return .refused(opcode, named: name(of: opcode), status: status, code: code, fix: fix)
     }
 }

@@ -83,12 +83,13 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
     /// Where the procedure is.
     public private(set) var phase: Phase = .idle
     /// The opcode of the command whose answer the procedure waits for, if any.
-    public private(set) var pendingCommand: HCIOpcode?
+    public var pendingCommand: HCIOpcode? { commands.pendingCommand }
     /// The command set of the last scan command sent; the disable uses the same set.
     public private(set) var commandSetInUse: CommandSet?
     /// HCI events that could not be parsed (counted, dropped).
-    public private(set) var malformedEventCount = 0
+    public var malformedEventCount: Int { commands.malformedEventCount }
 
+    private var commands = HCICommandTracker()
     private var triedLegacyFallback = false
     private var advertisers: LEAdvertiserTable
 
@@ -119,12 +120,11 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
     /// Handles one packet read from the raw HCI socket: the H4 type byte, then the packet.
     /// Anything but an event packet is ignored; a malformed event is counted and noted.
     public mutating func received(_ bytes: [UInt8], at instant: Instant) -> [Action] {
-        guard phase != .finished, bytes.first == HCIPacketType.event.rawValue else { return [] }
-        do throws(WireError) {
-            return handle(try HCIEventPacket(parsing: bytes.dropFirst()), at: instant)
-        } catch {
-            malformedEventCount += 1
-            return [.note("dropped a malformed HCI event: \(error)")]
+        guard phase != .finished else { return [] }
+        switch commands.parse(bytes) {
+        case .event(let event): return handle(event, at: instant)
+        case .malformed(let note): return [.note(note)]
+        case nil: return []
         }
     }
 
@@ -132,25 +132,13 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
     public mutating func handle(_ event: HCIEventPacket, at instant: Instant) -> [Action] {
         guard phase != .finished else { return [] }
         do throws(WireError) {
-            switch event.eventCode {
-            case .commandComplete:
-                let complete = try HCICommandCompleteEvent(event)
-                guard complete.opcode == pendingCommand else { return [] }
-                return completed(complete.opcode, status: complete.status ?? .success, complete: complete)
-            case .commandStatus:
-                let status = try HCICommandStatusEvent(event)
-                // A successful Command Status is not the answer: these commands finish with
-                // Command Complete.
-                guard status.opcode == pendingCommand, status.status != .success else { return [] }
-                return completed(status.opcode, status: status.status, complete: nil)
-            case .leMeta:
-                return try advertisingReport(try HCILEMetaEvent(event), at: instant)
-            default:
-                return []
-            }
+            // A successful Command Status is not an answer: these commands finish with Command
+            // Complete.
+            if let answer = try commands.answer(in: event) { return completed(answer) }
+            guard event.eventCode == .leMeta else { return [] }
+            return try advertisingReport(try HCILEMetaEvent(event), at: instant)
         } catch {
-            malformedEventCount += 1
-            return [.note("dropped a malformed HCI event \(event.eventCode): \(error)")]
+            return [.note(commands.malformed(event, error))]
         }
     }
 
@@ -163,14 +151,7 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
     /// The command `opcode` got no answer in time.
     public mutating func commandTimedOut(_ opcode: HCIOpcode) -> [Action] {
         guard phase != .finished, opcode == pendingCommand else { return [] }
-        var error = TransportError(
-            code: .controllerNotResponding,
-            message:
-                "the controller did not answer \(Self.name(of: opcode)): it may be hung or removed: reset it "
-                + "(`btmgmt power off; btmgmt power on`, or replug it) and check the kernel log (`dmesg`)"
-        )
-        error.hciCommand = opcode
-        return end(with: error)
+        return end(with: .notAnswered(opcode, named: Self.name(of: opcode)))
     }
 
     /// The socket failed (a read or write error): try to disable scanning, then finish with `error`.
@@ -180,15 +161,13 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
 
     // MARK: - Steps
 
-    private mutating func completed(
-        _ opcode: HCIOpcode, status: HCIErrorCode, complete: HCICommandCompleteEvent?
-    ) -> [Action] {
-        pendingCommand = nil
+    private mutating func completed(_ answer: HCICommandTracker.Answer) -> [Action] {
+        let (opcode, status) = (answer.opcode, answer.status)
         switch phase {
         case .readingSupportedCommands:
             var notes: [Action] = []
             var set = CommandSet.legacy
-            if status == .success, let complete {
+            if status == .success, let complete = answer.complete {
                 do throws(WireError) {
                     set = try HCISupportedCommands(complete).supportsExtendedScanning ? .extended : .legacy
                 } catch {
@@ -256,7 +235,7 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
     }
 
     private mutating func send(_ packet: HCICommandPacket) -> Action {
-        pendingCommand = packet.opcode
+        commands.sending(packet)
         return .send(packet)
     }
 
@@ -267,20 +246,20 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
             return []
         case .idle, .readingSupportedCommands:
             phase = .finished
-            pendingCommand = nil
+            commands.clear()
             return [.finish(error)]
         case .settingParameters(.legacy) where triedLegacyFallback:
             // Both sets were refused, so the controller's mode is unknown: a scan left enabled in
             // extended mode would refuse the legacy disable, so send both (one is refused).
             phase = .finished
-            pendingCommand = nil
+            commands.clear()
             return [
                 .send(enableCommand(.extended, enable: false)), .send(enableCommand(.legacy, enable: false)),
                 .finish(error),
             ]
         case .settingParameters, .enabling, .scanning:
             phase = .finished
-            pendingCommand = nil
+            commands.clear()
             guard let set = commandSetInUse else { return [.finish(error)] }
             return [.send(enableCommand(set, enable: false)), .finish(error)]
         }
@@ -335,41 +314,29 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
 
     /// The error for a command the controller refused with `status`, with the fix in its message.
     static func refusal(_ opcode: HCIOpcode, _ status: HCIErrorCode) -> TransportError {
-        let what = "the controller refused \(name(of: opcode)) with \(status)"
-        var error: TransportError
         switch status {
         case .commandDisallowed:
-            error = TransportError(
-                code: .adapterBusy,
-                message: what
-                    + ": another program is scanning or the controller is busy: stop it (`bluetoothctl scan off`) "
+            return .refused(
+                opcode, named: name(of: opcode), status: status, code: .adapterBusy,
+                fix: "another program is scanning or the controller is busy: stop it (`bluetoothctl scan off`) "
                     + "or stop bluetoothd's discovery (`systemctl stop bluetooth` if nothing else needs it), then "
                     + "retry; if it persists, reset the adapter (`btmgmt power off; btmgmt power on`), which also "
-                    + "clears a scan left on by a killed program and a mix of legacy and extended scan commands"
-            )
+                    + "clears a scan left on by a killed program and a mix of legacy and extended scan commands")
         case .unknownCommand:
-            error = TransportError(
-                code: .controllerRefused,
-                message: what + ": this controller cannot scan for LE devices: use a Bluetooth 4.0 or newer adapter"
-            )
+            return .refused(
+                opcode, named: name(of: opcode), status: status,
+                fix: "this controller cannot scan for LE devices: use a Bluetooth 4.0 or newer adapter")
         case .invalidParameters, .unsupportedFeature:
-            error = TransportError(
-                code: .controllerRefused,
-                message: what
-                    + ": it rejects the scan settings: use the default interval and window, and own address type 0 "
-                    + "(public) unless a random address was set on the controller"
-            )
+            return .refused(
+                opcode, named: name(of: opcode), status: status,
+                fix: "it rejects the scan settings: use the default interval and window, and own address type 0 "
+                    + "(public) unless a random address was set on the controller")
         default:
-            error = TransportError(
-                code: .controllerRefused,
-                message: what
-                    + ": reset the adapter (`btmgmt power off; btmgmt power on`) and check the kernel log (`dmesg`), "
-                    + "then retry"
-            )
+            return .refused(
+                opcode, named: name(of: opcode), status: status,
+                fix: "reset the adapter (`btmgmt power off; btmgmt power on`) and check the kernel log (`dmesg`), "
+                    + "then retry")
         }
-        error.hciCommand = opcode
-        error.hciStatus = status
-        return error
     }
 
     /// `LE Set Scan Enable (0x200C)`.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import CBlueZ
 import Glibc
+import SystemCalls
 import SystemPackage
 
 extension SeqPacketBearer {
@@ -20,14 +21,17 @@ extension SeqPacketBearer {
     ) throws(TransportError) -> (SeqPacketBearer, SeqPacketBearer) {
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        _ = try syscall("socketpair") {
-            fds.withUnsafeMutableBufferPointer { Glibc.socketpair(AF_UNIX, type, 0, $0.baseAddress) }
+        // The descriptors are the call's output, so a script can hand out descriptors a test made.
+        _ = try fds.withUnsafeMutableBufferPointer { fds in
+            syscall("socketpair", output: UnsafeMutableRawBufferPointer(fds)) {
+                Glibc.socketpair(AF_UNIX, type, 0, fds.baseAddress)
+            }
         }.transportValue("socketpair")
         let first: SeqPacketBearer
         do {
             first = try SeqPacketBearer(adopting: FileDescriptor(rawValue: fds[0]), label: "\(label).a")
         } catch {
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(fds[1]) }
+            closeDescriptor(fds[1])
             throw error
         }
         // If this throws, `first` is released and closes its end when it deinitializes.

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import CBlueZ
-import Foundation
 import GATTClient
-import Glibc
 import Logging
 import Synchronization
 import SystemPackage
@@ -15,9 +12,9 @@ import SystemPackage
 ///
 /// ## Design
 ///
-/// - **Reading on a dedicated thread.** Each bearer owns one I/O thread that sleeps in `poll(2)`
-///   (no timeout) on the socket and a wake-up `eventfd(2)`, then reads with
-///   `recv(MSG_DONTWAIT)`. Blocking never happens on Swift's cooperative thread pool. Received
+/// - **Reading on a dedicated thread.** Each bearer owns one I/O thread (its ``PolledSocket``)
+///   that sleeps in `poll(2)` (no timeout) on the socket and a wake-up `eventfd(2)`, then reads
+///   with `recv(MSG_DONTWAIT)`. Blocking never happens on Swift's cooperative thread pool. Received
 ///   PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT traffic is a few
 ///   kilobytes per second, so the queue stays small, and a fast reader keeps the kernel's socket
 ///   buffer empty so the peer never stalls.
@@ -47,7 +44,8 @@ public final class SeqPacketBearer: ATTBearer {
     /// The largest message delivered; longer ones are dropped. ATT PDUs are at most 517 bytes.
     public static let receiveCapacity = 4096
 
-    private let core: Core
+    private let inbox: Inbox
+    private let socket: PolledSocket
 
     /// Takes ownership of a connected `SOCK_SEQPACKET` socket and starts its I/O thread.
     ///
@@ -64,31 +62,20 @@ public final class SeqPacketBearer: ATTBearer {
         label: String = "att-bearer",
         logger: Logger = Logger(label: "sportsensord.transport")
     ) throws(TransportError) {
-        let wake: Int32
-        switch syscall("eventfd", { cbz_eventfd_nonblocking() }) {
-        case .success(let fd):
-            wake = fd
-        case .failure(let errno):
-            _ = syscall("close", retryingOnEINTR: false) { Glibc.close(descriptor.rawValue) }
-            throw TransportError(syscall: "eventfd", errno: errno)
-        }
         var logger = logger
         logger[metadataKey: "ble.bearer"] = "\(label)"
-        core = Core(socket: descriptor.rawValue, wake: wake, logger: logger)
-        let core = self.core
-        #if DEBUG
-        let script = SyscallScript.current
-        let thread = Thread { SyscallScript.$current.withValue(script) { core.runReader() } }
-        #else
-        let thread = Thread { core.runReader() }
-        #endif
-        thread.name = label
-        thread.stackSize = 1 << 19
-        thread.start()
+        let inbox = Inbox()
+        self.inbox = inbox
+        socket = try PolledSocket(
+            adopting: descriptor.rawValue, label: label, receiveCapacity: Self.receiveCapacity, logger: logger,
+            onMessage: { pdu in inbox.deliver(pdu) },
+            onEnd: { ending in inbox.finish(Self.ending(of: ending)) }
+        )
     }
 
     deinit {
-        core.requestClose()
+        inbox.finish(.closedLocally)
+        socket.close()
     }
 
     /// Sends one PDU as one message.
@@ -102,7 +89,7 @@ public final class SeqPacketBearer: ATTBearer {
                 code: .invalidPDU, message: "refusing to send an empty PDU: every ATT PDU has an opcode")
         }
         var backoff: UInt64 = 50_000
-        while try !core.trySend(pdu) {
+        while try !trySend(pdu) {
             try await Task.sleep(nanoseconds: backoff)
             backoff = min(backoff * 2, 5_000_000)
         }
@@ -118,18 +105,50 @@ public final class SeqPacketBearer: ATTBearer {
     /// - Throws: ``TransportError`` (`linkLost`, `timedOut`...) when the link failed, every time
     ///   it is called afterwards; `CancellationError` if the waiting task is cancelled.
     public func receive() async throws -> [UInt8]? {
-        try await core.receive()
+        try await inbox.receive()
     }
 
     /// Closes the link and waits until the socket is closed. A pending ``receive()`` returns nil
     /// immediately; later ``send(_:)`` calls throw `closed`. Safe to call more than once.
     public func close() async {
-        core.requestClose()
-        await core.waitForExit()
+        inbox.finish(.closedLocally)
+        socket.close()
+        await socket.waitForExit()
+    }
+
+    /// Sends without blocking: true when sent, false when the socket buffer is full.
+    private func trySend(_ pdu: [UInt8]) throws(TransportError) -> Bool {
+        switch socket.send(pdu) {
+        case nil:
+            throw inbox.endedError()
+        case .success(let sent) where sent == pdu.count:
+            return true
+        case .success(let sent):
+            throw TransportError(
+                code: .system,
+                message:
+                    "the socket sent \(sent) of \(pdu.count) bytes of one message: it is not a SOCK_SEQPACKET socket"
+            )
+        case .failure(.resourceTemporarilyUnavailable):
+            return false
+        case .failure(let errno):
+            throw TransportError(onLink: "send", errno: errno)
+        }
+    }
+
+    /// How the flow of PDUs ends when reading ends.
+    private static func ending(of ending: PolledSocket.Ending) -> Ending {
+        switch ending {
+        case .endOfFile: .peerClosed
+        case .failed(let syscall, let errno) where syscall == "recv":
+            .failed(TransportError(onLink: syscall, errno: errno))
+        case .failed(let syscall, let errno):
+            .failed(TransportError(syscall: syscall, errno: errno))
+        }
     }
 }
 
-// MARK: - Shared state of a bearer and its I/O thread
+// MARK: - The received PDUs
 
 extension SeqPacketBearer {
     /// How the flow of PDUs ended.
@@ -139,75 +158,21 @@ extension SeqPacketBearer {
         case failed(TransportError)
     }
 
-    /// The state the I/O thread and the bearer's callers share. The thread holds a strong
-    /// reference, so it outlives the bearer until the thread has closed the descriptors.
-    final class Core: Sendable {
-        /// Descriptors, guarded: every use of them happens with this lock held.
-        struct Descriptors {
-            var isOpen = true
-            var isClosing = false
-        }
-
-        /// Received PDUs and the tasks waiting for them.
-        struct Inbox {
+    /// Received PDUs and the tasks waiting for them, shared by the bearer's callers and its I/O
+    /// thread.
+    final class Inbox: Sendable {
+        private struct State {
             var pdus = PDUQueue()
             var waiters: [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
             var ending: Ending?
             var nextWaiterID: UInt64 = 0
         }
 
-        /// Whether the I/O thread has finished, and who waits for it.
-        struct Exit {
-            var hasExited = false
-            var waiters: [CheckedContinuation<Void, Never>] = []
-        }
-
-        let socket: Int32
-        let wake: Int32
-        let logger: Logger
-        let descriptors = Mutex(Descriptors())
-        let inbox = Mutex(Inbox())
-        let exit = Mutex(Exit())
-
-        init(socket: Int32, wake: Int32, logger: Logger) {
-            self.socket = socket
-            self.wake = wake
-            self.logger = logger
-        }
-
-        // MARK: Called by the bearer
-
-        /// Sends without blocking: true when sent, false when the socket buffer is full.
-        func trySend(_ pdu: [UInt8]) throws(TransportError) -> Bool {
-            let result: Result<Int, Errno>? = descriptors.withLock { state in
-                guard state.isOpen && !state.isClosing else { return nil }
-                return pdu.withUnsafeBytes { bytes in
-                    syscall("send") {
-                        Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                    }
-                }
-            }
-            switch result {
-            case nil:
-                throw endedError()
-            case .success(let sent) where sent == pdu.count:
-                return true
-            case .success(let sent):
-                throw TransportError(
-                    code: .system,
-                    message:
-                        "the socket sent \(sent) of \(pdu.count) bytes of one message: it is not a SOCK_SEQPACKET socket"
-                )
-            case .failure(.resourceTemporarilyUnavailable):
-                return false
-            case .failure(let errno):
-                throw TransportError(onLink: "send", errno: errno)
-            }
-        }
+        private let state = Mutex(State())
 
         /// The error a send gets after the flow of PDUs ended.
         func endedError() -> TransportError {
-            switch inbox.withLock({ $0.ending }) {
+            switch state.withLock({ $0.ending }) {
             case .failed(let error):
                 return error
             case .peerClosed:
@@ -224,7 +189,7 @@ extension SeqPacketBearer {
         }
 
         func receive() async throws -> [UInt8]? {
-            let id = inbox.withLock { state in
+            let id = state.withLock { state in
                 state.nextWaiterID += 1
                 return state.nextWaiterID
             }
@@ -235,7 +200,7 @@ extension SeqPacketBearer {
                         case error(any Error)
                         case wait
                     }
-                    let immediate: Immediate = inbox.withLock { state in
+                    let immediate: Immediate = state.withLock { state in
                         if let pdu = state.pdus.popFirst() { return .pdu(pdu) }
                         switch state.ending {
                         case .closedLocally, .peerClosed: return .pdu(nil)
@@ -256,39 +221,17 @@ extension SeqPacketBearer {
                     }
                 }
             } onCancel: {
-                let cancelled = inbox.withLock { state in
+                let cancelled = state.withLock { state in
                     state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
                 }
                 cancelled?.resume(throwing: CancellationError())
             }
         }
 
-        /// Ends the queue, asks the thread to stop, and returns without waiting.
-        func requestClose() {
-            finish(.closedLocally)
-            descriptors.withLock { state in
-                guard state.isOpen && !state.isClosing else { return }
-                state.isClosing = true
-                var one: UInt64 = 1
-                // A full eventfd (EAGAIN) still wakes the thread, so the result does not matter.
-                _ = syscall("write") { Glibc.write(wake, &one, MemoryLayout<UInt64>.size) }
-            }
-        }
-
-        func waitForExit() async {
-            await withCheckedContinuation { continuation in
-                let hasExited = exit.withLock { state in
-                    if !state.hasExited { state.waiters.append(continuation) }
-                    return state.hasExited
-                }
-                if hasExited { continuation.resume() }
-            }
-        }
-
         // MARK: Called by the I/O thread
 
         func deliver(_ pdu: [UInt8]) {
-            let waiter: CheckedContinuation<[UInt8]?, any Error>? = inbox.withLock { state in
+            let waiter: CheckedContinuation<[UInt8]?, any Error>? = state.withLock { state in
                 guard state.ending == nil else { return nil }
                 if state.waiters.isEmpty {
                     state.pdus.append(pdu)
@@ -302,7 +245,7 @@ extension SeqPacketBearer {
         /// Records how the flow ended (a local close overrides an earlier ending and discards
         /// undelivered PDUs) and wakes every waiting receiver.
         func finish(_ ending: Ending) {
-            let waiters = inbox.withLock { state in
+            let waiters = state.withLock { state in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {
@@ -317,72 +260,6 @@ extension SeqPacketBearer {
                     waiter.continuation.resume(throwing: error)
                 } else {
                     waiter.continuation.resume(returning: nil)
-                }
-            }
-        }
-
-        /// The I/O thread's body: poll, read, deliver, until closed or the link ends; then
-        /// close both descriptors and signal the waiters of ``waitForExit()``.
-        func runReader() {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(
-                byteCount: SeqPacketBearer.receiveCapacity, alignment: 8)
-            defer { buffer.deallocate() }
-            readLoop(into: buffer)
-            descriptors.withLock { state in
-                _ = syscall("close", retryingOnEINTR: false) { Glibc.close(socket) }
-                _ = syscall("close", retryingOnEINTR: false) { Glibc.close(wake) }
-                state.isOpen = false
-            }
-            let waiters = exit.withLock { state in
-                state.hasExited = true
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-
-        private func readLoop(into buffer: UnsafeMutableRawBufferPointer) {
-            var fds = [
-                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-            ]
-            while true {
-                fds[0].revents = 0
-                fds[1].revents = 0
-                let polled = fds.withUnsafeMutableBufferPointer { fds in
-                    syscall("poll") { Glibc.poll(fds.baseAddress, nfds_t(fds.count), -1) }
-                }
-                if case .failure(let errno) = polled {
-                    finish(.failed(TransportError(syscall: "poll", errno: errno)))
-                    return
-                }
-                if fds[1].revents != 0 { return }
-                if fds[0].revents == 0 { continue }
-                // Under the lock, so close() cannot interleave; MSG_DONTWAIT keeps it short.
-                let received: Result<Int, Errno>? = descriptors.withLock { state in
-                    guard !state.isClosing else { return nil }
-                    return syscall("recv") {
-                        Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
-                    }
-                }
-                switch received {
-                case nil:
-                    return
-                case .success(0):
-                    finish(.peerClosed)
-                    return
-                case .success(let length) where length > buffer.count:
-                    logger.warning(
-                        "dropped a message longer than the receive buffer",
-                        metadata: ["pdu.length": "\(length)", "buffer.capacity": "\(buffer.count)"]
-                    )
-                case .success(let length):
-                    deliver(Array(buffer[..<length]))
-                case .failure(.resourceTemporarilyUnavailable):
-                    continue
-                case .failure(let errno):
-                    finish(.failed(TransportError(onLink: "recv", errno: errno)))
-                    return
                 }
             }
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import SystemPackage
 
 /// A failure of the Bluetooth transport: what went wrong, in words that name the fix, plus the
@@ -8,7 +9,7 @@ import SystemPackage
 /// Build one from a failed call with ``init(syscall:errno:)``, which knows the failures the
 /// Bluetooth sockets produce (no kernel support, missing capabilities, no adapter, adapter down or
 /// busy, link lost...). The ``code`` is for programs, the ``message`` for people.
-public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TransportError: CodedError, Sendable, Equatable {
     /// What kind of failure this is; stable across releases, for programs to branch on.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name, such as `"linkLost"`.
@@ -79,13 +80,12 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         self.syscall = syscall
     }
 
-    /// The message, followed by the failed system call and its `errno` when there was one.
-    public var description: String {
-        if let hciCommand {
-            return "\(message) [HCI command \(hciCommand): \(hciStatus?.description ?? "no answer")]"
-        }
-        guard let syscall, let errno else { return message }
-        return "\(message) [\(syscall): \(errno.description) (errno \(errno.rawValue))]"
+    /// The HCI command and the controller's answer when the controller caused the failure, else
+    /// the failed system call and its `errno`: `socket: Address family not supported (errno 97)`.
+    public var details: [String] {
+        if let hciCommand { return ["HCI command \(hciCommand): \(hciStatus?.description ?? "no answer")"] }
+        guard let syscall, let errno else { return [] }
+        return ["\(syscall): \(errno.description) (errno \(errno.rawValue))"]
     }
 }
 

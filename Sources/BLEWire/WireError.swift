@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// The error every codec in `BLEWire` throws for bytes it cannot accept.
 ///
 /// Parsing never traps: a truncated buffer, a length that disagrees with the payload, an
 /// unknown opcode or a value outside its domain each become a `WireError` naming what was
 /// expected, so a caller can count the malformed input and carry on.
-public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct WireError: CodedError, Hashable, Sendable {
     /// What kind of problem the bytes had.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -31,8 +32,6 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    public var description: String { "\(code): \(message)" }
 
     static func truncated(_ what: String, need: Int, have: Int) -> WireError {
         WireError(.truncated, "\(what): needs \(need) more byte(s), \(have) left")

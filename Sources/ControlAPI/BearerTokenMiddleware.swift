@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GatewayCore
 import Hummingbird
@@ -18,7 +19,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if request.method == .get && request.uri.path == "/metrics" {
+        if request.method == .get && request.uri.path == ControlRoute.metrics.template {
             return try await next(request, context)
         }
         guard let header = request.headers[.authorization] else {

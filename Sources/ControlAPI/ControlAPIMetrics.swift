@@ -17,7 +17,7 @@ public enum ControlAPIMetrics {
     private static let bootstrapped = Mutex(false)
 
     /// Installs `PrometheusMetricsFactory(registry:)` as the swift-metrics backend and registers
-    /// every series of `GatewayMetricNames` at zero. Safe to call more than once: only the first
+    /// every series of `GatewayMetrics` at zero. Safe to call more than once: only the first
     /// call bootstraps (swift-metrics allows one bootstrap per process).
     ///
     /// - Returns: true when this call installed the backend, false when an earlier call had.
@@ -30,25 +30,8 @@ public enum ControlAPIMetrics {
         }
         guard first else { return false }
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        registerGatewaySeries()
+        GatewayMetrics().registerAtZero()
         return true
-    }
-
-    /// Creates each gateway series through swift-metrics with the type `GatewayMetricNames`
-    /// names, so it shows at zero before anything happens.
-    static func registerGatewaySeries() {
-        for label in [
-            GatewayMetricNames.notifications, GatewayMetricNames.samples, GatewayMetricNames.lostSamples,
-            GatewayMetricNames.malformedNotifications, GatewayMetricNames.reconnects,
-        ] {
-            Counter(label: label).increment(by: 0)
-        }
-        for type in GatewayMetricNames.eventTypes {
-            Counter(label: GatewayMetricNames.events, dimensions: [(GatewayMetricNames.eventTypeDimension, type)])
-                .increment(by: 0)
-        }
-        Gauge(label: GatewayMetricNames.queueDepth).record(0)
-        _ = Metrics.Timer(label: GatewayMetricNames.storeWriteLatency)
     }
 
     /// The registry's text exposition (`text/plain; version=0.0.4`).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import GatewayCore
 import Hummingbird
 import Logging
@@ -36,12 +37,12 @@ public enum ControlRoutes {
         addGatewayRoutes(to: router, control: control)
         addSensorRoutes(to: router, control: control)
         addSessionRoutes(to: router, control: control)
-        router.get("/v1/events") { request, _ -> Response in
+        router.on(.events) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return ServerSentEvents.response(
                 events: control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
         }
-        router.get("/metrics") { request, _ -> Response in
+        router.on(.metrics) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -52,15 +53,15 @@ public enum ControlRoutes {
 
     /// Status, adapters, scan.
     static func addGatewayRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
-        router.get("/v1/status") { request, _ -> Response in
+        router.on(.status) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.status())
         }
-        router.get("/v1/adapters") { request, _ -> Response in
+        router.on(.adapters) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.adapters())
         }
-        router.post("/v1/scan") { request, _ -> Response in
+        router.on(.scan) { request, _ -> Response in
             let query = try QueryParameters(request, allowed: ["seconds"])
             let seconds = try query.number("seconds", in: 1...60) ?? defaultScanSeconds
             return try ControlResponses.json(try await control.scan(seconds: seconds))
@@ -69,11 +70,11 @@ public enum ControlRoutes {
 
     /// Pair, list, rename or bind, unpair.
     static func addSensorRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
-        router.get("/v1/sensors") { request, _ -> Response in
+        router.on(.sensors) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sensors())
         }
-        router.post("/v1/sensors") { request, _ -> Response in
+        router.on(.pair) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             let pair = try await RequestBodies.decode(
                 PairRequest.self, from: request, limit: maximumBodySize,
@@ -84,7 +85,7 @@ public enum ControlRoutes {
             }
             return try ControlResponses.json(try await control.pair(pair), status: .created)
         }
-        router.patch("/v1/sensors/{sensor}") { request, context -> Response in
+        router.on(.updateSensor) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             let sensor = try context.parameters.require("sensor")
             let update = try await RequestBodies.decode(
@@ -97,7 +98,7 @@ public enum ControlRoutes {
             }
             return try ControlResponses.json(try await control.updateSensor(sensor, update))
         }
-        router.delete("/v1/sensors/{sensor}") { request, context -> Response in
+        router.on(.unpair) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             try await control.unpair(sensor: try context.parameters.require("sensor"))
             return Response(status: .noContent)
@@ -106,14 +107,14 @@ public enum ControlRoutes {
 
     /// List, start, get, stop, events, samples.
     static func addSessionRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
-        router.get("/v1/sessions") { request, _ -> Response in
+        router.on(.sessions) { request, _ -> Response in
             let query = try QueryParameters(request, allowed: ["athlete", "sensor", "profile", "live", "limit"])
             let sessions = try await control.sessions(
                 athlete: query.string("athlete"), sensor: query.string("sensor"), profile: query.string("profile"),
                 live: try query.bool("live"), limit: try query.integer("limit", in: 1...100_000))
             return try ControlResponses.json(sessions)
         }
-        router.post("/v1/sessions") { request, _ -> Response in
+        router.on(.startSession) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             let start = try await RequestBodies.decode(
                 StartSessionRequest.self, from: request, limit: maximumBodySize,
@@ -123,19 +124,19 @@ public enum ControlRoutes {
             }
             return try ControlResponses.json(try await control.startSession(start), status: .created)
         }
-        router.get("/v1/sessions/{id}") { request, context -> Response in
+        router.on(.session) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.session(id: try context.parameters.require("id")))
         }
-        router.post("/v1/sessions/{id}/stop") { request, context -> Response in
+        router.on(.stopSession) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.stopSession(id: try context.parameters.require("id")))
         }
-        router.get("/v1/sessions/{id}/events") { request, context -> Response in
+        router.on(.sessionEvents) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sessionEvents(id: try context.parameters.require("id")))
         }
-        router.get("/v1/sessions/{id}/samples.csv") { request, context -> Response in
+        router.on(.sessionSamples) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             let id = try context.parameters.require("id")
             let chunks = try await control.sessionSamplesCSV(id: id)
@@ -152,5 +153,22 @@ public enum ControlRoutes {
                     try await writer.finish(nil)
                 })
         }
+    }
+}
+
+extension Router {
+    /// Registers `handler` for `route`'s method and path template.
+    @discardableResult
+    func on(
+        _ route: ControlRoute, use handler: @escaping @Sendable (Request, Context) async throws -> Response
+    ) -> Self {
+        let method: HTTPRequest.Method =
+            switch route.method {
+            case .get: .get
+            case .post: .post
+            case .patch: .patch
+            case .delete: .delete
+            }
+        return on(RouterPath(route.template), method: method, use: handler)
     }
 }

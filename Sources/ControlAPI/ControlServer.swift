@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GatewayCore
 import Glibc
@@ -39,7 +40,7 @@ public struct ControlServerConfiguration: Sendable {
 
     /// A configuration; by default the Unix socket only, mode 0660, group `sportsensor`.
     public init(
-        socketPath: String = ControlServerConfiguration.defaultSocketPath(), socketGroup: String? = "sportsensor",
+        socketPath: String = GatewayPaths().controlSocket().path, socketGroup: String? = "sportsensor",
         socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15)
     ) {
         self.socketPath = socketPath
@@ -47,27 +48,6 @@ public struct ControlServerConfiguration: Sendable {
         self.socketMode = socketMode
         self.tcp = tcp
         self.keepAliveInterval = keepAliveInterval
-    }
-
-    /// `/run/sportsensord/control.sock` when `/run/sportsensord` exists (systemd's
-    /// `RuntimeDirectory=`) or the process runs as root, else `$XDG_RUNTIME_DIR/sportsensord.sock`,
-    /// else `/tmp/sportsensord-<uid>.sock`.
-    public static func defaultSocketPath(
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    )
-        -> String
-    {
-        let systemDirectory = "/run/sportsensord"
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: systemDirectory, isDirectory: &isDirectory) && isDirectory.boolValue
-            || getuid() == 0
-        {
-            return systemDirectory + "/control.sock"
-        }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/sportsensord.sock"
-        }
-        return "/tmp/sportsensord-\(getuid()).sock"
     }
 }
 

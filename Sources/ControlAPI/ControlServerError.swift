@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// Why the control server could not start: a code to branch on, a message that names the fix,
 /// and the underlying cause.
 ///
 /// Two errors are equal when their codes and messages are; the cause is not compared.
-public struct ControlServerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ControlServerError: CodeAndMessageHashable, Sendable {
     /// What kind of failure this is.
     public enum Code: Hashable, Sendable, CustomStringConvertible {
         /// Another process (most likely another `sportsensord`) accepts connections on the socket.
@@ -39,23 +40,5 @@ public struct ControlServerError: Error, Hashable, Sendable, CustomStringConvert
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    /// `socketInUse: another sportsensord is already listening on …; cause: …`.
-    public var description: String {
-        var text = "\(code): \(message)"
-        if let cause { text += "; cause: \(cause)" }
-        return text
-    }
-
-    /// Equal codes and messages.
-    public static func == (lhs: ControlServerError, rhs: ControlServerError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    /// Hashes the code and message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 }

@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Glibc
+import SystemCalls
 import SystemPackage
-
-/// Runs one system call, retrying it while it fails with `EINTR`; the result or the `errno` it
-/// failed with. Every system call in `ControlAPI` goes through it (house rule 3).
-@inline(__always)
-func controlSyscall(_ body: () -> Int32) -> Result<Int32, Errno> {
-    while true {
-        let result = body()
-        if result != -1 { return .success(result) }
-        let error = Errno(rawValue: Glibc.errno)
-        if error == .interrupted { continue }
-        return .failure(error)
-    }
-}
 
 /// The control socket's file: making room for it before the server binds, restricting it once
 /// bound, removing it on shutdown. Each step is one short, non-blocking system call.
@@ -34,7 +22,7 @@ enum UnixSocketFile {
         try createDirectories(for: path)
 
         var info = stat()
-        switch controlSyscall({ lstat(path, &info) }) {
+        switch syscall("lstat", { lstat(path, &info) }) {
         case .failure(.noSuchFileOrDirectory):
             return
         case .failure(let errno):
@@ -60,7 +48,7 @@ enum UnixSocketFile {
                 "cannot tell whether anything listens on \(path) (\(errno)): check its permissions or remove it",
                 cause: errno)
         case .stale:
-            switch controlSyscall({ unlink(path) }) {
+            switch syscall("unlink", { unlink(path) }) {
             case .success, .failure(.noSuchFileOrDirectory):
                 return
             case .failure(let errno):
@@ -84,11 +72,11 @@ enum UnixSocketFile {
     /// Connects to `path` without blocking and closes again at once.
     static func probe(path: String) -> Probe {
         let descriptor: Int32
-        switch controlSyscall({ socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) }) {
+        switch syscall("socket", { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) }) {
         case .success(let value): descriptor = value
         case .failure(let errno): return .failed(errno)
         }
-        defer { _ = Glibc.close(descriptor) }
+        defer { _ = syscall("close", retryingOnEINTR: false) { Glibc.close(descriptor) } }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
@@ -96,7 +84,7 @@ enum UnixSocketFile {
         }
         let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                controlSyscall { connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                syscall("connect") { connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
         }
         switch result {
@@ -116,7 +104,7 @@ enum UnixSocketFile {
         while let component = components.first {
             components = components.dropFirst()
             directory += "/" + component
-            switch controlSyscall({ mkdir(directory, 0o755) }) {
+            switch syscall("mkdir", { mkdir(directory, 0o755) }) {
             case .success, .failure(.fileExists):
                 continue
             case .failure(let errno):
@@ -141,11 +129,11 @@ enum UnixSocketFile {
     /// may then use `sportsensorctl` without root.
     static func restrict(path: String, mode: mode_t, group: String?) -> Restriction {
         var restriction = Restriction(groupApplied: false, problem: nil)
-        if case .failure(let errno) = controlSyscall({ chmod(path, mode) }) {
+        if case .failure(let errno) = syscall("chmod", { chmod(path, mode) }) {
             restriction.problem = "cannot chmod \(path): \(errno)"
         }
         guard let group, let gid = groupID(named: group) else { return restriction }
-        switch controlSyscall({ chown(path, uid_t.max, gid) }) {
+        switch syscall("chown", { chown(path, uid_t.max, gid) }) {
         case .success:
             restriction.groupApplied = true
         case .failure(let errno):
@@ -170,13 +158,13 @@ enum UnixSocketFile {
     /// The socket file's identity (device and inode), to remove only the file this server bound.
     static func identity(path: String) -> (dev_t, ino_t)? {
         var info = stat()
-        guard case .success = controlSyscall({ lstat(path, &info) }) else { return nil }
+        guard case .success = syscall("lstat", { lstat(path, &info) }) else { return nil }
         return (info.st_dev, info.st_ino)
     }
 
     /// Removes the socket file if it is still the one identified by `identity`.
     static func remove(path: String, identity: (dev_t, ino_t)?) {
         guard let identity, let current = self.identity(path: path), current == identity else { return }
-        _ = controlSyscall { unlink(path) }
+        _ = syscall("unlink") { unlink(path) }
     }
 }

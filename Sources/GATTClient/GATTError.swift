@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 
 /// Why a GATT operation failed: a code to branch on, a message that names the fix where there is
 /// one, the ATT request it concerns, and the underlying cause.
-public struct GATTError: Error, Sendable, CustomStringConvertible {
+public struct GATTError: CodedError, Sendable {
     /// What kind of failure this is.
     public enum Code: Hashable, Sendable, CustomStringConvertible {
         /// The peer did not answer a request within the transaction timeout (30 s by default).
@@ -62,15 +63,12 @@ public struct GATTError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// `attError(Read Not Permitted): … [request Read Request (0x0A), handle 0x0003]; cause: …`.
-    public var description: String {
-        var text = "\(code): \(message)"
-        var context: [String] = []
-        if let requestOpcode { context.append("request \(requestOpcode)") }
-        if let handle { context.append("handle 0x" + String(handle, radix: 16, uppercase: true)) }
-        if !context.isEmpty { text += " [" + context.joined(separator: ", ") + "]" }
-        if let cause { text += "; cause: \(cause)" }
-        return text
+    /// The request and handle, shown as `[request Read Request (0x0A), handle 0x3]`.
+    public var details: [String] {
+        var details: [String] = []
+        if let requestOpcode { details.append("request \(requestOpcode)") }
+        if let handle { details.append("handle 0x" + String(handle, radix: 16, uppercase: true)) }
+        return details
     }
 
     /// The error for an ATT Error Response.

@@ -47,7 +47,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
     private let clock: C
-    private let origin: C.Instant
+    /// When the link was made: sample times are seconds after this instant.
+    public let origin: C.Instant
     private let logger: Logger
 
     private var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
@@ -280,7 +281,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
             return
         }
-        let arrival = Self.seconds(origin.duration(to: notification.receivedAt))
+        let arrival = origin.duration(to: notification.receivedAt).inSeconds
         let result = gate.accept(notification: notification.value, arrivalTime: arrival)
         switch result.outcome.event {
         case .malformed(let error):
@@ -373,11 +374,6 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 )
             }
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }
 

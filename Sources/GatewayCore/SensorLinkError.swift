@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// Why a sensor link went down, why an attempt failed, or why the link gave up: a code to branch
 /// on, a message that names the fix, and the underlying cause.
 ///
 /// Two errors are equal when their codes and messages are; the cause is not compared.
-public struct SensorLinkError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SensorLinkError: CodeAndMessageHashable, Sendable {
     /// What kind of failure this is.
     public enum Code: Hashable, Sendable, CustomStringConvertible {
         /// The connector could not open a bearer to the sensor.
@@ -43,23 +44,5 @@ public struct SensorLinkError: Error, Hashable, Sendable, CustomStringConvertibl
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    /// `silent: no notification for 2 s …; cause: …`.
-    public var description: String {
-        var text = "\(code): \(message)"
-        if let cause { text += "; cause: \(cause)" }
-        return text
-    }
-
-    /// Equal codes and messages.
-    public static func == (lhs: SensorLinkError, rhs: SensorLinkError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    /// Hashes the code and message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 }

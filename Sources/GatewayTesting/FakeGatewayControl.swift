@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+import Detection
 import Foundation
 import GatewayCore
 import Synchronization
@@ -48,7 +50,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// `sessions(...)`, and `session`/`startSession`/`stopSession` answer the first.
         public var sessions = [Fixtures.session]
         /// `sessionEvents(id:)`.
-        public var sessionEvents = Fixtures.detections
+        public var sessionEvents = Fixtures.events
         /// The chunks `sessionSamplesCSV(id:)` streams.
         public var csvChunks = Fixtures.csvChunks
         /// When set, the CSV stream fails with it after its chunks.
@@ -167,7 +169,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         try record(.stopSession(id: id)) { $0.sessions[0] }
     }
 
-    public func sessionEvents(id: String) async throws(ControlError) -> [DetectionPayload] {
+    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
         try record(.sessionEvents(id: id)) { $0.sessionEvents }
     }
 
@@ -222,15 +224,16 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
             id: "6F9619FF-8B86-D011-B42D-00C04FC964FF", sensor: "FC:97:8B:75:10:AB", alias: "anna-left",
             athlete: "anna", profile: "jump", startedAt: startedAt, endedAt: nil, endReason: nil, isLive: true,
             eventCounts: ["jump": 3], samples: 12_000, lostSamples: 6, malformedNotifications: 1, sampleRate: 100.2)
-        /// A jump and a hit.
-        public static let detections = [
-            DetectionPayload(
-                sessionId: session.id, sensor: "anna-left", type: "jump", t: 12.31, takeoff: 12.31, landing: 12.83,
-                flightS: 0.52, heightM: 0.3316),
-            DetectionPayload(
-                sessionId: session.id, sensor: "anna-left", type: "hit", t: 14.02, peakG: 1.99994, saturated: true,
-                intensity: 2.7),
+        /// A jump and a hit (values at the record's decimals, so they survive encoding unchanged).
+        public static let events = [
+            EventRecord(
+                type: "jump", t: 12.31, takeoff: 12.31, landing: 12.83, flightS: 0.52, heightM: 0.332),
+            EventRecord(type: "hit", t: 14.02, peakG: 1.999, saturated: true, intensityG: 2.7),
         ]
+        /// The same events as the event stream carries them.
+        public static let detections = events.map {
+            DetectionPayload(sessionId: session.id, sensor: "anna-left", event: $0)
+        }
         /// A CSV in three chunks.
         public static let csvChunks = [
             "t,x_g,y_g,z_g\n", "0.000,0.01,-0.98,0.12\n0.010,0.02,-0.97,0.11\n", "0.020,0.02,-0.99,0.10\n",

@@ -41,7 +41,8 @@ public final class FakeHCIController: Sendable {
             if count > 0 { return Array(buffer[..<count]) }
             // A host that closes with packets still unread makes the peer see ECONNRESET.
             if count == 0 || errno == ECONNRESET { return nil }
-            guard errno == EAGAIN || errno == EINTR else {
+            // The end is non-blocking: recv never sleeps, so no signal interrupts it (no EINTR).
+            guard errno == EAGAIN else {
                 throw FakeHCIControllerError(message: "recv failed: errno \(errno)")
             }
             guard ContinuousClock.now < deadline else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
 import Glibc
+import SystemCalls
 import SystemPackage
 
 /// A deliberately small HTTP/1.1 client over a raw stream socket (`AF_UNIX` or loopback TCP),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
+import Foundation
 import Glibc
+import SystemCalls
 
 /// Real descriptors and kernel-shaped bytes for tests that script the Bluetooth socket calls
 /// with ``SyscallScript``.
@@ -29,6 +30,43 @@ public enum ScriptedSockets {
         precondition(result == 0, "pipe failed: errno \(Glibc.errno)")
         return (fds[0], fds[1])
     }
+
+    /// A descriptor that stands in for an `eventfd(2)` a script hands out: a pipe opened for
+    /// reading and writing (close-on-exec), so a write makes it readable as it makes a signalled
+    /// eventfd readable. Unlike eventfds, which share one anonymous inode, a pipe has an inode of
+    /// its own, so ``identity(of:)`` tells it apart from every other open file.
+    public static func eventFDStandIn() -> Int32 {
+        let (read, write) = pipe()
+        defer {
+            Glibc.close(read)
+            Glibc.close(write)
+        }
+        let both = Glibc.open("/proc/self/fd/\(read)", O_RDWR | O_CLOEXEC)
+        precondition(both >= 0, "reopening a pipe read-write failed: errno \(Glibc.errno)")
+        return both
+    }
+
+    /// What `descriptor` refers to, as `/proc/self/fd` shows it: `socket:[81234]`, `pipe:[81240]`.
+    /// For sockets and pipes the number is an inode no other open file has, so it names the open
+    /// file itself, whichever descriptor numbers other code in the process closes and reuses.
+    public static func identity(of descriptor: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+    }
+
+    /// The ``identity(of:)`` of every descriptor open in this process now.
+    public static func openIdentities() -> Set<String> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Set(entries.compactMap { Int32($0).flatMap(identity(of:)) })
+    }
+
+    #if DEBUG
+    /// The descriptors passed to `close` while `script` was installed, in order.
+    public static func closedDescriptors(_ script: SyscallScript) -> [Int32] {
+        script.inputs(for: "close").map { bytes in
+            bytes.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) }
+        }
+    }
+    #endif
 
     /// The bytes `poll` writes back for an array of `pollfd` with these `revents`: per entry the
     /// descriptor (4 bytes), the requested events (2) and the returned events (2).

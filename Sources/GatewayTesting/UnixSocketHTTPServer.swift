@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import BLETransport
+import BLEWire
 import Foundation
 import Glibc
 import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// A request the test server received.
@@ -156,9 +157,7 @@ public final class UnixSocketHTTPServer: Sendable {
         case .chunked(let status, let contentType, let chunks, let interval, let endsCleanly):
             guard send(head(status, "Content-Type: \(contentType)\r\nTransfer-Encoding: chunked\r\n")) else { return }
             for chunk in chunks {
-                Thread.sleep(
-                    forTimeInterval: Double(interval.components.attoseconds) * 1e-18
-                        + Double(interval.components.seconds))
+                Thread.sleep(forTimeInterval: interval.inSeconds)
                 guard send(Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Array("\r\n".utf8)) else {
                     return
                 }

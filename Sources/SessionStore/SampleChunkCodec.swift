@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import SDUSensor
 
 /// One stored accelerometer sample: its unwrapped sample index, its time and the raw counts.
@@ -43,10 +44,12 @@ public enum SampleChunkCodec {
     public static let blockLength = 32
 
     /// Why a BLOB could not be decoded.
-    public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct DecodeError: CodedError, Hashable, Sendable {
         /// What went wrong.
-        public struct Code: Hashable, Sendable {
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
             let name: String
+            /// The code's name.
+            public var description: String { name }
             /// The BLOB ends before the data its header announces.
             public static let truncated = Code(name: "truncated")
             /// The version byte is not one this build reads.
@@ -59,9 +62,6 @@ public enum SampleChunkCodec {
         public var code: Code
         /// What was found, naming the fix where there is one.
         public var message: String
-
-        /// `code: message`.
-        public var description: String { "\(code.name): \(message)" }
     }
 
     /// The chunk's samples summarised, as the store's columns keep them next to the BLOB.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
 import GRDB
 import Logging
@@ -77,7 +78,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     struct PendingEvent: Sendable {
         var sequence: Int64
-        var event: StoredEvent
+        var event: EventRecord
     }
 
     /// Everything the producers touch, under one mutex.
@@ -160,7 +161,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     }
 
     /// Queues one event; it gets the next sequence number. Never blocks, never suspends.
-    public func record(event: StoredEvent) {
+    public func record(event: EventRecord) {
         let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
             if state.finished {
                 state.statistics.ignoredAfterFinish += 1
@@ -239,7 +240,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         let started = ContinuousClock.now
         let outcome: FlushOutcome
         do {
-            outcome = try await store.pool.writeWithoutTransaction { db in try self.flushOnWriter(db) }
+            outcome = try await store.database.writeWithoutTransaction { db in try self.flushOnWriter(db) }
         } catch {
             let storeError = StoreError.wrap(error, path: store.path, doing: "recording session \(session.idText)")
             let firstFailure = buffer.withLock { state -> Bool in
@@ -313,7 +314,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     let length = configuration.chunkLength
                     while start < pending.count {
                         let end = min(start + length, pending.count)
-                        try SessionStore.writeChunk(
+                        try ChunkRow.write(
                             Array(pending[start..<end]), number: writerState.chunkNumber, session: idText, db)
                         if end - start == length {
                             writerState.chunkNumber += 1
@@ -325,9 +326,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     }
                 }
                 for pending in events {
-                    try SessionStore.insertEvent(pending.event, sequence: pending.sequence, session: idText, db)
+                    try EventRow(sessionID: idText, sequence: pending.sequence, record: pending.event).insert(db)
                 }
-                if let counts { try SessionStore.updateCounts(counts, session: idText, db) }
+                if let counts { try SessionRow.update(counts, session: idText, db) }
                 return .commit
             }
         } catch {
@@ -369,8 +370,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         let idText = session.idText
         let finalCounts = buffer.withLock { $0.counts ?? SessionCounts(received: $0.samplesRecorded) }
         try await store.write("closing session \(idText)") { db in
-            try SessionStore.updateCounts(finalCounts, session: idText, db)
-            try SessionStore.close(session: idText, endedAt: endedAt, reason: reason, db)
+            try SessionRow.update(finalCounts, session: idText, db)
+            try SessionRow.close(session: idText, endedAt: endedAt, reason: reason, db)
         }
         wake.finish()
         let statistics = self.statistics
@@ -387,34 +388,5 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         record.endReason = reason
         record.counts = finalCounts
         return record
-    }
-}
-
-extension SessionStore {
-    /// A recorder for an open session, continuing its event sequence and chunk numbering.
-    public func recorder<C: Clock>(
-        for session: SessionRecord, configuration: SessionRecorder<C>.Configuration = .init(), clock: C,
-        logger: Logger? = nil
-    ) async throws(StoreError) -> SessionRecorder<C> where C.Duration == Duration {
-        let idText = session.idText
-        let (sequence, chunk) = try await read("preparing a recorder") { db -> (Int64, Int64) in
-            let sequence = try Int64.fetchOne(
-                db, sql: "SELECT coalesce(max(sequence) + 1, 0) FROM events WHERE session_id = ?", arguments: [idText])
-            let chunk = try Int64.fetchOne(
-                db, sql: "SELECT coalesce(max(chunk) + 1, 0) FROM sample_chunks WHERE session_id = ?",
-                arguments: [idText])
-            return (sequence ?? 0, chunk ?? 0)
-        }
-        return SessionRecorder(
-            store: self, session: session, nextSequence: sequence, nextChunk: chunk, configuration: configuration,
-            clock: clock, logger: logger ?? self.logger)
-    }
-
-    /// A recorder on the continuous clock.
-    public func recorder(
-        for session: SessionRecord, configuration: SessionRecorder<ContinuousClock>.Configuration = .init(),
-        logger: Logger? = nil
-    ) async throws(StoreError) -> SessionRecorder<ContinuousClock> {
-        try await recorder(for: session, configuration: configuration, clock: ContinuousClock(), logger: logger)
     }
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import GRDB
 
 /// Something the session store could not do, with what to do about it.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+public struct StoreError: CodedError, Sendable {
     /// What kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -26,6 +27,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(name: "invalidArgument")
         /// A stored sample chunk could not be decoded.
         public static let badChunk = Code(name: "badChunk")
+        /// The session is still recording, and the change needs it finished.
+        public static let sessionLive = Code(name: "sessionLive")
+        /// The store was opened read-only and asked to write.
+        public static let readOnly = Code(name: "readOnly")
         /// The recorder was used after `finish(reason:)`.
         public static let finished = Code(name: "finished")
         /// Any other SQLite failure.
@@ -48,11 +53,6 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.path = path
         self.cause = cause
-    }
-
-    /// `diskFull: …`.
-    public var description: String {
-        "\(code): \(message)" + (cause.map { " (cause: \($0))" } ?? "")
     }
 
     /// The advice every disk-full message ends with.
@@ -92,6 +92,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                 .database, "\(action) failed for \(path): \(error.message ?? "\(error.resultCode)")", path: path,
                 cause: error)
         }
+    }
+
+    /// The refusal to change session `id` while it records.
+    public static func sessionLive(_ id: String) -> StoreError {
+        StoreError(
+            .sessionLive,
+            "session \(id) is still recording: stop it first (`sportsensorctl stop \(id.prefix(8))`), then retry")
     }
 
     /// The message for a damaged file: it is reported, never repaired in place.

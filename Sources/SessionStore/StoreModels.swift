@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 
 /// An athlete whose sessions are kept.
@@ -99,23 +100,20 @@ public struct NewSession: Sendable {
     public var sensor: BluetoothAddress?
     /// The athlete, if known.
     public var athleteID: Int64?
-    /// The detection profile name (`table-tennis`, `jump`, ...).
-    public var profile: String
-    /// The profile's parameters as a JSON object, kept so detection can be re-run the same way.
-    public var profileParameters: String
+    /// The profile, rules and parameters detection runs with, kept so `reanalyze` repeats them.
+    public var settings: DetectionSettings
     /// Wall-clock start. Sample and event times are seconds after this instant.
     public var startedAt: Date
 
     /// Creates a description of a new session.
     public init(
-        id: UUID = UUID(), sensor: BluetoothAddress? = nil, athleteID: Int64? = nil, profile: String,
-        profileParameters: String = "{}", startedAt: Date = Date()
+        id: UUID = UUID(), sensor: BluetoothAddress? = nil, athleteID: Int64? = nil, settings: DetectionSettings,
+        startedAt: Date = Date()
     ) {
         self.id = id
         self.sensor = sensor
         self.athleteID = athleteID
-        self.profile = profile
-        self.profileParameters = profileParameters
+        self.settings = settings
         self.startedAt = startedAt
     }
 }
@@ -128,10 +126,11 @@ public struct SessionRecord: Hashable, Sendable {
     public var sensor: BluetoothAddress?
     /// The athlete, if known.
     public var athleteID: Int64?
-    /// The detection profile name.
+    /// The detection profile's name as stored (a newer version may store one this build lacks).
     public var profile: String
-    /// The profile's parameters, a JSON object.
-    public var profileParameters: String
+    /// The settings detection ran with; nil when this build does not know the profile. Sessions
+    /// stored before the settings were kept whole read with defaults for what they lack.
+    public var settings: DetectionSettings?
     /// Wall-clock start; sample and event times are seconds after it.
     public var startedAt: Date
     /// Wall-clock end, nil while recording.
@@ -146,63 +145,6 @@ public struct SessionRecord: Hashable, Sendable {
 
     /// The id as stored: lower-case UUID text.
     public var idText: String { id.uuidString.lowercased() }
-}
-
-/// One detected event, with the typed fields the detectors produce. Every field but `type` and `t`
-/// is optional; anything without a column goes in `extra` (a JSON object).
-public struct StoredEvent: Hashable, Sendable {
-    /// The kind: `hit`, `jump`, `throw`, `step`, ...
-    public var type: String
-    /// Seconds after the session's start.
-    public var t: Double
-    /// Peak acceleration magnitude, g.
-    public var peakG: Double?
-    /// A detector-specific intensity score.
-    public var intensity: Double?
-    /// Take-off time of a jump, seconds after the session's start.
-    public var takeoff: Double?
-    /// Landing time of a jump, seconds after the session's start.
-    public var landing: Double?
-    /// Flight time, seconds.
-    public var flightSeconds: Double?
-    /// Height from flight time (g·t²/8), metres.
-    public var heightMeters: Double?
-    /// Release time of a throw, seconds after the session's start.
-    public var release: Double?
-    /// Catch time of a throw, seconds after the session's start.
-    public var catchTime: Double?
-    /// Whether the sensor clipped at full scale during the event.
-    public var saturated: Bool?
-    /// Anything else, as a JSON object text.
-    public var extra: String?
-
-    /// Creates an event.
-    public init(
-        type: String, t: Double, peakG: Double? = nil, intensity: Double? = nil, takeoff: Double? = nil,
-        landing: Double? = nil, flightSeconds: Double? = nil, heightMeters: Double? = nil, release: Double? = nil,
-        catchTime: Double? = nil, saturated: Bool? = nil, extra: String? = nil
-    ) {
-        self.type = type
-        self.t = t
-        self.peakG = peakG
-        self.intensity = intensity
-        self.takeoff = takeoff
-        self.landing = landing
-        self.flightSeconds = flightSeconds
-        self.heightMeters = heightMeters
-        self.release = release
-        self.catchTime = catchTime
-        self.saturated = saturated
-        self.extra = extra
-    }
-}
-
-/// An event as read back: its position in the session and the event.
-public struct StoredEventRecord: Hashable, Sendable {
-    /// 0-based, gap-free order of recording within the session.
-    public var sequence: Int64
-    /// The event.
-    public var event: StoredEvent
 }
 
 /// Which sessions `sessions(filter:)` returns; every set field must match.

@@ -167,7 +167,7 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
     private func skipIdleSamples() {
         guard configuration.samplesWhileIdle, let since = idleSince else { return }
         idleSince = nil
-        let idle = since.duration(to: clock.now) / .seconds(1)
+        let idle = since.duration(to: clock.now).inSeconds
         guard idle > 0 else { return }
         let passed = generator.skip(
             samples: Int((idle * Double(configuration.sampleRate)).rounded()),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// A virtual sensor could not be set up: its configuration is out of range.
-public struct VirtualSensorError: Error, Sendable, CustomStringConvertible {
+public struct VirtualSensorError: CodedError, Sendable {
     /// What was wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -35,10 +36,5 @@ public struct VirtualSensorError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.cause = cause
-    }
-
-    /// `invalidSampleRate: …`.
-    public var description: String {
-        "\(code): \(message)" + (cause.map { " (cause: \($0))" } ?? "")
     }
 }

@@ -26,12 +26,9 @@ func loadSamples(
     }
 }
 
-/// Runs a profile's detector over a whole recording; events in time order.
-func detectEvents(
-    in samples: [AccelerationSample], profile: DetectionProfile, rules: DetectionRules = .standard
-) -> [DetectorEvent] {
-    let events = ProfileDetector(profile: profile, rules: rules).events(in: samples)
-    return events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+/// Runs the detector the settings call for over a whole recording; events in time order.
+func detectEvents(in samples: [AccelerationSample], settings: DetectionSettings) -> [DetectorEvent] {
+    settings.detector.eventsInTimeOrder(in: samples)
 }
 
 /// The profile summary of a recording.
@@ -62,8 +59,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "The profile: table-tennis, jump, throw or steps.")
     var profile: DetectionProfile
 
-    @Option(help: "standard (this project's detectors) or baseline (the rules existing apps use).")
-    var rules: DetectionRules = .standard
+    @OptionGroup var detection: DetectionOptions
 
     @Flag(help: "Print the profile summary instead of the events.")
     var summary = false
@@ -81,22 +77,27 @@ struct Analyze: ParsableCommand {
     var file: String
 
     func run() throws {
+        let settings: DetectionSettings
         let samples: [AccelerationSample]
         do {
+            settings = try detection.settings(for: profile)
             let handle = try handle.map { value throws(InputError) in try RecordingInput.parseHandle(value) }
             let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
             samples = try loadSamples(file, handle: handle, address: address)
-        } catch {
+        } catch let error as CommandFailure {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode(error.exitCode)
+        } catch let error as InputError {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode(error.exitCode)
         }
-        let events = detectEvents(in: samples, profile: profile, rules: rules)
+        let events = detectEvents(in: samples, settings: settings)
         if summary || format == .table {
             let result = summarize(samples, events: events, profile: profile)
-            print(format == .table ? EventJSON.table(result) : EventJSON.summary(result))
+            print(format == .table ? result.table : result.jsonLine)
         } else {
             var output = ""
-            for event in events { output += EventJSON.line(event) + "\n" }
+            for event in events { output += EventRecord(event).jsonLine + "\n" }
             print(output, terminator: "")
         }
     }

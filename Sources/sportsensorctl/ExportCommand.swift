@@ -39,7 +39,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
             let bytes = try await Self.export(record, format: format, store: store)
             if let output {
@@ -58,7 +58,7 @@ struct ExportCommand: AsyncParsableCommand {
         switch format {
         case .jsonl:
             let events = try await store.events(of: record.id)
-            return Array(events.map { jsonLine($0.event) + "\n" }.joined().utf8)
+            return Array(events.map { $0.jsonLine + "\n" }.joined().utf8)
         case .csv:
             let samples = try await samplesOrFailure(record, store: store)
             var text = SampleCSV.header + "\n"
@@ -88,26 +88,6 @@ struct ExportCommand: AsyncParsableCommand {
                     + "its events are still there: export them with --format jsonl")
         }
         return samples
-    }
-
-    /// One stored event as `analyze` prints it; a type the detectors do not produce is written with
-    /// the fields it has.
-    static func jsonLine(_ event: StoredEvent) -> String {
-        if let detected = event.detectorEvent { return EventJSON.line(detected) }
-        var members: [(String, String)] = [
-            ("type", StoreFormat.string(event.type)), ("t", StoreFormat.number(event.t, 4)),
-        ]
-        let fields: [(String, Double?, Int)] = [
-            ("peak_g", event.peakG, 3), ("intensity_g", event.intensity, 3), ("takeoff", event.takeoff, 4),
-            ("landing", event.landing, 4), ("release", event.release, 4), ("catch", event.catchTime, 4),
-            ("flight_s", event.flightSeconds, 4), ("height_m", event.heightMeters, 3),
-        ]
-        for (name, value, decimals) in fields {
-            if let value { members.append((name, StoreFormat.number(value, decimals))) }
-        }
-        if let saturated = event.saturated { members.append(("saturated", "\(saturated)")) }
-        if let extra = event.extra { members.append(("extra", extra)) }
-        return StoreFormat.object(members)
     }
 }
 

@@ -13,8 +13,9 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Store a recording (sample CSV or btsnoop capture) as a session with its detected events.",
         discussion: """
             Decodes FILE as `analyze` does, runs the profile's detector over the samples as the \
-            store keeps them (raw counts, times to the microsecond) and stores samples and events \
-            in one transaction. Prints the new session's id. Works while the daemon runs.
+            store keeps them (raw counts, times to the microsecond) and stores samples, events and \
+            the detection settings in one transaction. Prints the new session's id. Works while the \
+            daemon runs.
             """
     )
 
@@ -23,8 +24,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "The profile: table-tennis, jump, throw or steps.")
     var profile: String
 
-    @Option(help: "standard (this project's detectors) or baseline (the rules existing apps use).")
-    var rules: DetectionRules = .standard
+    @OptionGroup var detection: DetectionOptions
 
     @Option(help: "The athlete's name (added when new).")
     var athlete: String?
@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let profile = try StoreArguments.profile(profile)
+            let settings = try detection.settings(for: try StoreArguments.profile(profile))
             let handle = try handle.map { value throws(InputError) in try RecordingInput.parseHandle(value) }
             let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
             let sensor = try sensor.map { value throws(CommandFailure) in try StoreArguments.address(value) }
@@ -63,8 +63,7 @@ struct ImportCommand: AsyncParsableCommand {
             let store = try state.openStore()
             let imported = try await SessionImport.store(
                 recording, in: store,
-                options: .init(
-                    profile: profile, rules: rules, athlete: athlete, sensor: sensor, startedAt: started))
+                options: .init(settings: settings, athlete: athlete, sensor: sensor, startedAt: started))
             if imported.addedAthlete, let athlete {
                 FileHandle.standardError.write(Data("note: added the athlete \(athlete)\n".utf8))
             }
@@ -92,8 +91,8 @@ enum SessionImport {
 
     /// What `store` needs besides the recording.
     struct Options {
-        var profile: DetectionProfile
-        var rules: DetectionRules = .standard
+        /// The profile, rules and parameters to detect with (stored with the session).
+        var settings: DetectionSettings
         var athlete: String?
         var sensor: BluetoothAddress?
         var startedAt: Date?
@@ -178,7 +177,7 @@ enum SessionImport {
         let samples = SessionStore.storedForm(of: recording.samples, chunkLength: chunkLength).map {
             AccelerationSample(t: $0.t, raw: $0.raw)
         }
-        let events = detectEvents(in: samples, profile: options.profile, rules: options.rules)
+        let events = detectEvents(in: samples, settings: options.settings)
         var athleteID: Int64?
         var added = false
         if let name = options.athlete {
@@ -190,11 +189,10 @@ enum SessionImport {
             }
         }
         let new = NewSession(
-            sensor: options.sensor ?? recording.sensor, athleteID: athleteID, profile: options.profile.rawValue,
-            profileParameters: StoredParameters.json(rules: options.rules),
+            sensor: options.sensor ?? recording.sensor, athleteID: athleteID, settings: options.settings,
             startedAt: options.startedAt ?? recording.captureStart ?? Date())
         let session = try await store.importSession(
-            new, samples: recording.samples, events: events.map(StoredEvent.init), counts: recording.counts,
+            new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
             chunkLength: chunkLength)
         return Imported(session: session, events: events, addedAthlete: added)
     }
@@ -218,16 +216,5 @@ enum SessionImport {
         // Before 2000 or in the future: a capture without a real clock.
         guard date.timeIntervalSince1970 > 946_684_800, date <= Date().addingTimeInterval(86_400) else { return nil }
         return date
-    }
-}
-
-/// The profile parameters a session keeps (`sessions.profile_parameters`): the detection rules.
-enum StoredParameters {
-    /// `{"rules":"standard"}`.
-    static func json(rules: DetectionRules) -> String { "{\"rules\":\"\(rules.rawValue)\"}" }
-
-    /// The rules in stored parameters; standard when absent.
-    static func rules(_ json: String) -> DetectionRules {
-        json.contains("\"rules\":\"baseline\"") ? .baseline : .standard
     }
 }

@@ -11,9 +11,11 @@ struct ReanalyzeCommand: AsyncParsableCommand {
         commandName: "reanalyze",
         abstract: "Run detection again over a stored session's samples; --save keeps the result.",
         discussion: """
-            Prints the events as JSON lines in the `analyze` schema. Without --profile or --rules \
-            it uses the session's own, and gives exactly the stored events. --save replaces the \
-            stored events and the session's profile in one transaction.
+            Prints the events as JSON lines in the `analyze` schema. It runs the detection settings \
+            the session was stored with (profile, rules and every parameter), so without options it \
+            gives exactly the stored events; --profile, --rules and --set change them. --save \
+            replaces the stored events and settings with the ones used, in one transaction; it \
+            refuses a session that is still recording. Without --save the store is only read.
             """
     )
 
@@ -25,6 +27,13 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     @Option(help: "standard or baseline (default: the session's).")
     var rules: DetectionRules?
 
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Override one detector parameter, named as in the configuration file (repeatable).",
+            valueName: "key=value"))
+    var assignments: [String] = []
+
     @Flag(help: "Replace the stored events and profile with the result.")
     var save = false
 
@@ -34,14 +43,15 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let requested = try profile.map { value throws(CommandFailure) in try StoreArguments.profile(value) }
-            let store = try state.openStore()
+            let store = try save ? state.openStore() : state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
-            let result = try await Self.reanalyze(record, profile: requested, rules: rules, save: save, store: store)
-            StoreFormat.write(result.events.map { EventJSON.line($0) + "\n" }.joined())
+            let result = try await Self.reanalyze(
+                record, profile: requested, rules: rules, assignments: assignments, save: save, store: store)
+            StoreFormat.write(result.events.map { EventRecord($0).jsonLine + "\n" }.joined())
             if save {
                 FileHandle.standardError.write(
                     Data(
-                        ("saved \(result.events.count) \(result.profile.rawValue) event(s) for session "
+                        ("saved \(result.events.count) \(result.settings.profile.rawValue) event(s) for session "
                             + "\(record.idText), replacing \(result.previousCount)\n").utf8))
             }
         }
@@ -49,26 +59,36 @@ struct ReanalyzeCommand: AsyncParsableCommand {
 
     /// What a re-analysis found.
     struct Result {
-        var profile: DetectionProfile
-        var rules: DetectionRules
+        /// The settings detection ran with.
+        var settings: DetectionSettings
         var events: [DetectorEvent]
         /// How many events the session had before.
         var previousCount: Int
     }
 
-    /// Runs the detector over the stored samples as `import` and the daemon see them; with `save`
-    /// stores the events and profile in one transaction.
+    /// Runs the detector over the stored samples as `import` and the daemon see them, with the
+    /// session's stored settings changed only by what is requested; with `save` stores the events
+    /// and those settings in one transaction.
     static func reanalyze(
         _ record: SessionRecord, profile requested: DetectionProfile?, rules requestedRules: DetectionRules?,
-        save: Bool, store: SessionStore
+        assignments: [String] = [], save: Bool, store: SessionStore
     ) async throws -> Result {
-        guard let profile = requested ?? DetectionProfile(rawValue: record.profile) else {
+        // Checked again in the saving transaction; refusing here spares running detection first.
+        if save && record.isOpen { throw StoreError.sessionLive(record.idText) }
+        var settings: DetectionSettings
+        if let stored = record.settings {
+            settings = stored
+            if let requested { settings.profile = requested }
+        } else if let requested {
+            settings = DetectionSettings(profile: requested)
+        } else {
             let names = DetectionProfile.allCases.map(\.rawValue).joined(separator: ", ")
             throw CommandFailure.usage(
                 "session \(record.idText) has the profile '\(record.profile)', which this build cannot detect: "
                     + "choose one with --profile (\(names))")
         }
-        let rules = requestedRules ?? StoredParameters.rules(record.profileParameters)
+        if let requestedRules { settings.rules = requestedRules }
+        settings = try settings.overriding(assignments)
         let samples = try await store.detectionSamples(of: record.id)
         let previous = try await store.events(of: record.id).count
         guard !samples.isEmpty else {
@@ -76,13 +96,11 @@ struct ReanalyzeCommand: AsyncParsableCommand {
                 "session \(record.idText) has no stored samples (pruned with --samples-only, or none recorded): "
                     + "there is nothing to re-analyse; its \(previous) stored event(s) are kept")
         }
-        let events = detectEvents(in: samples, profile: profile, rules: rules)
+        let events = detectEvents(in: samples, settings: settings)
         if save {
-            try await store.replaceEvents(
-                of: record.id, with: events.map(StoredEvent.init), profile: profile.rawValue,
-                profileParameters: StoredParameters.json(rules: rules))
+            try await store.replaceEvents(of: record.id, with: events.map(EventRecord.init), settings: settings)
         }
-        return Result(profile: profile, rules: rules, events: events, previousCount: previous)
+        return Result(settings: settings, events: events, previousCount: previous)
     }
 }
 

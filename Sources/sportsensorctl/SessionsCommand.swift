@@ -11,7 +11,7 @@ struct SessionListing {
     var record: SessionRecord
     var athlete: String?
     var samples: Int64
-    var events: [StoredEvent]
+    var events: [EventRecord]
 
     /// Seconds from start to end, nil while recording.
     var duration: Double? { record.endedAt.map { $0.timeIntervalSince(record.startedAt) } }
@@ -23,7 +23,7 @@ struct SessionListing {
         -> SessionListing
     {
         let storage = try await store.sampleStorage(of: record.id)
-        let events = try await store.events(of: record.id).map(\.event)
+        let events = try await store.events(of: record.id)
         return SessionListing(
             record: record, athlete: record.athleteID.flatMap { athletes[$0] }, samples: storage.samples,
             events: events)
@@ -57,7 +57,11 @@ struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
         abstract: "List stored sessions, newest first (a table, or --json).",
-        discussion: "Reads the database directly, so it works while the daemon records."
+        discussion: """
+            Reads the database directly and read-only (no migration, nothing written), so it works \
+            while the daemon records, on the daemon's directory through its group and on a \
+            read-only file system.
+            """
     )
 
     @OptionGroup var state: StateDirectoryOptions
@@ -96,7 +100,7 @@ struct SessionsCommand: AsyncParsableCommand {
             filter.startedBefore = try until.map { value throws(CommandFailure) in
                 try StoreArguments.date(value, option: "--until")
             }
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let listings = try await Self.listings(store, filter: filter, athlete: athlete)
             StoreFormat.write((json ? Self.json(listings) : Self.table(listings)) + "\n")
         }
@@ -160,7 +164,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try state.openStore()
+            let store = try state.openStoreReadOnly()
             let record = try await store.session(idPrefix: id)
             let report = try await Self.report(record, store: store)
             StoreFormat.write((json ? report.json : report.table) + "\n")
@@ -197,8 +201,9 @@ struct ShowCommand: AsyncParsableCommand {
             if let summary {
                 rows += summary.fields.map { ($0.name, SampleCSV.fixed($0.value, decimals: $0.decimals)) }
             }
-            // Last: the detector settings the events came from, for whoever re-runs them.
-            rows.append(("parameters", record.profileParameters))
+            // Last: the detector settings the events came from, as `reanalyze --set` takes them.
+            rows.append(("rules", record.settings?.rules.rawValue ?? "-"))
+            rows.append(("parameters", record.settings?.assignments.joined(separator: " ") ?? "-"))
             let width = rows.map(\.0.count).max() ?? 0
             return rows.map { $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
                 .joined(separator: "\n")
@@ -208,15 +213,22 @@ struct ShowCommand: AsyncParsableCommand {
             let counts = listing.record.counts
             var members = listing.jsonMembers
             members += [
-                ("profile_parameters", StoreFormat.string(listing.record.profileParameters)),
+                ("settings", listing.record.settings.map(ShowCommand.settingsJSON) ?? "null"),
                 ("sample_rate_hz", counts.sampleRate.map { StoreFormat.number($0, 3) } ?? "null"),
                 ("received", "\(counts.received)"), ("lost", "\(counts.lost)"),
                 ("malformed", "\(counts.malformed)"),
                 ("event_counts", StoreFormat.object(eventCounts.map { ($0.0, "\($0.1)") })),
-                ("summary", summary.map(EventJSON.summary) ?? "null"),
+                ("summary", summary?.jsonLine ?? "null"),
             ]
             return StoreFormat.object(members)
         }
+    }
+
+    /// Detection settings as the JSON object the store keeps.
+    static func settingsJSON(_ settings: DetectionSettings) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(settings)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
     /// Gathers the report: events are counted per type and, for a known profile, summarised as

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import Logging
@@ -13,19 +14,29 @@ struct StateDirectoryOptions: ParsableArguments {
         name: .customLong("state-dir"),
         help: ArgumentHelp(
             "The directory holding the session database (default: $SPORTSENSOR_STATE_DIR, else "
-                + "/var/lib/sportsensord when writable, else ~/.local/share/sportsensord).",
+                + "/var/lib/sportsensord when it exists, else ~/.local/share/sportsensord).",
             valueName: "dir"))
     var stateDir: String?
 
     /// The directory the rules choose.
-    var directory: StateDirectory { StateDirectory.resolve(commandLine: stateDir) }
+    var directory: StateDirectory { StateDirectory(path: GatewayPaths().stateDirectory(option: stateDir).path) }
 
-    /// Opens the store (read-write: SQLite in WAL mode lets this run next to the daemon). The
-    /// store logs warnings only: what a command did is its output.
+    /// Opens the store to change it (SQLite in WAL mode lets this run next to the daemon):
+    /// migrates an older schema. The store logs warnings only: what a command did is its output.
     func openStore() throws(StoreError) -> SessionStore {
+        try SessionStore.open(at: directory, options: options)
+    }
+
+    /// Opens the store to read it, changing nothing: works on the daemon's directory through its
+    /// group and on a read-only file system.
+    func openStoreReadOnly() throws(StoreError) -> SessionStore {
+        try SessionStore.openReadOnly(at: directory, options: options)
+    }
+
+    private var options: SessionStore.Options {
         var logger = Logger(label: "sportsensorctl.store")
         logger.logLevel = .warning
-        return try SessionStore.open(at: directory, options: SessionStore.Options(logger: logger))
+        return SessionStore.Options(logger: logger)
     }
 }
 
@@ -50,14 +61,14 @@ struct CommandFailure: Error, CustomStringConvertible {
     /// The status for a store error: 66 no such session, 64 an ambiguous prefix or bad argument,
     /// 65 a damaged, foreign or newer-schema database (the data is the problem), 73 a state
     /// directory or file that cannot be created or written, 75 (EX_TEMPFAIL) a lock held too
-    /// long, 74 (EX_IOERR) a full disk and other SQLite failures.
+    /// long or a session still recording, 74 (EX_IOERR) a full disk and other SQLite failures.
     static func exitCode(for error: StoreError) -> Int32 {
         switch error.code {
         case .notFound: 66
         case .ambiguousPrefix, .invalidArgument: 64
         case .corrupt, .newerSchema, .notOurDatabase, .badChunk: 65
         case .permission: 73
-        case .busy: 75
+        case .busy, .sessionLive: 75
         default: 74
         }
     }

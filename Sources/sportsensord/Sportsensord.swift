@@ -3,8 +3,10 @@ import ArgumentParser
 import BLETransport
 import BLEWire
 import ControlAPI
+import ControlProtocol
 import Foundation
 import GATTClient
+import GatewayConfig
 import GatewayCore
 import Logging
 import ServiceLifecycle

@@ -4,6 +4,7 @@ import BLEWire
 import Foundation
 import GatewayTesting
 import Glibc
+import SystemCalls
 import SystemPackage
 import Testing
 

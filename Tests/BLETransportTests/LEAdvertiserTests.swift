@@ -2,6 +2,7 @@
 import BLEWire
 import GatewayTesting
 import SDUSensor
+import SystemCalls
 import SystemPackage
 import Testing
 
@@ -317,13 +318,11 @@ extension DescriptorSuites {
             var events = seen.makeAsyncIterator()
             #expect(await events.next() == .advertising)
             // Advertising runs and nothing is outstanding: the next restart tick disables. The
-            // restart loop may not sleep yet, so the clock moves until the disable shows up.
-            var packet: [UInt8]?
-            for _ in 0..<50 where packet == nil {
-                clock.advance(by: .seconds(1))
-                packet = try? await controller.nextPacket(timeout: .milliseconds(100))
-            }
-            #expect(packet == A.disable)
+            // clock moves once the restart loop sleeps on it, exactly one interval, so no second
+            // tick is due when the test cancels.
+            try await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(1))
+            #expect(try await controller.nextPacket() == A.disable)
             try controller.send(A.complete("0a20"))
             #expect(try await controller.nextPacket() == A.enable)
             try controller.send(A.complete("0a20"))

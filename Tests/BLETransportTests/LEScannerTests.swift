@@ -2,6 +2,7 @@
 import BLEWire
 import GatewayTesting
 import SDUSensor
+import SystemCalls
 import SystemPackage
 import Testing
 

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
-import Foundation
 import GatewayTesting
+import SystemCalls
 import SystemPackage
 import Testing
 
 extension DescriptorSuites {
-    /// Serialized, like every suite in ``DescriptorSuites``: the descriptor-leak test counts the
-    /// process's open descriptors, which other tests running at the same time would change.
-    @Suite("SeqPacketBearer over a socket pair", .serialized)
+    @Suite("SeqPacketBearer over a socket pair")
     struct SeqPacketBearerTests {
         @Test("PDUs travel both ways unchanged")
         func roundTrip() async throws {
@@ -179,53 +177,55 @@ extension DescriptorSuites {
 
         @Test("a failing socketpair or eventfd comes out as a typed error and leaks nothing")
         func creationFailures() async throws {
-            let before = try openDescriptors()
             let noFiles = SyscallScript(["socketpair": [.fails(.tooManyOpenFiles)]])
             let error = #expect(throws: TransportError.self) {
                 try SyscallScript.$current.withValue(noFiles) { try SeqPacketBearer.socketPair() }
             }
             #expect(error?.code == .tooManyOpenFiles)
-            let noEventFD = SyscallScript(["eventfd": [.fails(.tooManyOpenFilesInSystem)]])
+            #expect(noFiles.calls == ["socketpair"])
+
+            let (a, b) = ScriptedSockets.seqPacketPair()
+            let identities = Set([a, b].compactMap(ScriptedSockets.identity(of:)))
+            #expect(identities.count == 2)
+            let noEventFD = SyscallScript([
+                "socketpair": [.returns(0, writing: ScriptedSockets.int32Bytes(a) + ScriptedSockets.int32Bytes(b))],
+                "eventfd": [.fails(.tooManyOpenFilesInSystem)],
+            ])
             let eventError = #expect(throws: TransportError.self) {
                 try SyscallScript.$current.withValue(noEventFD) { try SeqPacketBearer.socketPair() }
             }
             #expect(eventError?.syscall == "eventfd")
-            #expect(noEventFD.calls.filter { $0 == "close" }.count == 2)
-            try await expectNoNewDescriptors(since: before)
+            #expect(ScriptedSockets.closedDescriptors(noEventFD).sorted() == [a, b].sorted())
+            #expect(identities.isDisjoint(with: ScriptedSockets.openIdentities()))
         }
 
+        /// Deterministic whatever else runs in this process: it never counts the process's
+        /// descriptors (other suites, and the end-to-end tests' child processes, open and close
+        /// theirs meanwhile). The bearers get descriptors the test made, through a script; each
+        /// must be closed exactly once by them, and none of the open files behind them (socket and
+        /// pipe inodes, unique while open) may still be open afterwards.
         @Test("opening and closing many bearers leaks no file descriptors")
         func noDescriptorLeak() async throws {
-            let before = try openDescriptors()
+            var given: Set<String> = []
             for _ in 0..<100 {
-                let (a, b) = try SeqPacketBearer.socketPair()
-                try await a.send([0x01])
-                #expect(try await b.receive() == [0x01])
-                await a.close()
-                await b.close()
+                let (a, b) = ScriptedSockets.seqPacketPair()
+                let wakes = (ScriptedSockets.eventFDStandIn(), ScriptedSockets.eventFDStandIn())
+                let descriptors = [a, b, wakes.0, wakes.1]
+                for descriptor in descriptors { given.insert(try #require(ScriptedSockets.identity(of: descriptor))) }
+                let script = SyscallScript([
+                    "socketpair": [.returns(0, writing: ScriptedSockets.int32Bytes(a) + ScriptedSockets.int32Bytes(b))],
+                    "eventfd": [.returns(Int(wakes.0)), .returns(Int(wakes.1))],
+                ])
+                let (first, second) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
+                try await first.send([0x01])
+                #expect(try await second.receive() == [0x01])
+                await first.close()
+                await second.close()
+                #expect(ScriptedSockets.closedDescriptors(script).sorted() == descriptors.sorted())
             }
-            try await expectNoNewDescriptors(since: before)
-        }
-
-        /// Other suites in this process open sockets concurrently, so a descriptor that is new
-        /// since `before` may be theirs and about to close: look again for up to two seconds. A
-        /// descriptor this suite leaked stays open and still fails the test.
-        private func expectNoNewDescriptors(since before: Set<String>) async throws {
-            var new = try openDescriptors().subtracting(before)
-            for _ in 0..<40 where !new.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                new = try openDescriptors().subtracting(before)
-            }
-            #expect(new.isEmpty, "descriptors left open: \(new.sorted())")
-        }
-
-        /// The names in /proc/self/fd, without the one the listing itself opens.
-        private func openDescriptors() throws -> Set<String> {
-            let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
-            return Set(
-                entries.filter { entry in
-                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) != nil
-                })
+            #expect(given.count == 400)
+            let leaked = given.intersection(ScriptedSockets.openIdentities())
+            #expect(leaked.isEmpty, "left open: \(leaked.sorted())")
         }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
+import BLEWire
 import SystemPackage
 import Testing
 
@@ -60,14 +61,18 @@ struct TransportErrorTests {
         #expect(error.message.contains("dmesg"))
     }
 
-    @Test("the description carries the call and the errno number")
+    @Test("the description is the code and message, then the call and the errno number")
     func description() {
         let error = TransportError(syscall: "socket", errno: .addressFamilyNotSupported)
-        #expect(error.description.hasPrefix(error.message))
-        #expect(error.description.contains("socket: "))
-        #expect(error.description.contains("(errno \(Errno.addressFamilyNotSupported.rawValue))"))
-        let plain = TransportError(code: .closed, message: "closed")
-        #expect(plain.description == "closed")
+        #expect(error.description.hasPrefix("noBluetoothSupport: " + error.message + " [socket: "))
+        #expect(error.description.hasSuffix("(errno \(Errno.addressFamilyNotSupported.rawValue))]"))
+        let plain = TransportError(code: .closed, message: "the bearer was closed")
+        #expect(plain.description == "closed: the bearer was closed")
+        var refused = TransportError(code: .controllerRefused, message: "refused")
+        refused.hciCommand = .leSetScanEnable
+        refused.hciStatus = .commandDisallowed
+        #expect(
+            refused.description == "controllerRefused: refused [HCI command 0x200C: \(HCIErrorCode.commandDisallowed)]")
     }
 
     @Test("a failed Result converts to the mapped error")

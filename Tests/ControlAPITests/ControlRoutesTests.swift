@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+import Detection
 import Foundation
 import GatewayCore
 import GatewayTesting
@@ -166,7 +168,7 @@ struct ControlRoutesTests {
             let stopped = try await client.send(.post, "/v1/sessions/6F96/stop")
             #expect(try decode(SessionInfo.self, stopped) == Fixtures.session)
             let events = try await client.send(.get, "/v1/sessions/6F96/events")
-            #expect(try decode([DetectionPayload].self, events) == Fixtures.detections)
+            #expect(try decode([EventRecord].self, events) == Fixtures.events)
         }
         #expect(
             control.calls == [

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlAPI
+import ControlProtocol
 import Foundation
 import GatewayCore
 import GatewayTesting

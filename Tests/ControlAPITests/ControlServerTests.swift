@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GatewayCore
 import GatewayTesting
@@ -150,18 +151,6 @@ struct ControlServerTests {
             let raw = try await client.readToEnd()
             #expect(throws: RawHTTPClient.Failure.self) { try RawHTTPClient.dechunk(raw) }
             #expect(String(decoding: raw, as: UTF8.self).contains("t,x_g,y_g,z_g"))
-        }
-    }
-
-    @Test("the default socket path follows XDG_RUNTIME_DIR when /run/sportsensord is absent")
-    func defaultSocketPath() {
-        let path = ControlServerConfiguration.defaultSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
-        if getuid() == 0 || FileManager.default.fileExists(atPath: "/run/sportsensord") {
-            #expect(path == "/run/sportsensord/control.sock")
-        } else {
-            #expect(path == "/run/user/1000/sportsensord.sock")
-            #expect(
-                ControlServerConfiguration.defaultSocketPath(environment: [:]) == "/tmp/sportsensord-\(getuid()).sock")
         }
     }
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlAPI
+import ControlProtocol
+import Detection
 import GatewayCore
 import GatewayTesting
 import Hummingbird
@@ -31,16 +33,19 @@ struct MetricsTests {
         #expect(lines.contains("sportsensord_test_depth 17.0"))
         #expect(lines.contains("sportsensord_test_write_seconds_count 1"))
         #expect(lines.contains(#"sportsensord_test_write_seconds_bucket{le="0.01"} 1"#))
+        typealias Name = GatewayMetrics.Name
         for name in [
-            GatewayMetricNames.notifications, GatewayMetricNames.samples, GatewayMetricNames.lostSamples,
-            GatewayMetricNames.malformedNotifications, GatewayMetricNames.reconnects,
+            Name.notifications, Name.samples, Name.lostSamples, Name.malformedNotifications, Name.reconnects,
+            Name.eventBusDropped,
         ] {
             #expect(lines.contains("# TYPE \(name) counter"), "\(name)")
         }
-        for type in GatewayMetricNames.eventTypes {
-            #expect(text.contains("\(GatewayMetricNames.events){type=\"\(type)\"}"), "\(type)")
+        for type in EventKind.allCases {
+            #expect(text.contains("\(Name.events){type=\"\(type.rawValue)\"}"), "\(type)")
         }
-        #expect(lines.contains("# TYPE \(GatewayMetricNames.queueDepth) gauge"))
-        #expect(lines.contains("# TYPE \(GatewayMetricNames.storeWriteLatency) histogram"))
+        for name in [Name.sensorsConnected, Name.liveSessions, Name.storeQueueDepth] {
+            #expect(lines.contains("# TYPE \(name) gauge"), "\(name)")
+        }
+        #expect(lines.contains("# TYPE \(Name.storeWriteSeconds) histogram"))
     }
 }

@@ -249,24 +249,15 @@ struct StepDetectorTests {
     }
 }
 
-extension DetectionProfile {
-    var script: MotionScript {
-        switch self {
-        case .tableTennis: .tableTennis
-        case .jump: .jumps
-        case .throw: .throwing
-        case .steps: .steps
-        }
-    }
-}
-
 @Suite("Streaming properties")
 struct StreamingTests {
     static let profiles = DetectionProfile.allCases
 
     @Test("sample at a time and batch give identical events", arguments: profiles)
     func batchEqualsSingle(profile: DetectionProfile) {
-        let samples = MotionGenerator.render(script: profile.script, seed: 7, rate: 100, duration: 40).samples
+        let samples = MotionGenerator.render(
+            script: MotionScript(rawValue: profile.rawValue)!, seed: 7, rate: 100, duration: 40
+        ).samples
         var single = ProfileDetector(profile: profile)
         var one: [DetectorEvent] = []
         for sample in samples { if let event = single.process(sample) { one.append(event) } }
@@ -289,7 +280,7 @@ struct StreamingTests {
             options.distractors = false
             options.noise = 0.005
             let recording = MotionGenerator.render(
-                script: profile.script, seed: 11, rate: rate, duration: 30, options: options)
+                script: MotionScript(rawValue: profile.rawValue)!, seed: 11, rate: rate, duration: 30, options: options)
             let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
             guard let expected = reference else {
                 reference = times
@@ -325,7 +316,7 @@ struct StreamingTests {
             options.calibrationErrors = false
             options.driftRate = 0
             let recording = MotionGenerator.render(
-                script: profile.script, seed: 5, rate: 100, duration: 30, options: options)
+                script: MotionScript(rawValue: profile.rawValue)!, seed: 5, rate: 100, duration: 30, options: options)
             let times = ProfileDetector(profile: profile).events(in: recording.samples).map(\.time)
             #expect(!times.isEmpty)
             guard let expected = reference else {
@@ -380,24 +371,8 @@ struct BaselineTests {
     }
 }
 
-@Suite("JSON lines and summaries")
-struct EventJSONTests {
-    @Test("each event kind prints the documented fields with fixed decimals")
-    func lines() {
-        #expect(
-            EventJSON.line(.hit(HitEvent(t: 1.23456, peakG: 2.5, saturated: true, intensityG: 3.25)))
-                == #"{"type":"hit","t":1.2346,"peak_g":2.500,"saturated":true,"intensity_g":3.250}"#)
-        #expect(
-            EventJSON.line(.jump(FlightEvent(start: 1, end: 1.5)))
-                == #"{"type":"jump","takeoff":1.0000,"landing":1.5000,"flight_s":0.5000,"height_m":0.306}"#)
-        #expect(
-            EventJSON.line(.throw(FlightEvent(start: 2, end: 3)))
-                == #"{"type":"throw","release":2.0000,"catch":3.0000,"flight_s":1.0000,"height_m":1.226}"#)
-        #expect(
-            EventJSON.line(.step(StepEvent(t: 0.5, cadence: 112))) == #"{"type":"step","t":0.5000,"cadence_spm":112.0}"#
-        )
-    }
-
+@Suite("Summaries")
+struct SummaryTextTests {
     @Test("summary counts, rate and heights")
     func summary() {
         var summary = ProfileSummary(profile: .jump)
@@ -409,9 +384,9 @@ struct EventJSONTests {
         #expect(summary.ratePerMinute == 2)
         #expect(abs(summary.bestHeightM - FlightEvent.height(flightTime: 0.5)) < 1e-12)
         #expect(
-            EventJSON.summary(summary)
+            summary.jsonLine
                 == #"{"profile":"jump","count":2,"duration_s":60.000,"rate_per_min":2.00,"best_height_m":0.306,"mean_height_m":0.251,"longest_flight_s":0.5000}"#
         )
-        #expect(EventJSON.table(summary).contains("best_height_m     0.306"))
+        #expect(summary.table.contains("best_height_m     0.306"))
     }
 }

@@ -24,6 +24,13 @@ struct GatewayEndToEndTests {
 
         """
 
+    /// Each line of JSON lines text as a JSON object.
+    static func objects(lines text: String) -> [NSDictionary] {
+        text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? NSDictionary
+        }
+    }
+
     @Test("scan → pair → start → two tails → stop: the store holds exactly the events both tails showed")
     func coachWorkflow() async throws {
         try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
@@ -81,6 +88,27 @@ struct GatewayEndToEndTests {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
             }.map(DetectedEvent.init)
             #expect(stored == shownFirst, "the store holds what the tails showed")
+
+            // One event record everywhere: the SSE detection items, the API's event list, export
+            // --format jsonl and analyze over the exported samples carry identical objects.
+            let sse = first.output.compactMap(TailLine.init)
+                .filter { $0.event == "detection" && $0.data["session_id"] as? String == id }
+                .compactMap { $0.data["event"] as? NSDictionary }
+            let http = try RawHTTPClient.connect(unixSocket: gateway.socketPath)
+            defer { http.close() }
+            let answer = try await http.exchange("GET", "/v1/sessions/\(id)/events")
+            #expect(answer.status == 200)
+            let api = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [NSDictionary])
+            let exported = Self.objects(lines: export.standardOutput)
+            let csv = gateway.directory + "/session.csv"
+            let samples = try await gateway.control(["export", id, "--format", "csv", "--output", csv])
+            #expect(samples.status == 0, "\(samples)")
+            let analyze = try await gateway.control(["analyze", "--profile", "table-tennis", csv])
+            #expect(analyze.status == 0, "\(analyze)")
+            #expect(sse.count >= 4)
+            #expect(api == sse, "GET /v1/sessions/{id}/events = the SSE detection items")
+            #expect(exported == sse, "export --format jsonl = the SSE detection items")
+            #expect(Self.objects(lines: analyze.standardOutput) == sse, "analyze of the stored samples = the SSE items")
 
             let shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
             #expect(shown?["end_reason"] as? String == "stopped")

@@ -165,7 +165,7 @@ struct DetectedEvent: Equatable, CustomStringConvertible {
     var t: Double
     var peakG: Double?
 
-    init(_ line: TailLine) { self.init(line.data) }
+    init(_ line: TailLine) { self.init(line.data["event"] as? [String: Any] ?? [:]) }
 
     init(_ object: [String: Any]) {
         type = object["type"] as? String ?? "?"

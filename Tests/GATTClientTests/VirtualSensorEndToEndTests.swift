@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
+import BLEWire
 import GATTClient
 import GatewayTesting
 import SDUSensor
@@ -82,11 +83,6 @@ struct ReceivedStream {
     var endError: (any Error)?
 }
 
-/// Seconds of a duration, for the decoder's arrival times.
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-}
-
 @Suite("GATT client against the virtual sensor over a SOCK_SEQPACKET socket pair", .timeLimit(.minutes(1)))
 struct VirtualSensorEndToEndTests {
     /// Reads notifications until the stream ends, or until `limit` samples have been decoded.
@@ -100,7 +96,7 @@ struct VirtualSensorEndToEndTests {
                 received.notificationsReceived += 1
                 let outcome = received.decoder.decode(
                     notification: notification.value,
-                    arrivalTime: seconds(origin.duration(to: notification.receivedAt)),
+                    arrivalTime: origin.duration(to: notification.receivedAt).inSeconds,
                     into: &received.samples)
                 received.outcomes.append(outcome)
                 if outcome.isDelivered {
@@ -359,7 +355,7 @@ struct VirtualSensorEndToEndTests {
         var samples: [SDUDecodedSample] = []
         func decode(_ notification: GATTClient<ManualClock>.Notification) {
             _ = decoder.decode(
-                notification: notification.value, arrivalTime: seconds(notification.receivedAt.offset), into: &samples)
+                notification: notification.value, arrivalTime: notification.receivedAt.offset.inSeconds, into: &samples)
         }
 
         // Streaming started at t = 0; notification n (3 samples) is due when its last sample is

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import GatewayConfig
 import GatewayCore
 import GatewayTesting
 import Logging
@@ -19,7 +20,8 @@ final class GatewayBench: Sendable {
     init(
         scripts: [MotionScript], motion: MotionOptions = MotionOptions(), autoStart: Bool = false,
         idleStop: Duration? = nil, connectors: [any SensorConnector] = [],
-        outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil
+        outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil,
+        faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics()
     ) throws {
         directory = NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
         store = try SessionStore.open(at: StateDirectory(path: directory))
@@ -28,13 +30,15 @@ final class GatewayBench: Sendable {
         configuration.idleStop = idleStop
         configuration.virtualSensors = VirtualSensorsConfiguration(
             count: scripts.count, scripts: scripts, rate: 100, outOfRange: outOfRange)
-        let fleet = try VirtualSensorFleet(configuration: configuration.virtualSensors, clock: clock, motion: motion)
+        let fleet = try VirtualSensorFleet(
+            configuration: configuration.virtualSensors, clock: clock, faults: faults, motion: motion)
         var logger = Logger(label: "test.gateway")
         logger.logLevel = .warning
         gateway = Gateway(
             dependencies: GatewayDependencies(
                 store: store, stateDirectory: directory, configuration: configuration, clock: clock,
-                connectors: connectors, virtualSensors: fleet, logger: logger))
+                connectors: connectors, virtualSensors: fleet, logger: logger),
+            metrics: metrics)
     }
 
     /// Advances the manual clock by `seconds` in 30 ms steps (one notification of 3 samples at

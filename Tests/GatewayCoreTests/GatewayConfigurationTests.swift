@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import Foundation
+import GatewayConfig
 import GatewayCore
 import Testing
 import VirtualSensor
@@ -202,28 +203,5 @@ struct GatewayConfigurationTests {
         #expect(throws: ConfigurationError.self) {
             try file.applying(GatewayOverrides(adapters: ["bluetooth0"]), environment: [:])
         }
-    }
-
-    @Test("the socket path: flag, environment, RUNTIME_DIRECTORY, /run, XDG_RUNTIME_DIR")
-    func socketPath() {
-        let none: (String) -> Bool = { _ in false }
-        #expect(
-            ControlSocketPath.resolve(commandLine: "/a.sock", environment: [:], isWritableDirectory: none) == "/a.sock")
-        #expect(
-            ControlSocketPath.resolve(environment: ["SPORTSENSOR_SOCKET": "/b.sock"], isWritableDirectory: none)
-                == "/b.sock")
-        #expect(
-            ControlSocketPath.resolve(
-                environment: ["RUNTIME_DIRECTORY": "/run/sportsensord"], isWritableDirectory: none)
-                == "/run/sportsensord/control.sock")
-        #expect(
-            ControlSocketPath.resolve(environment: [:], isWritableDirectory: { $0 == "/run/sportsensord" })
-                == "/run/sportsensord/control.sock")
-        #expect(
-            ControlSocketPath.resolve(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], isWritableDirectory: none)
-                == "/run/user/1000/sportsensord.sock")
-        #expect(
-            ControlSocketPath.resolve(environment: [:], isWritableDirectory: none, userID: 7)
-                == "/tmp/sportsensord-7.sock")
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import GATTClient
@@ -86,12 +87,12 @@ struct GatewayTests {
         #expect(skipped == record.counts.lost, "index gaps \(skipped), lost \(record.counts.lost)")
         #expect(abs((samples.last?.t ?? 0) - 30) < 0.2)
 
-        let stored = try await bench.store.events(of: id).map(\.event)
+        let stored = try await bench.store.events(of: id)
         #expect(stored.count >= 3, "a 30 s table-tennis script has rallies")
         #expect(stored.allSatisfy { $0.type == "hit" && ($0.peakG ?? 0) > 1 })
         let offline = ProfileDetector(profile: .tableTennis).events(in: try await bench.store.detectionSamples(of: id))
         #expect(
-            offline.map { StoredEvent($0) } == stored,
+            offline.map(EventRecord.init) == stored,
             "re-running detection on the stored samples gives the same events")
         let api = try await bench.gateway.sessionEvents(id: started.id)
         #expect(api.map(\.t) == stored.map(\.t).sorted())
@@ -102,7 +103,7 @@ struct GatewayTests {
         try await running.value
         let items = await collected.value
         let detections = items.compactMap { if case .detection(let payload) = $0 { payload } else { nil } }
-        #expect(detections.map(\.t) == stored.map(\.t))
+        #expect(detections.map(\.event) == stored, "the event stream carries the stored records")
         #expect(detections.allSatisfy { $0.sessionId == started.id && $0.sensor == "virtual-1" })
         let sessions = items.compactMap { if case .session(let info) = $0 { info } else { nil } }
         #expect(sessions.map(\.isLive) == [true, false])

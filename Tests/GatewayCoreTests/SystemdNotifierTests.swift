@@ -3,6 +3,8 @@ import Foundation
 import GatewayCore
 import GatewayTesting
 import ServiceLifecycle
+import SystemCalls
+import SystemPackage
 import Testing
 
 #if canImport(Glibc)
@@ -83,6 +85,31 @@ struct SystemdNotifierTests {
         let other = SystemdNotifier(
             environment: ["NOTIFY_SOCKET": "@x", "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "7"], processID: 42)
         #expect(other.watchdogInterval == nil)
+    }
+
+    @Test("a failing socket or send comes back as its errno; an interrupted send is retried")
+    func sendFailures() throws {
+        let socket = try NotifySocket()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path])
+        let noSocket = SyscallScript(["socket": [.fails(.tooManyOpenFiles)]])
+        #expect(SyscallScript.$current.withValue(noSocket) { notifier.ready() } == .tooManyOpenFiles)
+        #expect(noSocket.calls == ["socket"])
+        let full = SyscallScript(["sendto": [.fails(.resourceTemporarilyUnavailable)]])
+        #expect(SyscallScript.$current.withValue(full) { notifier.watchdog() } == .resourceTemporarilyUnavailable)
+        #expect(full.calls == ["socket", "sendto", "close"])
+        #expect(socket.receive() == nil)
+        let interrupted = SyscallScript(["sendto": [.fails(.interrupted)]])
+        #expect(SyscallScript.$current.withValue(interrupted) { notifier.status("busy") } == nil)
+        #expect(interrupted.calls == ["socket", "sendto", "sendto", "close"])
+        #expect(socket.receive() == "STATUS=busy")
+    }
+
+    @Test("a socket path too long for sockaddr_un is ENAMETOOLONG, with no system call made")
+    func pathTooLong() {
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/tmp/" + String(repeating: "n", count: 200)])
+        let script = SyscallScript([:])
+        #expect(SyscallScript.$current.withValue(script) { notifier.stopping() } == .fileNameTooLong)
+        #expect(script.calls.isEmpty)
     }
 
     @Test("an abstract socket (@name) is reached too")

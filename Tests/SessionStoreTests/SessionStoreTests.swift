@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 import GRDB
 import GatewayTesting
@@ -35,8 +36,6 @@ func expectStoreError(
 
 @Suite("Session store")
 struct SessionStoreTests {
-    let quiet = SessionStore.Options(checkIntegrity: true)
-
     // MARK: Schema and migrations
 
     @Test("an empty file migrates to the current schema: tables, user_version, application_id")
@@ -44,7 +43,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let (version, application, tables, applied) = try await store.pool.read { db in
+        let (version, application, tables, applied) = try await store.database.read { db in
             (
                 try Int.fetchOne(db, sql: "PRAGMA user_version"), try Int32.fetchOne(db, sql: "PRAGMA application_id"),
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
@@ -55,9 +54,9 @@ struct SessionStoreTests {
         #expect(application == StoreSchema.applicationID)
         #expect(Set(["athletes", "sensors", "sessions", "events", "sample_chunks"]).isSubset(of: Set(tables)))
         #expect(applied == StoreSchema.versions.map(\.name))
-        let journal = try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
-        let synchronous = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        let foreignKeys = try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
+        let journal = try await store.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let synchronous = try await store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        let foreignKeys = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
         #expect(journal == "wal")
         #expect(synchronous == 1)  // NORMAL
         #expect(foreignKeys == 1)
@@ -81,7 +80,7 @@ struct SessionStoreTests {
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let sessions = try await store.sessions()
         #expect(sessions.map(\.idText) == ["0f0f0f0f-0000-4000-8000-000000000001"])
-        let version = try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+        let version = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
         #expect(version == StoreSchema.current.number)
     }
 
@@ -101,9 +100,9 @@ struct SessionStoreTests {
         #expect(session.counts == SessionCounts(received: 6, lost: 1, malformed: 2, sampleRate: 99.5))
         #expect(session.athleteID == 1)
         let events = try await store.events(of: session.id)
-        #expect(events.map(\.event.type) == ["hit", "jump"])
-        #expect(events[0].event.peakG == 1.9 && events[0].event.saturated == true)
-        #expect(events[1].event.heightMeters == 0.31 && events[1].event.extra == #"{"k":1}"#)
+        #expect(events.map(\.type) == ["hit", "jump"])
+        #expect(events[0].peakG == 1.9 && events[0].saturated == true)
+        #expect(events[1].heightM == 0.31)
         let samples = try await store.samples(of: session.id)
         #expect(samples.map(\.raw) == V1Fixture.samples.map(\.raw))
         #expect(samples.map(\.index) == V1Fixture.samples.map(\.index))
@@ -158,14 +157,15 @@ struct SessionStoreTests {
 
     // MARK: Faults
 
-    @Test("a damaged file is reported, never overwritten or deleted")
+    @Test("a damaged file is reported by the check, never overwritten or deleted")
     func corruptFile() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let session = try await store.importSession(
-            NewSession(profile: "jump"), samples: SyntheticMotion.training(count: 40_000, seed: 1),
-            events: (0..<200).map { StoredEvent(type: "step", t: Double($0)) })
+            NewSession(settings: DetectionSettings(profile: .jump)),
+            samples: SyntheticMotion.training(count: 40_000, seed: 1),
+            events: (0..<200).map { EventRecord(type: "step", t: Double($0)) })
         _ = session
         try await store.checkpoint()
         try store.close()
@@ -177,21 +177,29 @@ struct SessionStoreTests {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: temporary.databasePath)))
         #expect(bytes.count > 64 * 1024)
         var random = TestRandom(state: 5)
-        for position in 4096..<min(bytes.count, 4096 * 12) {
+        // Pages in the second half: sample chunks, away from the schema that opening reads.
+        let damageStart = bytes.count / 2 / 4096 * 4096
+        for position in damageStart..<min(bytes.count, damageStart + 4096 * 12) {
             bytes[position] = UInt8(truncatingIfNeeded: random.next())
         }
         try Data(bytes).write(to: URL(fileURLWithPath: damagedPath))
-        await expectStoreError(.corrupt, containing: "leaves it untouched") {
-            _ = try SessionStore.open(path: damagedPath)
-        }
+        // Opening does not read every page: the check does.
+        let damaged = try SessionStore.openReadOnly(path: damagedPath)
+        await expectStoreError(.corrupt, containing: "leaves it untouched") { try await damaged.quickCheck() }
+        try damaged.close()
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: damagedPath))) == bytes)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: copy) == [StateDirectory.databaseFileName])
 
         // Garbage from the first byte: not even a SQLite file.
         let garbagePath = copy + "/garbage.sqlite"
         let garbage = (0..<8192).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         try Data(garbage).write(to: URL(fileURLWithPath: garbagePath))
         await expectStoreError(.corrupt) { _ = try SessionStore.open(path: garbagePath) }
+        await expectStoreError(.corrupt) { _ = try SessionStore.openReadOnly(path: garbagePath) }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: garbagePath))) == garbage)
+
+        // The sound original passes.
+        try await SessionStore.openReadOnly(path: temporary.databasePath).quickCheck()
     }
 
     @Test("disk full: a typed error naming the fix, the file intact, the recorder keeps its rows and retries")
@@ -200,7 +208,7 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(
             at: temporary.stateDirectory, options: SessionStore.Options(maxPageCount: 40))
-        let session = try await store.createSession(NewSession(profile: "table-tennis"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(chunkLength: 512), clock: ContinuousClock())
         let samples = SyntheticMotion.training(count: 200_000, seed: 2)
@@ -208,7 +216,7 @@ struct SessionStoreTests {
         var recorded = 0
         while recorded < samples.count {
             recorder.record(samples: samples[recorded..<min(recorded + 5000, samples.count)])
-            recorder.record(event: StoredEvent(type: "hit", t: samples[recorded].t))
+            recorder.record(event: EventRecord(type: "hit", t: samples[recorded].t))
             recorded += 5000
             do { try await recorder.flush() } catch {
                 failure = error
@@ -231,7 +239,8 @@ struct SessionStoreTests {
         #expect(recorder.statistics.bufferedSamples == stuck.bufferedSamples + 1000)
 
         // Space comes back: the next flush saves the backlog.
-        try await store.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000")
+        }
         try await recorder.flush()
         let after = recorder.statistics
         #expect(after.bufferedSamples == 0)
@@ -239,7 +248,7 @@ struct SessionStoreTests {
         try await recorder.finish(reason: .stopped)
         let stored = try await store.samples(of: session.id)
         #expect(sameSamples(stored, samples[0..<recorded + 1000]))
-        #expect(try await store.events(of: session.id).map(\.sequence) == (0..<Int64(recorded / 5000)).map { $0 })
+        #expect(try await eventSequences(store, session.id) == (0..<Int64(recorded / 5000)).map { $0 })
         #expect(try await store.integrityCheck() == ["ok"])
     }
 
@@ -251,15 +260,16 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let address = BluetoothAddress(string: "FC:97:8B:75:10:AB", kind: .random)!
-        let session = try await store.createSession(NewSession(sensor: address, profile: "jump"))
+        let session = try await store.createSession(
+            NewSession(sensor: address, settings: DetectionSettings(profile: .jump)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(flushThreshold: 1_000_000, chunkLength: 1000), clock: ContinuousClock())
         let counter = CommitCounter()
-        store.pool.add(transactionObserver: counter)
+        store.database.add(transactionObserver: counter)
 
         let samples = SyntheticMotion.training(count: 5500, seed: 3)
         recorder.record(samples: samples)
-        let events = (0..<25).map { StoredEvent(type: "jump", t: Double($0), flightSeconds: 0.5, heightMeters: 0.31) }
+        let events = (0..<25).map { EventRecord(type: "jump", t: Double($0), flightS: 0.5, heightM: 0.31) }
         for event in events { recorder.record(event: event) }
         #expect(recorder.statistics.queueDepth == 5525)
         try await recorder.flush()
@@ -278,7 +288,7 @@ struct SessionStoreTests {
             try await recorder.flush()
         }
         #expect(counter.commits.withLock { $0 } == 4)
-        let chunks = try await store.pool.read { db in
+        let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
         #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
@@ -292,8 +302,8 @@ struct SessionStoreTests {
         let g = try await store.accelerationSamples(of: session.id)
         #expect(g[10].x == AccelerationSample(t: samples[10].t, raw: samples[10].raw).x)
         let storedEvents = try await store.events(of: session.id)
-        #expect(storedEvents.map(\.sequence) == (0..<25).map { Int64($0) })
-        #expect(storedEvents.map(\.event) == events)
+        #expect(try await eventSequences(store, session.id) == (0..<25).map { Int64($0) })
+        #expect(storedEvents == events)
         let reread = try await store.session(id: session.id)
         #expect(reread.counts == SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         #expect(reread.sensor == address)
@@ -307,19 +317,19 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "jump"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(maxBufferedSamples: 1000, maxBufferedEvents: 2), clock: ContinuousClock()
         )
         let samples = SyntheticMotion.rest(count: 1500, seed: 1)
         recorder.record(samples: samples)
-        for t in 0..<5 { recorder.record(event: StoredEvent(type: "step", t: Double(t))) }
+        for t in 0..<5 { recorder.record(event: EventRecord(type: "step", t: Double(t))) }
         let statistics = recorder.statistics
         #expect(statistics.bufferedSamples == 1000 && statistics.droppedSamples == 500)
         #expect(statistics.bufferedEvents == 2 && statistics.droppedEvents == 3)
         try await recorder.finish(reason: .stopped)
         #expect(sameSamples(try await store.samples(of: session.id), samples.prefix(1000)))
-        #expect(try await store.events(of: session.id).map(\.sequence) == [0, 1])
+        #expect(try await eventSequences(store, session.id) == [0, 1])
     }
 
     @Test("run() flushes on its own once the threshold is reached")
@@ -327,7 +337,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "jump"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let clock = TestClock()
         let recorder = try await store.recorder(
             for: session, configuration: .init(flushInterval: .seconds(3600), flushThreshold: 100), clock: clock)
@@ -339,7 +349,7 @@ struct SessionStoreTests {
         try await waitUntil { recorder.statistics.samplesWritten == 100 }
 
         // The interval: advance the test clock by the flush interval.
-        recorder.record(event: StoredEvent(type: "jump", t: 1))
+        recorder.record(event: EventRecord(type: "jump", t: 1))
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.statistics.eventsWritten == 0)
         await clock.advance(by: .seconds(3600))
@@ -357,15 +367,19 @@ struct SessionStoreTests {
         let started = Date(timeIntervalSince1970: 1_700_000_000)
         do {
             let store = try SessionStore.open(at: temporary.stateDirectory)
-            let withSamples = try await store.createSession(NewSession(profile: "jump", startedAt: started))
+            let withSamples = try await store.createSession(
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started))
             let recorder = try await store.recorder(for: withSamples)
             recorder.record(samples: SyntheticMotion.rest(count: 1234, seed: 1))
-            recorder.record(event: StoredEvent(type: "jump", t: 3))
+            recorder.record(event: EventRecord(type: "jump", t: 3))
             try await recorder.flush()
             let eventsOnly = try await store.createSession(
-                NewSession(profile: "jump", startedAt: started.addingTimeInterval(100)))
-            try await store.replaceEvents(of: eventsOnly.id, with: [StoredEvent(type: "jump", t: 7.5)])
-            _ = try await store.createSession(NewSession(profile: "jump", startedAt: started.addingTimeInterval(200)))
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(100)))
+            let eventsRecorder = try await store.recorder(for: eventsOnly)
+            eventsRecorder.record(event: EventRecord(type: "jump", t: 7.5))
+            try await eventsRecorder.flush()
+            _ = try await store.createSession(
+                NewSession(settings: DetectionSettings(profile: .jump), startedAt: started.addingTimeInterval(200)))
             try store.close()
         }
         let store = try SessionStore.open(at: temporary.stateDirectory)
@@ -383,7 +397,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let first = try SessionStore.open(at: temporary.stateDirectory)
-        let live = try await first.createSession(NewSession(profile: "jump"))
+        let live = try await first.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
         let second = try SessionStore.open(at: temporary.stateDirectory)
         #expect(second.recoveredSessions.isEmpty)
         #expect(try await second.session(id: live.id).isOpen)
@@ -395,7 +409,7 @@ struct SessionStoreTests {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let executable = try #require(
-            BuiltProducts.path(of: "sportsensorctl"), "build sportsensorctl first (swift build --build-tests)")
+            BuiltProducts.path(of: "sportsensor-dev"), "build sportsensor-dev first (swift build --build-tests)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["store-crash-helper", "--state-dir", temporary.path]
@@ -431,7 +445,7 @@ struct SessionStoreTests {
         #expect(session.endReason == .interrupted)
         let events = try await store.events(of: session.id)
         #expect(events.count >= committedEvents)
-        #expect(events.map(\.sequence) == (0..<Int64(events.count)).map { $0 })
+        #expect(try await eventSequences(store, session.id) == (0..<Int64(events.count)).map { $0 })
         let samples = try await store.samples(of: session.id)
         #expect(samples.count == events.count * 50)
         let ended = try #require(session.endedAt)
@@ -446,13 +460,13 @@ struct SessionStoreTests {
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let reader = try SessionStore.open(at: temporary.stateDirectory)
-        let session = try await store.createSession(NewSession(profile: "step"))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
         let recorder = try await store.recorder(for: session)
         let samples = SyntheticMotion.training(count: 100_000, seed: 4)
         let writer = Task {
             for start in stride(from: 0, to: samples.count, by: 2000) {
                 recorder.record(samples: samples[start..<start + 2000])
-                recorder.record(event: StoredEvent(type: "step", t: samples[start].t))
+                recorder.record(event: EventRecord(type: "step", t: samples[start].t))
                 try await recorder.flush()
             }
         }
@@ -480,7 +494,9 @@ struct SessionStoreTests {
             "aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002",
             "bbbb0000-0000-4000-8000-000000000003",
         ].map { UUID(uuidString: $0)! }
-        for id in ids { _ = try await store.createSession(NewSession(id: id, profile: "jump")) }
+        for id in ids {
+            _ = try await store.createSession(NewSession(id: id, settings: DetectionSettings(profile: .jump)))
+        }
         #expect(try await store.session(idPrefix: "AAAA1").id == ids[0])
         #expect(try await store.session(idPrefix: "b").id == ids[2])
         #expect(try await store.session(idPrefix: ids[1].uuidString).id == ids[1])
@@ -515,7 +531,7 @@ struct SessionStoreTests {
                 try await store.createSession(
                     NewSession(
                         sensor: n % 2 == 0 ? left : right, athleteID: n < 3 ? ada.id : bo.id,
-                        profile: n % 3 == 0 ? "jump" : "table-tennis",
+                        settings: DetectionSettings(profile: n % 3 == 0 ? .jump : .tableTennis),
                         startedAt: base.addingTimeInterval(Double(n) * day)
                     )))
         }
@@ -542,14 +558,17 @@ struct SessionStoreTests {
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let samples = SyntheticMotion.rest(count: 5000, seed: 1)
-        let events = [StoredEvent(type: "step", t: 1), StoredEvent(type: "step", t: 2)]
+        let events = [EventRecord(type: "step", t: 1), EventRecord(type: "step", t: 2)]
         let old = try await store.importSession(
-            NewSession(profile: "step", startedAt: base), samples: samples, events: events)
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base), samples: samples, events: events)
         let older = try await store.importSession(
-            NewSession(profile: "step", startedAt: base.addingTimeInterval(-10)), samples: samples, events: events)
-        let openOld = try await store.createSession(NewSession(profile: "step", startedAt: base))
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(-10)),
+            samples: samples, events: events)
+        let openOld = try await store.createSession(
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base))
         let recent = try await store.importSession(
-            NewSession(profile: "step", startedAt: base.addingTimeInterval(1000)), samples: samples, events: events)
+            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(1000)),
+            samples: samples, events: events)
         let cutoff = base.addingTimeInterval(500)
 
         let samplesOnly = try await store.prune(olderThan: cutoff, samplesOnly: true)
@@ -563,7 +582,7 @@ struct SessionStoreTests {
         #expect(full.sessionsDeleted == 2 && full.eventsDeleted == 4)
         #expect(Set(try await store.sessions().map(\.id)) == [openOld.id, recent.id])
         await expectStoreError(.notFound) { _ = try await store.session(id: older.id) }
-        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 2)
+        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 2)
         #expect(try await store.integrityCheck() == ["ok"])
     }
 }

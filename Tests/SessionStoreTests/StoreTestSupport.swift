@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import GRDB
 import SDUSensor
-import SessionStore
+
+@testable import SessionStore
 
 /// A fresh temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -142,4 +144,13 @@ enum SyntheticMotion {
 func sameSamples(_ a: some Collection<StoredSample>, _ b: some Collection<StoredSample>) -> Bool {
     guard a.count == b.count else { return false }
     return zip(a, b).allSatisfy { $0.raw == $1.raw && $0.index == $1.index && abs($0.t - $1.t) <= 1e-6 }
+}
+
+/// The `sequence` numbers of a session's stored events, in order.
+func eventSequences(_ store: SessionStore, _ id: UUID) async throws -> [Int64] {
+    try await store.database.read { db in
+        try Int64.fetchAll(
+            db, sql: "SELECT sequence FROM events WHERE session_id = ? ORDER BY sequence",
+            arguments: [id.uuidString.lowercased()])
+    }
 }

@@ -65,10 +65,10 @@ struct AnalyzeTests {
         }
         let path = try write(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let events = detectEvents(in: try loadSamples(path), profile: .jump)
+        let events = detectEvents(in: try loadSamples(path), settings: DetectionSettings(profile: .jump))
         #expect(events.count == 1)
-        let line = try #require(events.first.map(EventJSON.line))
-        #expect(line.hasPrefix(#"{"type":"jump","takeoff":1.0"#))
+        let line = try #require(events.first.map { EventRecord($0).jsonLine })
+        #expect(line.hasPrefix(#"{"type":"jump","t":1.0"#) && line.contains(#""takeoff":1.0"#))
         #expect(line.contains(#""flight_s":0.4"#))
     }
 }

@@ -1,6 +1,6 @@
+import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import GatewayCore
 import Testing
 
 @testable import sportsensorctl
@@ -76,30 +76,6 @@ struct ClientErrorTests {
         #expect(ClientError(code: .connectionLost, message: "x").exitCode == 69)
         #expect(ClientError(code: .protocolViolation, message: "x").exitCode == 76)
         #expect(ClientError(code: .invalidOption, message: "x").exitCode == 64)
-    }
-
-    @Test("socket path: --socket, then $SPORTSENSOR_SOCKET, then the system socket when installed, then XDG")
-    func socketPath() {
-        let environment = ["SPORTSENSOR_SOCKET": "/tmp/env.sock", "XDG_RUNTIME_DIR": "/run/user/1000"]
-        let installed: (String) -> Bool = { $0 == "/run/sportsensord" }
-        let absent: (String) -> Bool = { _ in false }
-        #expect(ControlSocketPath.resolve(option: "/tmp/opt.sock", environment: environment) == "/tmp/opt.sock")
-        #expect(ControlSocketPath.resolve(option: nil, environment: environment) == "/tmp/env.sock")
-        #expect(ControlSocketPath.resolve(option: "", environment: environment) == "/tmp/env.sock")
-        let xdgOnly = ["XDG_RUNTIME_DIR": "/run/user/1000/"]
-        #expect(
-            ControlSocketPath.resolve(option: nil, environment: xdgOnly, directoryExists: installed)
-                == "/run/sportsensord/control.sock")
-        #expect(
-            ControlSocketPath.resolve(option: nil, environment: xdgOnly, directoryExists: absent)
-                == "/run/user/1000/sportsensord.sock")
-        #expect(
-            ControlSocketPath.resolve(
-                option: nil, environment: ["XDG_RUNTIME_DIR": "relative"], directoryExists: absent)
-                == "/run/sportsensord/control.sock")
-        #expect(
-            ControlSocketPath.resolve(option: nil, environment: [:], directoryExists: absent)
-                == "/run/sportsensord/control.sock")
     }
 
     @Test("endpoints: --url with the token (or $SPORTSENSOR_TOKEN), http+unix URLs with the socket as host")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLETransport
+import ControlProtocol
 import Foundation
-import GatewayCore
 import GatewayTesting
 import Glibc
 import Testing
@@ -30,7 +30,7 @@ struct ControlClientTransportTests {
         }
         defer { server.close() }
         let answer: GatewayStatus = try await ControlClient.with(.unixSocket(path: server.path)) { client in
-            try await client.get("/v1/status")
+            try await client.get(ControlRoute.status.request())
         }
         #expect(answer == Self.status)
         let request = try #require(server.requests.first)
@@ -51,7 +51,7 @@ struct ControlClientTransportTests {
         defer { server.close() }
         let request = PairRequest(address: "FC:97:8B:75:10:AB", alias: "anna-left", athlete: "Anna")
         let answer: SensorInfo = try await ControlClient.with(.unixSocket(path: server.path)) { client in
-            try await client.send(.POST, "/v1/sensors", json: request)
+            try await client.send(ControlRoute.pair.request(), json: request)
         }
         #expect(answer == sensor)
         let received = try #require(server.requests.first)
@@ -72,7 +72,7 @@ struct ControlClientTransportTests {
         defer { server.close() }
         await #expect {
             try await ControlClient.with(.unixSocket(path: server.path)) { client in
-                try await client.send(.DELETE, "/v1/sensors/anna")
+                try await client.send(ControlRoute.unpair.request("anna"))
             }
         } throws: { error in
             (error as? ClientError)?.body == body && (error as? ClientError)?.exitCode == 65
@@ -85,7 +85,7 @@ struct ControlClientTransportTests {
         let started = ContinuousClock.now
         await #expect {
             let _: GatewayStatus = try await ControlClient.with(.unixSocket(path: path)) {
-                try await $0.get("/v1/status")
+                try await $0.get(ControlRoute.status.request())
             }
         } throws: { error in
             let error = error as? ClientError
@@ -104,7 +104,7 @@ struct ControlClientTransportTests {
         defer { _ = Glibc.unlink(path) }
         await #expect {
             let _: GatewayStatus = try await ControlClient.with(.unixSocket(path: path)) {
-                try await $0.get("/v1/status")
+                try await $0.get(ControlRoute.status.request())
             }
         } throws: { error in
             let error = error as? ClientError
@@ -120,7 +120,7 @@ struct ControlClientTransportTests {
         defer { server.close() }
         await #expect {
             let _: GatewayStatus = try await ControlClient.with(.unixSocket(path: server.path)) {
-                try await $0.get("/v1/status")
+                try await $0.get(ControlRoute.status.request())
             }
         } throws: { error in
             (error as? ClientError)?.exitCode == 76

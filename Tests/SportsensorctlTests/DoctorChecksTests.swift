@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
 import BLEWire
+import ControlProtocol
 import Foundation
-import GatewayCore
 import GatewayTesting
+import SessionStore
 import Testing
 
 @testable import sportsensorctl
@@ -145,17 +146,41 @@ struct DoctorChecksTests {
         #expect(DoctorChecks.store(status: nil, databasePath: "db", file: .sqlite(bytes: 8192)).status == .ok)
     }
 
-    @Test("the store probe reads only the header: SQLite, something else, missing")
-    func storeProbe() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/doctor-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        _ = FileManager.default.createFile(
-            atPath: directory + "/a.sqlite", contents: Data("SQLite format 3\0".utf8) + Data(count: 4080))
-        _ = FileManager.default.createFile(atPath: directory + "/b.sqlite", contents: Data("hello".utf8))
-        #expect(DoctorProbe.storeProbe(directory + "/a.sqlite") == .sqlite(bytes: 4096))
-        #expect(DoctorProbe.storeProbe(directory + "/b.sqlite") == .notSQLite)
-        #expect(DoctorProbe.storeProbe(directory + "/c.sqlite") == .missing)
+    @Test("the store probe: a sound store, a damaged one (quick_check), something else, missing")
+    func storeProbe() async throws {
+        let root = FileManager.default.temporaryDirectory.path + "/doctor-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sound = StateDirectory(path: root + "/sound")
+        let damaged = StateDirectory(path: root + "/damaged")
+        for directory in [sound, damaged] {
+            let store = try SessionStore.open(at: directory)
+            _ = try await store.addAthlete(name: "Ada")
+            try await store.checkpoint()
+            try store.close()
+        }
+        // Pages after the first (the schema) overwritten: the header still says SQLite.
+        let handle = try #require(FileHandle(forUpdatingAtPath: damaged.databasePath))
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 16384))
+        try handle.close()
+        let other = StateDirectory(path: root + "/other")
+        try other.create()
+        _ = FileManager.default.createFile(atPath: other.databasePath, contents: Data("hello".utf8))
+
+        guard case .sqlite = await DoctorProbe.storeProbe(sound) else {
+            Issue.record("a sound store should pass")
+            return
+        }
+        let probe = await DoctorProbe.storeProbe(damaged)
+        guard case .damaged(let findings) = probe else {
+            Issue.record("expected damage, got \(probe)")
+            return
+        }
+        let check = DoctorChecks.store(status: nil, databasePath: damaged.databasePath, file: probe)
+        #expect(check.status == .fail)
+        #expect(check.fix?.contains("restore the last backup") == true, "\(findings)")
+        #expect(await DoctorProbe.storeProbe(other) == .notSQLite)
+        #expect(await DoctorProbe.storeProbe(StateDirectory(path: root + "/none")) == .missing)
     }
 
     @Test("the report: one aligned line per check, the fix under every WARN and FAIL")

@@ -1,6 +1,6 @@
+import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import GatewayCore
 import Testing
 
 @testable import sportsensorctl

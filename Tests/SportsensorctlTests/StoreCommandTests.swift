@@ -70,7 +70,8 @@ struct StoreCommandTests {
         let recording = try SessionImport.read(path)
         return try await SessionImport.store(
             recording, in: store,
-            options: .init(profile: profile, athlete: athlete, sensor: sensor, startedAt: startedAt))
+            options: .init(
+                settings: DetectionSettings(profile: profile), athlete: athlete, sensor: sensor, startedAt: startedAt))
     }
 
     func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -81,7 +82,7 @@ struct StoreCommandTests {
     func csvRoundTrip(profile: DetectionProfile) async throws {
         let directory = TemporaryStateDirectory()
         defer { directory.remove() }
-        let csv = StoreFixtures.simulatedCSV(profile.script)
+        let csv = StoreFixtures.simulatedCSV(MotionScript(rawValue: profile.rawValue)!)
         let path = try directory.write("recording.csv", Array(csv.utf8))
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: profile)
@@ -91,7 +92,9 @@ struct StoreCommandTests {
         #expect(exported.hasPrefix("t,x,y,z\n"))
         #expect(StoreFixtures.sampleLines(exported) == StoreFixtures.sampleLines(csv))
 
-        let analyzed = detectEvents(in: try loadSamples(path), profile: profile).map { EventJSON.line($0) + "\n" }
+        let analyzed = detectEvents(in: try loadSamples(path), settings: DetectionSettings(profile: profile)).map {
+            EventRecord($0).jsonLine + "\n"
+        }
         let jsonl = text(try await ExportCommand.export(imported.session, format: .jsonl, store: store))
         #expect(jsonl == analyzed.joined())
         #expect(jsonl.split(separator: "\n").count == imported.events.count)
@@ -208,25 +211,25 @@ struct StoreCommandTests {
         let store = try directory.open()
         let imported = try await importFile(path, store, profile: .steps)
         let record = imported.session
-        let stored = try await store.events(of: record.id).map(\.event)
+        let stored = try await store.events(of: record.id)
 
         let same = try await ReanalyzeCommand.reanalyze(record, profile: nil, rules: nil, save: false, store: store)
-        #expect(same.profile == .steps)
-        #expect(same.events.map(StoredEvent.init) == stored)
+        #expect(same.settings == DetectionSettings(profile: .steps))
+        #expect(same.events.map(EventRecord.init) == stored)
         #expect(same.events == imported.events)
 
         let other = try await ReanalyzeCommand.reanalyze(
             record, profile: .tableTennis, rules: .baseline, save: false, store: store)
         #expect(other.events != same.events)
-        #expect(try await store.events(of: record.id).map(\.event) == stored, "without --save nothing changes")
+        #expect(try await store.events(of: record.id) == stored, "without --save nothing changes")
 
         let saved = try await ReanalyzeCommand.reanalyze(
             record, profile: .tableTennis, rules: .baseline, save: true, store: store)
         #expect(saved.previousCount == stored.count)
-        #expect(try await store.events(of: record.id).map(\.event) == saved.events.map(StoredEvent.init))
+        #expect(try await store.events(of: record.id) == saved.events.map(EventRecord.init))
         let updated = try await store.session(id: record.id)
         #expect(updated.profile == "table-tennis")
-        #expect(StoredParameters.rules(updated.profileParameters) == .baseline)
+        #expect(updated.settings == DetectionSettings(profile: .tableTennis, rules: .baseline))
         // Re-running the saved settings reproduces the saved events.
         let again = try await ReanalyzeCommand.reanalyze(updated, profile: nil, rules: nil, save: false, store: store)
         #expect(again.events == saved.events)
@@ -302,7 +305,8 @@ struct StoreCommandTests {
             "ef000000-0000-4000-8000-000000000003",
         ].map { UUID(uuidString: $0)! }
         for id in ids {
-            _ = try await store.importSession(NewSession(id: id, profile: "jump"), samples: [], events: [])
+            _ = try await store.importSession(
+                NewSession(id: id, settings: DetectionSettings(profile: .jump)), samples: [], events: [])
         }
         #expect(try await store.session(idPrefix: "abcd0002").id == ids[1])
         #expect(try await store.session(idPrefix: "EF").id == ids[2])
@@ -388,8 +392,9 @@ struct StoreCommandTests {
         let report = try await ShowCommand.report(imported.session, store: store)
         let samples = try loadSamples(path)
         let summary = summarize(
-            samples, events: detectEvents(in: samples, profile: .tableTennis), profile: .tableTennis)
-        #expect(report.summary.map(EventJSON.summary) == EventJSON.summary(summary))
+            samples, events: detectEvents(in: samples, settings: DetectionSettings(profile: .tableTennis)),
+            profile: .tableTennis)
+        #expect(report.summary?.jsonLine == summary.jsonLine)
         #expect(report.eventCounts.map(\.0) == ["hit"] && report.eventCounts[0].1 == imported.events.count)
         #expect(report.table.contains("hit events  "))
         #expect(report.table.contains("max_peak_g"))
@@ -472,7 +477,9 @@ struct StoreProcessTests {
         let store = try directory.open()
         for suffix in ["1", "2"] {
             _ = try await store.importSession(
-                NewSession(id: UUID(uuidString: "abcdef0\(suffix)-0000-4000-8000-000000000000")!, profile: "jump"),
+                NewSession(
+                    id: UUID(uuidString: "abcdef0\(suffix)-0000-4000-8000-000000000000")!,
+                    settings: DetectionSettings(profile: .jump)),
                 samples: [], events: [])
         }
         try store.close()

@@ -1,6 +1,7 @@
+import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
-import GatewayCore
 import Testing
 
 @testable import sportsensorctl
@@ -61,7 +62,10 @@ struct TailRendererTests {
         #expect(renderer.apply(.link(lost)) == "\r\u{1B}[2A" + clear + lineA2 + "\n" + clear + lineB1Lost + "\n")
         #expect(renderer.apply(.link(LinkPayload(sensor: "eve", address: "x", state: "lost", detail: nil))) == "")
         // Detections do not draw on the live block; a session end marks its line.
-        #expect(renderer.apply(.detection(DetectionPayload(sessionId: "a", sensor: "anna", type: "hit", t: 1))) == "")
+        #expect(
+            renderer.apply(
+                .detection(DetectionPayload(sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 1))))
+                == "")
         let ended = renderer.apply(.session(Self.session("a", sensor: "anna", live: false, reason: "stopped")))
         #expect(ended.hasPrefix("\r\u{1B}[2A" + clear))
         #expect(ended.contains("anna  Anna  table-tennis  count 2") && ended.contains("ended (stopped)"))
@@ -75,7 +79,10 @@ struct TailRendererTests {
         let a1 = Self.counters("a", sensor: "anna", count: 1, last: 1.2)
         #expect(renderer.apply(.counters(a1)) == TailRenderer.line(a1, linkState: "connected", ended: nil) + "\n")
         #expect(renderer.apply(.link(LinkPayload(sensor: "anna", address: "x", state: "lost", detail: nil))) == "")
-        #expect(renderer.apply(.detection(DetectionPayload(sessionId: "a", sensor: "anna", type: "hit", t: 1))) == "")
+        #expect(
+            renderer.apply(
+                .detection(DetectionPayload(sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 1))))
+                == "")
         let end = renderer.apply(.session(Self.session("a", sensor: "anna", live: false, reason: "stopped")))
         #expect(end == TailRenderer.line(a1, linkState: "lost", ended: "stopped") + "\n")
         #expect(!end.contains("\u{1B}"))
@@ -89,10 +96,11 @@ struct TailRendererTests {
                 == "anna  session 5f0c1234 started (table-tennis, Anna)\n")
         #expect(renderer.apply(.counters(Self.counters("a", sensor: "anna", count: 1, last: 1.2))) == "")
         let hit = DetectionPayload(
-            sessionId: "a", sensor: "anna", type: "hit", t: 12.345, peakG: 1.99994, saturated: true)
+            sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 12.345, peakG: 1.99994, saturated: true))
         #expect(renderer.apply(.detection(hit)) == "anna  +12.35 s  hit  peak 2.00 g (clipped)\n")
         let jump = DetectionPayload(
-            sessionId: "a", sensor: "anna", type: "jump", t: 3, takeoff: 3, landing: 3.5, flightS: 0.5, heightM: 0.3066)
+            sessionId: "a", sensor: "anna",
+            event: EventRecord(type: "jump", t: 3, takeoff: 3, landing: 3.5, flightS: 0.5, heightM: 0.3066))
         #expect(renderer.apply(.detection(jump)) == "anna  +3.00 s  jump  flight 0.500 s  height 0.31 m\n")
         #expect(
             renderer.apply(

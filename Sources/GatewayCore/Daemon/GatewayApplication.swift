@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GATTClient
+import GatewayConfig
 import Logging
 import ServiceLifecycle
 import SessionStore
@@ -86,12 +88,13 @@ public struct GatewayApplication: Sendable {
 
     /// The state directory the configuration resolves to.
     public var stateDirectory: StateDirectory {
-        StateDirectory.resolve(commandLine: configuration.stateDirectory, environment: environment)
+        StateDirectory(
+            path: GatewayPaths(environment: environment).stateDirectory(option: configuration.stateDirectory).path)
     }
 
     /// The control socket path the configuration resolves to.
     public var socketPath: String {
-        ControlSocketPath.resolve(commandLine: configuration.socketPath, environment: environment)
+        GatewayPaths(environment: environment).controlSocket(option: configuration.socketPath).path
     }
 
     /// Opens the store and runs every service until SIGTERM/SIGINT (graceful) or a service fails.
@@ -118,6 +121,9 @@ public struct GatewayApplication: Sendable {
             connectors: bluetooth?.connectors ?? [], adapters: adapters, scan: bluetooth?.scan,
             virtualSensors: fleet, version: version, logger: logger)
         let gateway = Gateway(dependencies: dependencies)
+        // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
+        let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
+        defer { integrityCheck.cancel() }
 
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -142,7 +148,7 @@ public struct GatewayApplication: Sendable {
                         await gateway.waitUntilStarted()
                         for await _ in listening { return }
                     },
-                    statusLine: { await gateway.statusLine() })))
+                    statusLine: { gateway.statusLine() })))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(20)

@@ -1,20 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Foundation
 import SDUSensor
 import SessionStore
 import Synchronization
 
 /// One paired sensor inside the gateway: its link, what the store knows about it, its link state
-/// and its live session. The link consumer reads and writes it without going through the
-/// gateway's actor, so the sample path never waits for a control request.
+/// and its live session. The link consumer reads and writes it without going through anyone's
+/// actor, so the sample path never waits for a control request.
 final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
+    /// Whether the sensor records, is about to, or is free.
+    enum SessionSlot: Sendable {
+        /// No session.
+        case free
+        /// A session is being created (store writes in flight): nobody else may start one.
+        case starting
+        /// A session records.
+        case live(SessionPipeline<C>)
+    }
+
     struct State: Sendable {
         var record: SensorRecord
         var athleteName: String?
-        var linkState = "connecting"
-        var connected = false
-        var pipeline: SessionPipeline<C>?
+        /// nil until the link reports its first state (`connecting` on the wire).
+        var linkState: LinkState?
+        var session: SessionSlot = .free
         var activity = MotionActivity()
         var autoStartPending = false
     }
@@ -22,32 +33,62 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     let address: BluetoothAddress
     let isVirtual: Bool
     let link: SensorLink<C>
-    /// When the link's sample clock started: sample times are seconds after it.
-    let linkOrigin: C.Instant
     let state: Mutex<State>
 
-    init(record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>, linkOrigin: C.Instant) {
+    init(record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>) {
         address = record.address
         self.isVirtual = isVirtual
         self.link = link
-        self.linkOrigin = linkOrigin
         state = Mutex(State(record: record, athleteName: athleteName))
     }
 
     var record: SensorRecord { state.withLock { $0.record } }
-    var pipeline: SessionPipeline<C>? { state.withLock { $0.pipeline } }
-    var isConnected: Bool { state.withLock { $0.connected } }
-    var linkState: String { state.withLock { $0.linkState } }
+    var linkState: LinkState? { state.withLock { $0.linkState } }
+    var isConnected: Bool { state.withLock { $0.linkState?.isConnected == true } }
+
+    /// The live session, if one records.
+    var pipeline: SessionPipeline<C>? {
+        state.withLock { state in
+            if case .live(let pipeline) = state.session { return pipeline }
+            return nil
+        }
+    }
 
     /// `alias`, else the address.
     var label: String { state.withLock { $0.record.alias ?? "\(address)" } }
 
+    /// Takes the session slot for a new session; false when one records or is being started.
+    func reserveSession() -> Bool {
+        state.withLock { state in
+            guard case .free = state.session else { return false }
+            state.session = .starting
+            return true
+        }
+    }
+
+    /// Fills a reserved slot with the started session, or frees it when starting failed.
+    func completeReservation(with pipeline: SessionPipeline<C>?) {
+        state.withLock { $0.session = pipeline.map { .live($0) } ?? .free }
+    }
+
+    /// Frees the slot and returns the session that recorded, if any.
+    func takePipeline() -> SessionPipeline<C>? {
+        state.withLock { state in
+            guard case .live(let pipeline) = state.session else { return nil }
+            state.session = .free
+            return pipeline
+        }
+    }
+
     func info() -> SensorInfo {
         state.withLock { state in
-            SensorInfo(
+            var live: String?
+            if case .live(let pipeline) = state.session { live = pipeline.sessionID }
+            return SensorInfo(
                 address: "\(address)", addressType: "\(address.kind)", alias: state.record.alias,
-                name: state.record.advertisedName, athlete: state.athleteName, linkState: state.linkState,
-                lastSeen: state.record.lastSeen, isVirtual: isVirtual, liveSessionId: state.pipeline?.sessionID)
+                name: state.record.advertisedName, athlete: state.athleteName,
+                linkState: LinkState.wireName(state.linkState), lastSeen: state.record.lastSeen, isVirtual: isVirtual,
+                liveSessionId: live)
         }
     }
 }

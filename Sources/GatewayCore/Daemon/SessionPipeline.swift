@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import Logging
@@ -24,6 +25,15 @@ extension LinkState {
         case .stopped: "stopped"
         }
     }
+
+    /// The wire name of a link's state, `connecting` before its first change.
+    static func wireName(_ state: LinkState?) -> String { state?.wireName ?? "connecting" }
+
+    /// True for `connected`.
+    var isConnected: Bool {
+        if case .connected = self { return true }
+        return false
+    }
 }
 
 /// One live session: the link's samples go through the profile's detector into the store (via
@@ -47,25 +57,22 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         public var alias: String?
         /// The athlete's name.
         public var athlete: String?
-        /// The profile.
-        public var profile: DetectionProfile
-        /// Detector parameters.
-        public var parameters: DetectionParameters
+        /// The profile, rules and parameters detection runs with (stored with the session).
+        public var settings: DetectionSettings
         /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
         public var timeOffset: Double
 
         /// Creates a context.
         public init(
             session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
-            profile: DetectionProfile, parameters: DetectionParameters, timeOffset: Double
+            settings: DetectionSettings, timeOffset: Double
         ) {
             self.session = session
             self.address = address
             self.sensorLabel = sensorLabel
             self.alias = alias
             self.athlete = athlete
-            self.profile = profile
-            self.parameters = parameters
+            self.settings = settings
             self.timeOffset = timeOffset
         }
     }
@@ -75,7 +82,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var summary: ProfileSummary
         var activity = MotionActivity()
         var lastActivity: C.Instant
-        var linkState: String
+        var linkState: LinkState?
+        var reportedQueueDepth = 0
+        var reportedFlushes = 0
         var eventCounts: [String: Int] = [:]
         var samples: Int64 = 0
         var firstSample: (index: Int64, t: Double)?
@@ -102,9 +111,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private let stopSink: AsyncStream<Void>.Continuation
     private let abandonSignal: AsyncStream<Void>
     private let abandonSink: AsyncStream<Void>.Continuation
-    private let eventCounter: [String: Counter]
-    private let queueDepth: Gauge
-    private let flushLatency: Metrics.Timer
+    private let metrics: GatewayMetrics
 
     /// A pipeline recording through `recorder` and publishing on `bus`.
     ///
@@ -116,9 +123,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - onIdle: called once when the idle rule fires, with `idle` or `link-lost` (the link was
     ///     down the whole time); the owner ends the session.
     public init(
-        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: String,
+        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: LinkState?,
         linkBaseline: SensorLinkStatistics = SensorLinkStatistics(), idleTimeout: Duration?, logger: Logger,
-        linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
+        metrics: GatewayMetrics, linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
         onIdle: @escaping @Sendable (SessionEndReason) async -> Void
     ) {
         self.context = context
@@ -136,18 +143,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         started = now
         state = Mutex(
             State(
-                detector: ProfileDetector(profile: context.profile, parameters: context.parameters),
-                summary: ProfileSummary(profile: context.profile), lastActivity: now, linkState: linkState,
+                detector: context.settings.detector,
+                summary: ProfileSummary(profile: context.settings.profile), lastActivity: now, linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        var counters: [String: Counter] = [:]
-        for kind in EventKind.allCases {
-            counters[kind.rawValue] = Counter(label: "sportsensord_events_total", dimensions: [("type", kind.rawValue)])
-        }
-        eventCounter = counters
-        queueDepth = Gauge(label: "sportsensord_recorder_queue_depth", dimensions: [("sensor", "\(context.address)")])
-        flushLatency = Metrics.Timer(label: "sportsensord_store_flush_seconds")
+        self.metrics = metrics
     }
 
     // MARK: Producer side (never suspends)
@@ -191,13 +192,14 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Notes the sensor's new link state (shown in the counters).
     public func linkChanged(_ linkState: LinkState) {
-        state.withLock { $0.linkState = linkState.wireName }
+        state.withLock { $0.linkState = linkState }
     }
 
     private func emit(_ event: DetectorEvent) {
-        recorder.record(event: StoredEvent(event))
-        eventCounter[event.kind.rawValue]?.increment()
-        bus.publish(.detection(DetectionMapping.payload(event, session: sessionID, sensor: context.sensorLabel)))
+        let record = EventRecord(event)
+        recorder.record(event: record)
+        metrics.events(event.kind).increment()
+        bus.publish(.detection(DetectionPayload(sessionId: sessionID, sensor: context.sensorLabel, event: record)))
     }
 
     // MARK: Running
@@ -233,12 +235,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             let statistics = await linkStatistics()
             let (idleFor, linkUp) = state.withLock { state -> (Duration, Bool) in
                 state.latest = statistics
-                return (state.lastActivity.duration(to: clock.now), state.linkState == "connected")
+                return (state.lastActivity.duration(to: clock.now), state.linkState?.isConnected == true)
             }
             recorder.update(counts: counts)
-            let recorderStatistics = recorder.statistics
-            queueDepth.record(recorderStatistics.queueDepth)
-            flushLatency.recordNanoseconds(Self.nanoseconds(recorderStatistics.lastFlushLatency))
+            reportStore(recorder.statistics)
             bus.publish(.counters(counters()))
             if let idleTimeout, idleFor >= idleTimeout {
                 let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
@@ -252,6 +252,24 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 return
             }
         }
+    }
+
+    /// Adds this session's change of queue depth to the gateway's total, and the latest write's
+    /// duration when a write happened since the last tick.
+    private func reportStore(_ statistics: SessionRecorder<C>.Statistics) {
+        let (depthChange, newWrite) = state.withLock { state -> (Int, Bool) in
+            // After finish, `finish(reason:)` takes the session's share back out of the total.
+            guard !state.finished else { return (0, false) }
+            defer {
+                state.reportedQueueDepth = statistics.queueDepth
+                state.reportedFlushes = statistics.flushes
+            }
+            return (statistics.queueDepth - state.reportedQueueDepth, statistics.flushes != state.reportedFlushes)
+        }
+        // A meter takes positive steps only, up or down.
+        if depthChange > 0 { metrics.storeQueueDepth.increment(by: Double(depthChange)) }
+        if depthChange < 0 { metrics.storeQueueDepth.decrement(by: Double(-depthChange)) }
+        if newWrite { metrics.storeWriteSeconds.recordNanoseconds(Self.nanoseconds(statistics.lastFlushLatency)) }
     }
 
     /// The stream counters the store keeps.
@@ -271,10 +289,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// The live numbers `sportsensorctl tail` shows.
     public func counters() -> SessionCounters {
-        let elapsed = Self.seconds(started.duration(to: clock.now))
+        let elapsed = started.duration(to: clock.now).inSeconds
         return state.withLock { state in
             let summary = state.summary
-            let profile = context.profile
+            let profile = context.settings.profile
             return SessionCounters(
                 sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
                 profile: profile.rawValue, count: summary.count,
@@ -282,7 +300,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 maxPeakG: profile == .tableTennis && summary.count > 0 ? summary.maxPeakG : nil,
                 ratePerMinute: summary.ratePerMinute,
                 bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
-                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil, linkState: state.linkState,
+                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil,
+                linkState: LinkState.wireName(state.linkState),
                 elapsedSeconds: elapsed)
         }
     }
@@ -294,7 +313,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         let session = context.session
         return SessionInfo(
             id: session.idText, sensor: "\(context.address)", alias: context.alias, athlete: context.athlete,
-            profile: context.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil, isLive: true,
+            profile: context.settings.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil,
+            isLive: true,
             eventCounts: eventCounts, samples: Int(counts.received), lostSamples: Int(counts.lost),
             malformedNotifications: Int(counts.malformed), sampleRate: counts.sampleRate)
     }
@@ -325,6 +345,11 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             abandonSink.yield()
             throw error
         }
+        let reported = state.withLock { state in
+            defer { state.reportedQueueDepth = 0 }
+            return state.reportedQueueDepth
+        }
+        if reported != 0 { metrics.storeQueueDepth.decrement(by: Double(reported)) }
         logger.info("session ended", metadata: ["session.reason": "\(reason)"])
         var info = self.info()
         info.isLive = false
@@ -332,11 +357,6 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         info.endReason = reason.rawValue
         bus.publish(.session(info))
         return record
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -2,6 +2,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -62,57 +64,31 @@ public struct SystemdNotifier: Sendable {
         let abstract = pathBytes.first == UInt8(ascii: "@")
         if abstract { pathBytes[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { return Errno(ENAMETOOLONG) }
+        guard pathBytes.count < capacity else { return .fileNameTooLong }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: pathBytes)
         }
         let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + pathBytes.count + (abstract ? 0 : 1)
 
-        let socketResult = retryingEINTR {
-            socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor: Int32
+        switch syscall("socket", { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): return error
         }
-        guard case .success(let descriptor) = socketResult else {
-            if case .failure(let error) = socketResult { return error }
-            return nil
-        }
-        defer { _ = close(descriptor) }
+        defer { _ = syscall("close", retryingOnEINTR: false) { close(descriptor) } }
         let sent = message.withUnsafeBytes { bytes in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    retryingEINTR {
-                        Int32(
-                            sendto(
-                                descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL),
-                                socketAddress, socklen_t(length)))
+                    syscall("sendto") {
+                        sendto(
+                            descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL),
+                            socketAddress, socklen_t(length))
                     }
                 }
             }
         }
         if case .failure(let error) = sent { return error }
         return nil
-    }
-}
-
-/// An `errno` value.
-public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The raw value.
-    public var rawValue: Int32
-
-    /// Wraps a raw value.
-    public init(_ rawValue: Int32) { self.rawValue = rawValue }
-
-    /// `strerror` text and the number.
-    public var description: String { "\(String(cString: strerror(rawValue))) (errno \(rawValue))" }
-}
-
-/// Runs one system call, again while it fails with `EINTR`; a result of -1 becomes its `errno`.
-func retryingEINTR(_ call: () -> Int32) -> Result<Int32, Errno> {
-    while true {
-        let result = call()
-        if result != -1 { return .success(result) }
-        let error = errno
-        if error == EINTR { continue }
-        return .failure(Errno(error))
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import GATTClient
+import GatewayConfig
 import Logging
 import Synchronization
 import VirtualSensor
@@ -96,7 +97,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
                             "virtual sensor out of range",
                             metadata: [
                                 "ble.address": "\(address)",
-                                "sensor.away_s": "\(outOfRange.map { $0.duration / .seconds(1) } ?? 0)",
+                                "sensor.away_s": "\(outOfRange.map { $0.duration.inSeconds } ?? 0)",
                             ])
                     }
                     await far.close()

@@ -31,6 +31,10 @@ public enum MotionLabel: Hashable, Sendable {
 }
 
 /// What a synthetic recording shows.
+///
+/// A script's raw value is the name of the detection profile whose detector it exercises
+/// (`DetectionProfile(rawValue:)`), so evaluations and tests pair them without a table of their
+/// own; `rest` exercises none.
 public enum MotionScript: String, CaseIterable, Hashable, Sendable {
     /// The sensor lying or held still, with tremor (and gestures when distractors are on).
     case rest

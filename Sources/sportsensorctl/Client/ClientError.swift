@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
+import ControlProtocol
 import Foundation
-import GatewayCore
 
 /// A request to `sportsensord` that failed. The message says what happened and what to do;
 /// `exitCode` follows sysexits(3).
-struct ClientError: Error, CustomStringConvertible {
+struct ClientError: CodedError {
     /// What kind of failure.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name.
@@ -36,7 +37,8 @@ struct ClientError: Error, CustomStringConvertible {
     /// The underlying error.
     var cause: (any Error)?
 
-    /// `message (fix)`: what `error:` lines show.
+    /// `message (fix)`: what `error:` lines show, in place of the shared `code: message` form (a
+    /// person at the terminal needs the fix, not the code).
     var description: String { fix.map { "\(message) (\($0))" } ?? message }
 
     /// sysexits(3): 69 when the daemon is not there, 77 without permission, 76 for a broken

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import ControlProtocol
 import Foundation
-import GatewayCore
 
 /// The options every command that talks to `sportsensord` shares.
 struct ClientOptions: ParsableArguments {
@@ -9,7 +9,8 @@ struct ClientOptions: ParsableArguments {
         help: ArgumentHelp(
             "The daemon's control socket.",
             discussion: "Default: $SPORTSENSOR_SOCKET, else /run/sportsensord/control.sock when the service is "
-                + "installed, else $XDG_RUNTIME_DIR/sportsensord.sock.",
+                + "installed, else $XDG_RUNTIME_DIR/sportsensord.sock, else /tmp/sportsensord-UID.sock: where "
+                + "sportsensord listens by the same rules.",
             valueName: "path"))
     var socket: String?
 
@@ -29,10 +30,15 @@ struct ClientOptions: ParsableArguments {
         if url != nil, socket != nil { throw ValidationError("--url and --socket exclude each other: choose one") }
     }
 
+    /// Prints `value`: as JSON with `--json`, else the text `human` makes of it.
+    func output<T: Encodable>(_ value: T, _ human: (T) -> String) {
+        writeStandardOutput(json ? controlJSON(value) + "\n" : human(value))
+    }
+
     /// The endpoint these options name.
     func endpoint(environment: [String: String] = ProcessInfo.processInfo.environment) -> ControlEndpoint {
         if let url { return .tcp(baseURL: url, token: token ?? environment["SPORTSENSOR_TOKEN"]) }
-        return .unixSocket(path: ControlSocketPath.resolve(option: socket, environment: environment))
+        return .unixSocket(path: GatewayPaths(environment: environment).controlSocket(option: socket).path)
     }
 }
 
@@ -65,18 +71,4 @@ func controlJSON<T: Encodable>(_ value: T) -> String {
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return "null" }
     return String(decoding: data, as: UTF8.self)
-}
-
-/// A path component of a route, percent-encoded (aliases may hold any character).
-func routeComponent(_ text: String) -> String {
-    var allowed = CharacterSet.urlPathAllowed
-    allowed.remove(charactersIn: "/?#%")
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-}
-
-/// A query value, percent-encoded.
-func queryValue(_ text: String) -> String {
-    var allowed = CharacterSet.urlQueryAllowed
-    allowed.remove(charactersIn: "&=+?#%")
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
 }

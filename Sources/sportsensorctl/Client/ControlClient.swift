@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import AsyncHTTPClient
+import ControlProtocol
 import Foundation
-import GatewayCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -51,14 +51,14 @@ struct ControlClient: Sendable {
 
     // MARK: Requests
 
-    /// `GET uri`, decoded as `T`.
-    func get<T: Decodable>(_ uri: String, as type: T.Type = T.self) async throws(ClientError) -> T {
-        try decode(T.self, from: try await perform(.GET, uri, body: nil))
+    /// `request` without a body, the answer decoded as `T`.
+    func get<T: Decodable>(_ request: ControlRequest, as type: T.Type = T.self) async throws(ClientError) -> T {
+        try decode(T.self, from: try await perform(request, body: nil))
     }
 
-    /// `method uri` with `body` as JSON, the answer decoded as `T`.
+    /// `request` with `body` as JSON, the answer decoded as `T`.
     func send<Body: Encodable, T: Decodable>(
-        _ method: HTTPMethod, _ uri: String, json body: Body?, as type: T.Type = T.self, timeout: Int64? = nil
+        _ request: ControlRequest, json body: Body?, as type: T.Type = T.self, timeout: Int64? = nil
     ) async throws(ClientError) -> T {
         var bytes: [UInt8]?
         if let body {
@@ -68,19 +68,19 @@ struct ControlClient: Sendable {
                 throw ClientError(code: .invalidOption, message: "cannot encode the request: \(error)", cause: error)
             }
         }
-        return try decode(T.self, from: try await perform(method, uri, body: bytes, timeout: timeout))
+        return try decode(T.self, from: try await perform(request, body: bytes, timeout: timeout))
     }
 
-    /// `method uri` without a body, for answers without one (`DELETE` → 204).
-    func send(_ method: HTTPMethod, _ uri: String) async throws(ClientError) {
-        _ = try await perform(method, uri, body: nil)
+    /// `request` without a body, for answers without one (`DELETE` → 204).
+    func send(_ request: ControlRequest) async throws(ClientError) {
+        _ = try await perform(request, body: nil)
     }
 
     /// Performs one request; the body of a 2xx answer, else the daemon's error as a `ClientError`.
     func perform(
-        _ method: HTTPMethod, _ uri: String, body: [UInt8]?, timeout: Int64? = nil
+        _ request: ControlRequest, body: [UInt8]?, timeout: Int64? = nil
     ) async throws(ClientError) -> [UInt8] {
-        let request = try makeRequest(method, uri, body: body)
+        let request = try makeRequest(request, body: body)
         let response: HTTPClientResponse
         do {
             response = try await http.execute(request, timeout: .seconds(timeout ?? requestTimeout))
@@ -109,7 +109,7 @@ struct ControlClient: Sendable {
     /// ends the stream cleanly (returns) or the connection breaks (throws `connectionLost`).
     /// Cancelling the calling task ends the subscription.
     func events(_ onEvent: (ServerSentEvent) async throws -> Void) async throws {
-        var request = try makeRequest(.GET, "/v1/events", body: nil)
+        var request = try makeRequest(ControlRoute.events.request(), body: nil)
         request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
         let response: HTTPClientResponse
         do {
@@ -142,16 +142,14 @@ struct ControlClient: Sendable {
 
     // MARK: Internals
 
-    private func makeRequest(
-        _ method: HTTPMethod, _ uri: String, body: [UInt8]?
-    ) throws(ClientError) -> HTTPClientRequest {
-        guard let url = endpoint.url(for: uri) else {
+    private func makeRequest(_ control: ControlRequest, body: [UInt8]?) throws(ClientError) -> HTTPClientRequest {
+        guard let url = endpoint.url(for: control.uri) else {
             throw ClientError(
-                code: .invalidOption, message: "cannot make a URL of \(endpoint) and \(uri)",
+                code: .invalidOption, message: "cannot make a URL of \(endpoint) and \(control.uri)",
                 fix: "check --socket or --url")
         }
         var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method
+        request.method = HTTPMethod(rawValue: control.method.rawValue)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "sportsensorctl")
         if case .tcp(_, let token?) = endpoint { request.headers.add(name: "Authorization", value: "Bearer \(token)") }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLETransport
+import ControlProtocol
 import Foundation
-import GatewayCore
 
 /// One line of `sportsensorctl doctor`.
 struct DoctorCheck: Codable, Hashable, Sendable {
@@ -147,7 +147,7 @@ enum DoctorChecks {
             let names = scanners.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", ")
             return DoctorCheck(
                 name: "other scanners", status: .warn, detail: "running: \(names)",
-                fix: "a raw HCI scan (hcitool lescan, sportsensorctl hci-scan) makes the controller refuse the "
+                fix: "a raw HCI scan (hcitool lescan, sportsensor-dev hci-scan) makes the controller refuse the "
                     + "kernel's scans and connections: quit it; bluetoothctl's discovery is shared with the gateway")
         }
         if let bluetoothd {
@@ -205,11 +205,21 @@ enum DoctorChecks {
         case missing
         case unreadable(String)
         case notSQLite
+        /// An SQLite file whose `PRAGMA quick_check` passed.
         case sqlite(bytes: Int)
+        /// An SQLite file `PRAGMA quick_check` finds damaged, with SQLite's findings.
+        case damaged(String)
     }
 
     /// Store health: the daemon's word when it answers, else a read-only look at the file.
     static func store(status: GatewayStatus?, databasePath: String, file: StoreFileProbe) -> DoctorCheck {
+        if case .damaged(let findings) = file {
+            // Whatever the daemon says: its own check may not have finished yet.
+            return DoctorCheck(
+                name: "store", status: .fail, detail: "\(databasePath) is damaged (\(findings))",
+                fix: "stop sportsensord, keep a copy of the file, and restore the last backup (Docs/OPERATIONS.md); "
+                    + "`sportsensorctl store check` lists SQLite's findings")
+        }
         if let status {
             if status.storeHealthy {
                 return DoctorCheck(name: "store", status: .ok, detail: "\(status.stateDirectory): healthy")
@@ -238,8 +248,10 @@ enum DoctorChecks {
             return DoctorCheck(
                 name: "store", status: .ok,
                 detail:
-                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB (daemon not reachable: file checked only)"
-            )
+                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB, quick_check ok (daemon not reachable: "
+                    + "file checked only)")
+        case .damaged:
+            preconditionFailure("handled above")
         }
     }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLETransport
+import ControlProtocol
 import Foundation
-import GatewayCore
 import SessionStore
 
 #if canImport(Glibc)
@@ -29,7 +29,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let checks = await DoctorProbe.run(endpoint: client.endpoint(), stateDirectory: stateDir)
-        writeStandardOutput(client.json ? controlJSON(checks) + "\n" : DoctorChecks.report(checks))
+        client.output(checks, DoctorChecks.report)
         if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
     }
 }
@@ -66,17 +66,17 @@ enum DoctorProbe {
         let answer: Result<GatewayStatus, ClientError>
         let client = ControlClient(endpoint: endpoint, requestTimeout: 10)
         do throws(ClientError) {
-            answer = .success(try await client.get("/v1/status"))
+            answer = .success(try await client.get(ControlRoute.status.request()))
         } catch {
             answer = .failure(error)
         }
         await client.shutdown()
         checks.append(DoctorChecks.daemon(answer))
         let status = try? answer.get()
-        let directory = StateDirectory.resolve(commandLine: stateDirectory)
+        let directory = StateDirectory(path: GatewayPaths().stateDirectory(option: stateDirectory).path)
         checks.append(
             DoctorChecks.store(
-                status: status, databasePath: directory.databasePath, file: storeProbe(directory.databasePath)))
+                status: status, databasePath: directory.databasePath, file: await storeProbe(directory)))
         return checks
     }
 
@@ -108,7 +108,8 @@ enum DoctorProbe {
     }
 
     /// Whether the database file is there and starts like SQLite, read-only.
-    static func storeProbe(_ path: String) -> DoctorChecks.StoreFileProbe {
+    static func storeProbe(_ directory: StateDirectory) async -> DoctorChecks.StoreFileProbe {
+        let path = directory.databasePath
         guard FileManager.default.fileExists(atPath: path) else { return .missing }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .unreadable(String(cString: strerror(errno)))
@@ -117,6 +118,14 @@ enum DoctorProbe {
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         guard header == Data("SQLite format 3\0".utf8) else { return .notSQLite }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        do throws(StoreError) {
+            // Read-only: doctor changes nothing, and may run beside the daemon.
+            let store = try SessionStore.openReadOnly(at: directory)
+            defer { try? store.close() }
+            try await store.quickCheck()
+        } catch {
+            return error.code == .corrupt ? .damaged(error.message) : .unreadable(error.message)
+        }
         return .sqlite(bytes: size)
     }
 }

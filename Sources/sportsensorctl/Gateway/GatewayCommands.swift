@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
-import GatewayCore
 
 /// `sportsensorctl status`: the daemon's version, uptime, store, adapters, sensors and sessions.
 struct StatusCommand: AsyncParsableCommand {
@@ -14,8 +14,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            let status: GatewayStatus = try await connection.get("/v1/status")
-            writeStandardOutput(client.json ? controlJSON(status) + "\n" : GatewayFormatting.status(status))
+            let status: GatewayStatus = try await connection.get(ControlRoute.status.request())
+            client.output(status, GatewayFormatting.status)
         }
     }
 }
@@ -40,15 +40,13 @@ struct ScanCommand: AsyncParsableCommand {
         try await runClientCommand(client) { connection in
             if !client.json { writeStandardError("scanning for \(seconds) s…\n") }
             let found: [DiscoveryInfo] = try await connection.send(
-                .POST, "/v1/scan?seconds=\(seconds)", json: String?.none, timeout: Int64(seconds) + 30)
+                ControlRoute.scan.request(query: ["seconds": "\(seconds)"]), json: String?.none,
+                timeout: Int64(seconds) + 30)
             let sorted = GatewayFormatting.sortedDiscoveries(found)
-            if client.json {
-                writeStandardOutput(controlJSON(sorted) + "\n")
-            } else if sorted.isEmpty {
-                writeStandardOutput(
-                    "nothing advertised: is the sensor awake (shake it) and within a few metres? try --seconds 15\n")
-            } else {
-                writeStandardOutput(GatewayFormatting.discoveries(sorted))
+            client.output(sorted) { found in
+                found.isEmpty
+                    ? "nothing advertised: is the sensor awake (shake it) and within a few metres? try --seconds 15\n"
+                    : GatewayFormatting.discoveries(found)
             }
         }
     }
@@ -86,14 +84,12 @@ struct PairCommand: AsyncParsableCommand {
         try await runClientCommand(client) { connection in
             let request = PairRequest(
                 address: address.uppercased(), addressType: addressType, alias: alias, athlete: athlete)
-            let sensor: SensorInfo = try await connection.send(.POST, "/v1/sensors", json: request)
-            if client.json {
-                writeStandardOutput(controlJSON(sensor) + "\n")
-            } else {
+            let sensor: SensorInfo = try await connection.send(ControlRoute.pair.request(), json: request)
+            client.output(sensor) { sensor in
                 var line = "paired \(sensor.address)"
                 if let alias = sensor.alias { line += " as \(alias)" }
                 if let athlete = sensor.athlete { line += " for \(athlete)" }
-                writeStandardOutput(line + " (link \(sensor.linkState))\n")
+                return line + " (link \(sensor.linkState))\n"
             }
         }
     }
@@ -111,7 +107,7 @@ struct UnpairCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            try await connection.send(.DELETE, "/v1/sensors/\(routeComponent(sensor))")
+            try await connection.send(ControlRoute.unpair.request(sensor))
             writeStandardOutput(client.json ? "{\"unpaired\":\(jsonString(sensor))}\n" : "unpaired \(sensor)\n")
         }
     }
@@ -126,13 +122,11 @@ struct SensorsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClientCommand(client) { connection in
-            let sensors: [SensorInfo] = try await connection.get("/v1/sensors")
-            if client.json {
-                writeStandardOutput(controlJSON(sensors) + "\n")
-            } else if sensors.isEmpty {
-                writeStandardOutput("no sensors paired: find one with `sportsensorctl scan`, then `pair ADDRESS`\n")
-            } else {
-                writeStandardOutput(GatewayFormatting.sensors(sensors, now: Date()))
+            let sensors: [SensorInfo] = try await connection.get(ControlRoute.sensors.request())
+            client.output(sensors) { sensors in
+                sensors.isEmpty
+                    ? "no sensors paired: find one with `sportsensorctl scan`, then `pair ADDRESS`\n"
+                    : GatewayFormatting.sensors(sensors, now: Date())
             }
         }
     }
@@ -157,15 +151,13 @@ struct StartCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClientCommand(client) { connection in
             let request = StartSessionRequest(sensor: sensor, profile: profile?.rawValue, athlete: athlete)
-            let session: SessionInfo = try await connection.send(.POST, "/v1/sessions", json: request)
-            if client.json {
-                writeStandardOutput(controlJSON(session) + "\n")
-            } else {
+            let session: SessionInfo = try await connection.send(ControlRoute.startSession.request(), json: request)
+            client.output(session) { session in
                 var line =
                     "started session \(GatewayFormatting.shortID(session.id)) on \(session.alias ?? session.sensor)"
                 line += " (\(session.profile)"
                 if let athlete = session.athlete { line += ", \(athlete)" }
-                writeStandardOutput(line + "); follow it with `sportsensorctl tail`\n")
+                return line + "); follow it with `sportsensorctl tail`\n"
             }
         }
     }
@@ -194,21 +186,19 @@ struct StopCommand: AsyncParsableCommand {
             if let id {
                 target = id
             } else {
-                var uri = "/v1/sessions?live=true"
-                if let sensor { uri += "&sensor=\(queryValue(sensor))" }
-                let live: [SessionInfo] = try await connection.get(uri)
+                let query: KeyValuePairs<String, String> =
+                    if let sensor { ["live": "true", "sensor": sensor] } else { ["live": "true"] }
+                let live: [SessionInfo] = try await connection.get(ControlRoute.sessions.request(query: query))
                 target = try StopCommand.choose(from: live, sensor: sensor)
             }
             let session: SessionInfo = try await connection.send(
-                .POST, "/v1/sessions/\(routeComponent(target))/stop", json: String?.none)
-            if client.json {
-                writeStandardOutput(controlJSON(session) + "\n")
-            } else {
+                ControlRoute.stopSession.request(target), json: String?.none)
+            client.output(session) { session in
                 let events = session.eventCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
                 let summary = events.isEmpty ? "no events" : events.joined(separator: ", ")
-                writeStandardOutput(
+                return
                     "stopped session \(GatewayFormatting.shortID(session.id)) on \(session.alias ?? session.sensor): "
-                        + "\(summary), \(session.samples) samples\n")
+                    + "\(summary), \(session.samples) samples\n"
             }
         }
     }

@@ -1,6 +1,6 @@
+import ControlProtocol
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import GatewayCore
 
 /// How the client commands show the daemon's answers to a person.
 enum GatewayFormatting {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import ControlProtocol
 import Dispatch
 import Foundation
-import GatewayCore
 
 #if canImport(Glibc)
 import Glibc

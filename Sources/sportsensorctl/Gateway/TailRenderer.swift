@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
+import ControlProtocol
+import Detection
 
 /// What `sportsensorctl tail` prints for each event of the live stream, as a pure struct: feed it
 /// events, write what it returns.
@@ -116,16 +117,14 @@ struct TailRenderer: Sendable {
 
     /// One detection: sensor, time into the session, type and its figures.
     static func line(_ detection: DetectionPayload) -> String {
-        var parts = [
-            detection.sensor, "+" + GatewayFormatting.fixed(detection.t, decimals: 2) + " s", detection.type,
-        ]
-        if let peak = detection.peakG {
+        let event = detection.event
+        var parts = [detection.sensor, "+" + GatewayFormatting.fixed(event.t, decimals: 2) + " s", event.type]
+        if let peak = event.peakG {
             parts.append(
-                "peak \(GatewayFormatting.fixed(peak, decimals: 2)) g"
-                    + (detection.saturated == true ? " (clipped)" : ""))
+                "peak \(GatewayFormatting.fixed(peak, decimals: 2)) g" + (event.saturated == true ? " (clipped)" : ""))
         }
-        if let flight = detection.flightS { parts.append("flight \(GatewayFormatting.fixed(flight, decimals: 3)) s") }
-        if let height = detection.heightM { parts.append("height \(GatewayFormatting.fixed(height, decimals: 2)) m") }
+        if let flight = event.flightS { parts.append("flight \(GatewayFormatting.fixed(flight, decimals: 3)) s") }
+        if let height = event.heightM { parts.append("height \(GatewayFormatting.fixed(height, decimals: 2)) m") }
         return parts.joined(separator: "  ")
     }
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 #
-# Stage 2 of `make itest`, sourced by itest.sh in the guest (it uses W, BIN, SENSOR, PIDS, fail,
-# fail_env and step from there): the daemon beside bluetoothd in its default configuration.
+# Stage 2 of `make itest`, sourced by itest.sh in the guest (it uses W, CTL, DEV, SENSOR, PIDS,
+# fail, fail_env and step from there): the daemon beside bluetoothd in its default configuration.
 #
 # - D-Bus and bluetoothd start (Debian's bluetoothd with the host's /etc/bluetooth, debug log on);
 #   they take over hci0 and hci1 as they would on any Debian box.
@@ -17,12 +17,12 @@
 # - What bluetoothd made of the gateway's link is printed for Docs/ARCHITECTURE.md: its device
 #   list, the sensor's info, and its log lines about the sensor; the host prints the kernel's
 #   side on hci0 from the capture (stage2.btsnoop) after the VM ends.
-DAEMON=$(dirname "$BIN")/sportsensord
+DAEMON=$(dirname "$CTL")/sportsensord
 # The daemon's commands, on this stage's control socket.
 ctl() {
     local command=$1
     shift
-    "$BIN" "$command" --socket $W/control.sock "$@"
+    "$CTL" "$command" --socket $W/control.sock "$@"
 }
 STAGE2_SECONDS=${STAGE2_SECONDS:-30}
 
@@ -48,7 +48,7 @@ done
 bluetoothctl list | sed 's/^/  /'
 
 # It drops the link after 1500 samples, so the gateway reconnects while bluetoothd discovers.
-"$BIN" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after 1500 --truth $W/truth2.csv \
+"$DEV" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after 1500 --truth $W/truth2.csv \
     >$W/vsensor2.log 2>&1 &
 PIDS+=($!)
 for i in $(seq 100); do grep -q 'virtual-sensor: advertising' $W/vsensor2.log && break; sleep 0.1; done
@@ -110,7 +110,7 @@ rc=$?
 [ $rc = 0 ] || fail "sportsensord exited with $rc"
 grep -E 'discover|connect|queue|error|LE link' $W/daemon.log | grep -v ServiceLifecycle | tail -20 | sed 's/^/  /'
 grep -q "LE link to $SENSOR on hci0: interval" $W/daemon.log || fail "the daemon did not report the link's parameters"
-"$BIN" sessions --state-dir $W/state --json >$W/sessions2.json 2>&1 || fail "sessions: $(cat $W/sessions2.json)"
+"$CTL" sessions --state-dir $W/state --json >$W/sessions2.json 2>&1 || fail "sessions: $(cat $W/sessions2.json)"
 sed 's/^/  /' $W/sessions2.json | head -20
 python3 - "$W/sessions2.json" <<'PY' || fail "the session beside bluetoothd's discovery received too few samples"
 import json, sys

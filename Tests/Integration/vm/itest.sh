@@ -6,12 +6,12 @@
 # The machines this runs on have no Bluetooth in their kernel, so this boots Debian's kernel
 # under qemu (software emulation; virtme-ng shares the host's filesystem read-only with the
 # guest), creates two virtual LE controllers with BlueZ's btvirt and runs, as root in the guest:
-#   hci1: `sportsensorctl virtual-sensor` (raw-HCI advertising as BC05…, VirtualSensor over an
+#   hci1: `sportsensor-dev virtual-sensor` (raw-HCI advertising as BC05…, VirtualSensor over an
 #         L2CAP ATT server socket), which drops the first link after DROP_AFTER samples;
-#   hci0: `sportsensorctl stream` (LEScanner, L2CAPConnector, SensorLink) for SAMPLES samples;
-# then `sportsensorctl hci-scan` as an unprivileged user without capabilities (must fail with the
+#   hci0: `sportsensor-dev stream` (LEScanner, L2CAPConnector, SensorLink) for SAMPLES samples;
+# then `sportsensor-dev hci-scan` as an unprivileged user without capabilities (must fail with the
 # CAP_NET_RAW/CAP_NET_ADMIN message), then decodes the btmon capture with `sportsensorctl
-# decode` and compares ground truth, stream and capture with `sportsensorctl itest-compare`.
+# decode` and compares ground truth, stream and capture with `sportsensor-dev itest-compare`.
 # Stage 2 starts bluetoothd (default configuration) and runs `sportsensord --adapter hci0` beside
 # it: scan (mgmt discovery), pair and a session while `bluetoothctl scan on` discovers on hci0.
 # Docs/TESTING.md explains it.
@@ -45,12 +45,12 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     fi
     KERNEL=${KERNEL:-$(ls -v /boot/vmlinuz-* 2>/dev/null | tail -1)}
     [ -n "$KERNEL" ] && [ -r "$KERNEL" ] || { echo "itest: FAIL: no kernel image under /boot (apt linux-image-amd64)"; exit 2; }
-    echo "itest: building sportsensorctl and sportsensord"
-    for product in sportsensorctl sportsensord; do
+    echo "itest: building sportsensorctl, sportsensor-dev and sportsensord"
+    for product in sportsensorctl sportsensor-dev sportsensord; do
         (cd "$ROOT" && ${SWIFT:-swift} build --product $product) >"$ROOT/.build/itest-build.log" 2>&1 ||
             { tail -30 "$ROOT/.build/itest-build.log"; echo "itest: FAIL: build"; exit 2; }
     done
-    BIN=$(cd "$ROOT" && ${SWIFT:-swift} build --product sportsensorctl --show-bin-path)/sportsensorctl
+    BINDIR=$(cd "$ROOT" && ${SWIFT:-swift} build --show-bin-path)
     OUT="$ROOT/.build/itest/out"
     rm -rf "$OUT" && mkdir -p "$OUT"
     # TCG; -svm avoids probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
@@ -65,7 +65,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
         echo "itest: booting $KERNEL under qemu"
         # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
         PATH="$VENV/bin:$PATH" vng --run "$KERNEL" "${ACCEL[@]}" --force-9p -m 1G -p 2 --rwdir="$OUT" \
-            --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BIN" 2>&1 | cat
+            --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BINDIR" 2>&1 | cat
         rc=${PIPESTATUS[0]}
         result=$(cat "$OUT/result" 2>/dev/null || echo "NO RESULT")
         if [ "$result" = PASS ]; then rc=0; break; fi
@@ -92,7 +92,8 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
 fi
 # ------------------------------------------------------------------------------- guest (root)
 OUT=$2
-BIN=$3
+CTL=$3/sportsensorctl
+DEV=$3/sportsensor-dev
 W=/tmp/itest
 mkdir -p $W
 PIDS=()
@@ -160,7 +161,7 @@ for h in hci0 hci1; do btmgmt -i $h power on | grep -q 'settings: powered' || fa
 SENSOR=$(btmgmt -i hci1 info | awk '/addr/ {print $2; exit}')
 step "controllers up, sensor adapter $SENSOR"
 
-"$BIN" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after "$DROP_AFTER" --truth $W/truth.csv \
+"$DEV" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after "$DROP_AFTER" --truth $W/truth.csv \
     >$W/vsensor.log 2>&1 &
 VSENSOR=$!
 PIDS+=($VSENSOR)
@@ -168,7 +169,7 @@ for i in $(seq 100); do grep -q 'virtual-sensor: advertising' $W/vsensor.log && 
 grep -q 'virtual-sensor: advertising' $W/vsensor.log || fail "the virtual sensor did not start advertising"
 step "virtual sensor advertising"
 
-timeout 240 "$BIN" stream --hci hci0 --scan-seconds 60 --samples "$SAMPLES" --csv $W/received.csv \
+timeout 240 "$DEV" stream --hci hci0 --scan-seconds 60 --samples "$SAMPLES" --csv $W/received.csv \
     --stats $W/stream.stats --max-backoff 4 --timeout 200 >$W/stream.log 2>&1
 rc=$?
 sed 's/^/  /' $W/stream.log
@@ -176,9 +177,9 @@ sed 's/^/  /' $W/stream.log
 step "stream done"
 
 # The scanner without privileges: nobody, no capabilities. It must fail and say how to fix it.
-install -m 0755 "$BIN" /tmp/sportsensorctl-nobody
+install -m 0755 "$DEV" /tmp/sportsensor-dev-nobody
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-    /tmp/sportsensorctl-nobody hci-scan --hci hci0 --seconds 2 >$W/scan-nobody.log 2>&1
+    /tmp/sportsensor-dev-nobody hci-scan --hci hci0 --seconds 2 >$W/scan-nobody.log 2>&1
 rc=$?
 sed 's/^/  /' $W/scan-nobody.log
 [ $rc = 2 ] || fail "the unprivileged scan exited with $rc, expected 2"
@@ -193,9 +194,9 @@ grep -q 'virtual-sensor: ATT connection 2' $W/vsensor.log || fail "the virtual s
 kill -INT $BTMON
 wait $BTMON 2>/dev/null
 PIDS=($BTVIRT)
-"$BIN" decode $W/hci.btsnoop --address "$SENSOR" --stats >$W/decoded.csv 2>$W/decode.log || fail "decode"
+"$CTL" decode $W/hci.btsnoop --address "$SENSOR" --stats >$W/decoded.csv 2>$W/decode.log || fail "decode"
 sed 's/^/  /' $W/decode.log
-"$BIN" itest-compare --truth $W/truth.csv --received $W/received.csv --stats $W/stream.stats \
+"$DEV" itest-compare --truth $W/truth.csv --received $W/received.csv --stats $W/stream.stats \
     --decoded $W/decoded.csv --min-samples "$SAMPLES" --min-reconnects 1 >$W/compare.log 2>&1
 rc=$?
 sed 's/^/  /' $W/compare.log

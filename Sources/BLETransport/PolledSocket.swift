@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Glibc
+import Logging
+import Synchronization
+import SystemCalls
+import SystemPackage
+
+/// A message socket (`SOCK_SEQPACKET`, or a raw HCI socket) and the one I/O thread that reads it:
+/// what ``SeqPacketBearer`` and ``HCISocket`` are built on.
+///
+/// - **Reading.** The thread sleeps in `poll(2)`, without a timeout, on the socket and a
+///   ``WakeSignal``, and reads one message per readiness with `recv(MSG_DONTWAIT | MSG_TRUNC)`.
+///   `POLLHUP` and `POLLERR` wake it like `POLLIN`; `recv` then returns 0 or the socket's error,
+///   so the end of a link is reported as soon as the kernel knows it. A message longer than the
+///   receive capacity (`MSG_TRUNC` makes `recv` return the real length) is dropped with a
+///   warning, never delivered truncated.
+/// - **One closer.** Every use of the socket (the thread's `recv`, ``send(_:)``) happens under
+///   one lock, and only the thread closes the socket and the eventfd, once, after ``close()`` or
+///   the end of reading: no call can reach a descriptor number the kernel has handed to someone
+///   else. ``waitForExit()`` returns once both are closed.
+/// - **Scripts.** The thread starts with ``startDedicatedThread(named:_:)``, so a
+///   ``SyscallScript`` installed when the socket is adopted applies to the thread's calls too.
+///
+/// The thread keeps the object alive until it has closed the descriptors. It alone holds the
+/// callbacks, so they may refer to the owner without making a reference cycle.
+final class PolledSocket: Sendable {
+    /// How reading ended, when not by ``close()``.
+    enum Ending: Sendable {
+        /// `recv` returned 0: the peer (or the kernel) closed the connection.
+        case endOfFile
+        /// `poll` or `recv` (the `syscall`) failed with this errno.
+        case failed(syscall: String, Errno)
+    }
+
+    private struct Descriptor {
+        var isOpen = true
+        var isClosing = false
+    }
+
+    private struct Exit {
+        var hasExited = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let socket: Int32
+    private let wake: WakeSignal
+    private let descriptor = Mutex(Descriptor())
+    private let exit = Mutex(Exit())
+
+    /// Takes ownership of `socket` and starts its I/O thread.
+    ///
+    /// - Parameters:
+    ///   - socket: a connected message socket; closed by this object, also when this throws.
+    ///   - label: names the thread.
+    ///   - receiveCapacity: the longest message delivered.
+    ///   - logger: where dropped messages are logged.
+    ///   - onMessage: called on the I/O thread with each message, outside the lock.
+    ///   - onEnd: called on the I/O thread, at most once, when reading ends other than by
+    ///     ``close()``; the socket is still open during the call, so a last message can be sent.
+    /// - Throws: ``TransportError`` when the wake-up eventfd cannot be created (`EMFILE`...).
+    init(
+        adopting socket: Int32,
+        label: String,
+        receiveCapacity: Int,
+        logger: Logger,
+        onMessage: @escaping @Sendable ([UInt8]) -> Void,
+        onEnd: @escaping @Sendable (Ending) -> Void
+    ) throws(TransportError) {
+        do throws(TransportError) {
+            wake = try WakeSignal()
+        } catch {
+            closeDescriptor(socket)
+            throw error
+        }
+        self.socket = socket
+        startDedicatedThread(named: label) { [self] in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: receiveCapacity, alignment: 8)
+            defer { buffer.deallocate() }
+            if let ending = readLoop(into: buffer, logger: logger, onMessage: onMessage) { onEnd(ending) }
+            closeAndSignalExit()
+        }
+    }
+
+    /// Sends one message without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link is
+    /// `EPIPE`, never `SIGPIPE`).
+    ///
+    /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
+    func send(_ message: [UInt8]) -> Result<Int, Errno>? {
+        descriptor.withLock { state in
+            guard state.isOpen && !state.isClosing else { return nil }
+            return message.withUnsafeBytes { bytes in
+                syscall("send") {
+                    Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+            }
+        }
+    }
+
+    /// Asks the thread to close the descriptors and returns without waiting; later sends return
+    /// nil. Safe to call more than once, from any thread.
+    func close() {
+        let isFirst = descriptor.withLock { state in
+            guard state.isOpen && !state.isClosing else { return false }
+            state.isClosing = true
+            return true
+        }
+        if isFirst { wake.signal() }
+    }
+
+    /// Waits until the thread has closed both descriptors.
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            let hasExited = exit.withLock { state in
+                if !state.hasExited { state.waiters.append(continuation) }
+                return state.hasExited
+            }
+            if hasExited { continuation.resume() }
+        }
+    }
+
+    // MARK: - I/O thread
+
+    /// Reads until closed (nil) or the end of the connection.
+    private func readLoop(
+        into buffer: UnsafeMutableRawBufferPointer, logger: Logger, onMessage: ([UInt8]) -> Void
+    ) -> Ending? {
+        var fds = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            if case .failure(let errno) = pollOnce(&fds, timeout: { -1 }) { return .failed(syscall: "poll", errno) }
+            if fds[1].revents != 0 { return nil }
+            if fds[0].revents == 0 { continue }
+            // Under the lock, so close() cannot interleave; MSG_DONTWAIT keeps it short.
+            let received: Result<Int, Errno>? = descriptor.withLock { state in
+                guard !state.isClosing else { return nil }
+                return syscall("recv") {
+                    Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
+                }
+            }
+            switch received {
+            case nil:
+                return nil
+            case .success(0):
+                return .endOfFile
+            case .success(let length) where length > buffer.count:
+                logger.warning(
+                    "dropped a message longer than the receive buffer",
+                    metadata: ["message.length": "\(length)", "buffer.capacity": "\(buffer.count)"])
+            case .success(let length):
+                onMessage(Array(buffer[..<length]))
+            case .failure(.resourceTemporarilyUnavailable):
+                continue
+            case .failure(let errno):
+                return .failed(syscall: "recv", errno)
+            }
+        }
+    }
+
+    /// Closes both descriptors, once, and wakes the tasks waiting in ``waitForExit()``.
+    private func closeAndSignalExit() {
+        descriptor.withLock { state in
+            closeDescriptor(socket)
+            state.isOpen = false
+        }
+        wake.close()
+        let waiters = exit.withLock { state in
+            state.hasExited = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// The shape of every error the project throws (house rule 5): a ``code`` for programs to branch
+/// on, a ``message`` for people that says what happened and what to do about it, and the
+/// ``cause`` underneath, if any.
+///
+/// Conforming types share one ``description``, so errors read alike in logs and on the
+/// terminal: `code: message [details]; cause: cause`.
+///
+/// ```swift
+/// public struct StoreError: CodedError {
+///     public var code: Code
+///     public var message: String
+///     public var cause: (any Error)?
+/// }
+/// ```
+public protocol CodedError: Error, CustomStringConvertible {
+    /// A kind of failure. Its `description` is the code's stable name (`linkLost`, `not-found`).
+    associatedtype Code: Hashable & Sendable & CustomStringConvertible
+
+    /// What kind of failure this is; stable across releases.
+    var code: Code { get }
+    /// What happened and how to fix it, for a person.
+    var message: String { get }
+    /// The error underneath (an `Errno`, a database error, a codec error), if any; nil by default.
+    var cause: (any Error)? { get }
+    /// Facts that locate the failure (the system call and its errno, the ATT request and
+    /// handle), shown in brackets after the message; none by default.
+    var details: [String] { get }
+}
+
+extension CodedError {
+    /// No cause.
+    public var cause: (any Error)? { nil }
+
+    /// No details.
+    public var details: [String] { [] }
+
+    /// `code: message [details]; cause: cause`.
+    public var description: String {
+        var text = "\(code): \(message)"
+        let details = self.details
+        if !details.isEmpty { text += " [" + details.joined(separator: ", ") + "]" }
+        if let cause { text += "; cause: \(cause)" }
+        return text
+    }
+}
+
+/// A ``CodedError`` that is equal to another when their codes and messages are. The cause is any
+/// error and cannot be compared, so it takes no part in equality or the hash.
+public protocol CodeAndMessageHashable: CodedError, Hashable {}
+
+extension CodeAndMessageHashable {
+    /// Equal codes and messages.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
+import Detection
+
+/// What the control API can ask of the running gateway. `ControlAPI` maps each HTTP route to one
+/// method (Docs/API.md); the daemon implements it over its services; tests implement it with
+/// fakes. Methods throw `ControlError`, whose code decides the HTTP status.
+public protocol GatewayControl: Sendable {
+    /// `GET /v1/status`.
+    func status() async throws(ControlError) -> GatewayStatus
+    /// `GET /v1/adapters`.
+    func adapters() async throws(ControlError) -> [AdapterInfo]
+    /// `POST /v1/scan?seconds=N`: scan for `seconds` (1–60) and return what was seen, SDU sensors first.
+    func scan(seconds: Double) async throws(ControlError) -> [DiscoveryInfo]
+    /// `GET /v1/sensors`.
+    func sensors() async throws(ControlError) -> [SensorInfo]
+    /// `POST /v1/sensors`: pair a sensor (the daemon starts its link).
+    func pair(_ request: PairRequest) async throws(ControlError) -> SensorInfo
+    /// `DELETE /v1/sensors/{sensor}` (alias or address): unpair; a live session on it ends first.
+    func unpair(sensor: String) async throws(ControlError)
+    /// `PATCH /v1/sensors/{sensor}`: rename or bind an athlete.
+    func updateSensor(_ sensor: String, _ update: SensorUpdate) async throws(ControlError) -> SensorInfo
+    /// `GET /v1/sessions?athlete=&sensor=&profile=&live=true|false&limit=N`.
+    func sessions(
+        athlete: String?, sensor: String?, profile: String?, live: Bool?, limit: Int?
+    )
+        async throws(ControlError) -> [SessionInfo]
+    /// `GET /v1/sessions/{id}` (UUID or unique prefix).
+    func session(id: String) async throws(ControlError) -> SessionInfo
+    /// `POST /v1/sessions`: start a session.
+    func startSession(_ request: StartSessionRequest) async throws(ControlError) -> SessionInfo
+    /// `POST /v1/sessions/{id}/stop` (UUID or unique prefix).
+    func stopSession(id: String) async throws(ControlError) -> SessionInfo
+    /// `GET /v1/sessions/{id}/events`: the detected events, in time order.
+    func sessionEvents(id: String) async throws(ControlError) -> [EventRecord]
+    /// `GET /v1/sessions/{id}/samples.csv`: the samples in the interchange CSV, as text chunks.
+    func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error>
+    /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow
+    /// subscriber loses the oldest buffered items, never blocks the gateway.
+    func events() -> AsyncStream<GatewayEvent>
+}
+
+/// A control request that failed: the code picks the HTTP status, the message and fix go to
+/// the client verbatim.
+public struct ControlError: CodedError, Hashable, Sendable {
+    /// What kind of failure, with its HTTP status.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name in error bodies.
+        public let name: String
+        /// The HTTP status it maps to.
+        public let httpStatus: Int
+
+        /// 404: no such sensor or session.
+        public static let notFound = Code(name: "not-found", httpStatus: 404)
+        /// 409: the state forbids it (already paired, session already live, ambiguous prefix).
+        public static let conflict = Code(name: "conflict", httpStatus: 409)
+        /// 400: the request itself is wrong.
+        public static let invalidRequest = Code(name: "invalid-request", httpStatus: 400)
+        /// 401: the TCP listener needs a bearer token and the request has none, or a wrong one.
+        public static let unauthorized = Code(name: "unauthorized", httpStatus: 401)
+        /// 403: the request is understood and authenticated but not allowed.
+        public static let forbidden = Code(name: "forbidden", httpStatus: 403)
+        /// 503: a dependency is unavailable (no adapter, store full or broken).
+        public static let unavailable = Code(name: "unavailable", httpStatus: 503)
+        /// 500: a bug.
+        public static let `internal` = Code(name: "internal", httpStatus: 500)
+
+        /// The stable name.
+        public var description: String { name }
+    }
+
+    /// What kind of failure.
+    public var code: Code
+    /// What went wrong.
+    public var message: String
+    /// What to do about it.
+    public var fix: String?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, fix: String? = nil) {
+        self.code = code
+        self.message = message
+        self.fix = fix
+    }
+
+    /// The error body sent to the client.
+    public var body: ControlErrorBody { ControlErrorBody(code: code.name, error: message, fix: fix) }
+
+    /// `message: fix`, the two fields of the error body, in place of the shared `code: message`
+    /// form (the fix travels apart from the message on the wire).
+    public var description: String { fix.map { "\(message): \($0)" } ?? message }
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// The keys of each profile's detector parameters: how the configuration file names them
+/// (`[detection.table-tennis] min_peak_g = 1.5`), how `--set` takes them and how a session stores
+/// them. One table, so the three cannot disagree.
+public enum DetectionParameterKeys {
+    /// A tunable number: its key, whether it is a duration in seconds (else a level in g or a
+    /// ratio), and where it lives.
+    public struct Field {
+        /// The key, snake_case.
+        public var key: String
+        /// True for a duration in seconds.
+        public var isSeconds: Bool
+        /// Where the value lives.
+        public var path: WritableKeyPath<DetectionParameters, Double>
+
+        /// What is wrong with `value` for this parameter, nil when nothing is.
+        public func problem(with value: Double) -> Problem? {
+            if value.isFinite, value >= 0, !(isSeconds && value > 3600) { return nil }
+            return isSeconds
+                ? Problem(message: "bad duration \(value) s", fix: "give seconds between 0 and 3600")
+                : Problem(message: "bad value \(value)", fix: "give a number of g of 0 or more")
+        }
+    }
+
+    /// A tunable whole number.
+    public struct IntegerField {
+        /// The key, snake_case.
+        public var key: String
+        /// The values it may take.
+        public var range: ClosedRange<Int>
+        /// Where the value lives.
+        public var path: WritableKeyPath<DetectionParameters, Int>
+
+        /// What is wrong with `value` for this parameter, nil when nothing is.
+        public func problem(with value: Int) -> Problem? {
+            range.contains(value)
+                ? nil
+                : Problem(message: "\(value) is out of range", fix: "give \(range.lowerBound) to \(range.upperBound)")
+        }
+    }
+
+    /// Why a value does not fit a parameter, and what to give instead.
+    public struct Problem: Hashable, Sendable {
+        /// What is wrong (`bad duration 5000.0 s`).
+        public var message: String
+        /// What to give instead.
+        public var fix: String
+    }
+
+    /// The profile's numeric parameters, in the order the documentation lists them.
+    public static func fields(for profile: DetectionProfile) -> [Field] {
+        switch profile {
+        case .tableTennis:
+            [
+                Field(key: "on_g", isSeconds: false, path: \.hit.onG),
+                Field(key: "off_g", isSeconds: false, path: \.hit.offG),
+                Field(key: "min_peak_g", isSeconds: false, path: \.hit.minPeakG),
+                Field(key: "min_time_above_on", isSeconds: true, path: \.hit.minTimeAboveOn),
+                Field(key: "quiet_gap", isSeconds: true, path: \.hit.quietGap),
+                Field(key: "merge_window", isSeconds: true, path: \.hit.mergeWindow),
+                Field(key: "stroke_spacing", isSeconds: true, path: \.hit.strokeSpacing),
+                Field(key: "still_band", isSeconds: false, path: \.hit.stillBand),
+                Field(key: "still_gap", isSeconds: true, path: \.hit.stillGap),
+                Field(key: "gravity_time_constant", isSeconds: true, path: \.hit.gravityTimeConstant),
+                Field(key: "gravity_quiet_band", isSeconds: false, path: \.hit.gravityQuietBand),
+                Field(key: "clip_level_g", isSeconds: false, path: \.hit.clipLevelG),
+                Field(key: "saturation_g", isSeconds: false, path: \.hit.saturationG),
+            ]
+        case .jump: flightFields(\.jump)
+        case .throw: flightFields(\.throw)
+        case .steps:
+            [
+                Field(key: "smoothing_time_constant", isSeconds: true, path: \.step.smoothingTimeConstant),
+                Field(key: "baseline_time_constant", isSeconds: true, path: \.step.baselineTimeConstant),
+                Field(key: "hysteresis", isSeconds: false, path: \.step.hysteresis),
+                Field(key: "min_peak_g", isSeconds: false, path: \.step.minPeakG),
+                Field(key: "min_interval", isSeconds: true, path: \.step.minInterval),
+                Field(key: "max_interval", isSeconds: true, path: \.step.maxInterval),
+                Field(key: "regularity", isSeconds: false, path: \.step.regularity),
+                Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),
+            ]
+        }
+    }
+
+    /// The profile's whole-number parameters.
+    public static func integerFields(for profile: DetectionProfile) -> [IntegerField] {
+        profile == .steps ? [IntegerField(key: "confirm_steps", range: 1...8, path: \.step.confirmSteps)] : []
+    }
+
+    /// Every key of the profile, numbers first.
+    public static func keys(for profile: DetectionProfile) -> [String] {
+        fields(for: profile).map(\.key) + integerFields(for: profile).map(\.key)
+    }
+
+    private static func flightFields(
+        _ base: WritableKeyPath<DetectionParameters, FlightTracker.Parameters>
+    ) -> [Field] {
+        [
+            Field(key: "enter_g", isSeconds: false, path: base.appending(path: \.enterG)),
+            Field(key: "land_g", isSeconds: false, path: base.appending(path: \.landG)),
+            Field(key: "floor_max_g", isSeconds: false, path: base.appending(path: \.floorMaxG)),
+            Field(key: "propulsion_g", isSeconds: false, path: base.appending(path: \.propulsionG)),
+            Field(key: "propulsion_window", isSeconds: true, path: base.appending(path: \.propulsionWindow)),
+            Field(key: "min_flight", isSeconds: true, path: base.appending(path: \.minFlight)),
+            Field(key: "max_flight", isSeconds: true, path: base.appending(path: \.maxFlight)),
+            Field(key: "edge_cap_g", isSeconds: false, path: base.appending(path: \.edgeCapG)),
+        ]
+    }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import ControlProtocol
+import Foundation
+import SDUSensor
+
+/// What a sensor's link delivers: samples into its session (or the auto-start rule), state
+/// changes into the channel, the metrics and the event stream.
+extension Gateway {
+    func consume(_ channel: SensorChannel<C>) async {
+        let autoStart = dependencies.configuration.autoStart
+        for await event in channel.link.events {
+            switch event {
+            case .samples(let batch):
+                metrics.notifications.increment()
+                metrics.samples.increment(by: Int64(batch.count))
+                if let pipeline = channel.pipeline {
+                    pipeline.ingest(batch)
+                } else if autoStart, Self.startsMoving(channel, batch), !isShuttingDown {
+                    await sessions.autoStart(on: channel)
+                }
+            case .state(let linkState):
+                await linkChanged(channel, linkState)
+            }
+        }
+    }
+
+    /// True once when an idle sensor without a session starts moving.
+    private static func startsMoving(_ channel: SensorChannel<C>, _ batch: [SDUDecodedSample]) -> Bool {
+        channel.state.withLock { state in
+            guard case .free = state.session, !state.autoStartPending else { return false }
+            var moved = false
+            for sample in batch where state.activity.observe(sample.acceleration) { moved = true }
+            if moved { state.autoStartPending = true }
+            return moved
+        }
+    }
+
+    private func linkChanged(_ channel: SensorChannel<C>, _ linkState: LinkState) async {
+        let detail: String? =
+            switch linkState {
+            case .connected, .stopped: nil
+            case .lost(let error), .gaveUp(let error): error.message
+            case .retrying(let delay, let attempt): "in \(delay), attempt \(attempt)"
+            }
+        let (pipeline, label, reconnected) = channel.state.withLock { state in
+            let wasConnected = state.linkState?.isConnected
+            state.linkState = linkState
+            var reconnected = false
+            if linkState.isConnected {
+                reconnected = wasConnected == false && state.record.lastSeen != nil
+                state.record.lastSeen = Date()
+            }
+            var pipeline: SessionPipeline<C>?
+            if case .live(let live) = state.session { pipeline = live }
+            return (pipeline, state.record.alias ?? "\(channel.address)", reconnected)
+        }
+        if reconnected { metrics.reconnects.increment() }
+        pipeline?.linkChanged(linkState)
+        metrics.sensorsConnected.record(registry.connectedCount)
+        bus.publish(
+            .link(LinkPayload(sensor: label, address: "\(channel.address)", state: linkState.wireName, detail: detail)))
+        switch linkState {
+        case .connected:
+            if !channel.isVirtual { await save(channel.record) }
+        case .gaveUp:
+            await sessions.end(on: channel, reason: .linkLost)
+        default:
+            break
+        }
+    }
+
+    /// Every 5 s: the links' lost samples and malformed notifications into the metrics, and the
+    /// bus's drops.
+    func pollLinkMetrics() async {
+        var seen: [BluetoothAddress: (lost: Int, malformed: Int)] = [:]
+        var seenDrops = 0
+        while !Task.isCancelled {
+            do { try await dependencies.clock.sleep(for: .seconds(5)) } catch { return }
+            guard !isShuttingDown else { return }
+            for link in registry.all.map(\.link) {
+                let statistics = await link.statistics
+                let previous = seen[link.address] ?? (0, 0)
+                metrics.lostSamples.increment(by: Int64(max(0, statistics.missingSamples - previous.lost)))
+                metrics.malformedNotifications.increment(
+                    by: Int64(max(0, statistics.malformedNotifications - previous.malformed)))
+                seen[link.address] = (statistics.missingSamples, statistics.malformedNotifications)
+            }
+            let drops = bus.droppedCount
+            metrics.eventBusDropped.increment(by: Int64(max(0, drops - seenDrops)))
+            seenDrops = drops
+        }
+    }
+}

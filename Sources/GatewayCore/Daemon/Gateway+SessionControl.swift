@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import ControlProtocol
+import Detection
+import SDUSensor
+import SessionStore
+
+/// The control API's session routes over the session manager and the store.
+extension Gateway {
+    /// `GET /v1/sessions`.
+    public func sessions(
+        athlete: String?, sensor: String?, profile: String?, live: Bool?, limit: Int?
+    ) async throws(ControlError) -> [SessionInfo] {
+        var filter = SessionFilter(profile: profile, limit: live == nil ? limit : nil)
+        let store = dependencies.store
+        if let athlete {
+            let found = try await health.mapStore { () async throws(StoreError) in
+                try await store.athlete(named: athlete)
+            }
+            guard let found else { return [] }
+            filter.athleteID = found.id
+        }
+        if let sensor {
+            if let channel = registry.channel(named: sensor) {
+                filter.sensor = channel.address
+            } else if let address = BluetoothAddress(string: sensor) {
+                let known = try await health.mapStore { () async throws(StoreError) in try await store.sensors() }
+                filter.sensor = known.first { $0.address.octets == address.octets }?.address ?? address
+            } else {
+                throw ControlError(
+                    .notFound, "no sensor is called \(sensor)", fix: "list them with `sportsensorctl sensors`")
+            }
+        }
+        let frozen = filter
+        var records = try await health.mapStore { () async throws(StoreError) in
+            try await store.sessions(filter: frozen)
+        }
+        if let live {
+            records = records.filter { ($0.endedAt == nil) == live }
+            if let limit { records = Array(records.prefix(max(0, limit))) }
+        }
+        var result: [SessionInfo] = []
+        for record in records { result.append(await sessionInfo(record)) }
+        return result
+    }
+
+    /// `GET /v1/sessions/{id}`.
+    public func session(id: String) async throws(ControlError) -> SessionInfo {
+        await sessionInfo(try await storedSession(id))
+    }
+
+    /// `POST /v1/sessions`.
+    public func startSession(_ request: StartSessionRequest) async throws(ControlError) -> SessionInfo {
+        guard !isShuttingDown else {
+            throw ControlError(.unavailable, "the gateway is shutting down", fix: "start the session after the restart")
+        }
+        let channel = try channel(named: request.sensor)
+        var profile = dependencies.configuration.defaultProfile
+        if let name = request.profile {
+            guard let chosen = DetectionProfile(rawValue: name) else {
+                throw ControlError(
+                    .invalidRequest, "unknown profile '\(name)'",
+                    fix: "use one of \(DetectionProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            profile = chosen
+        }
+        var athlete: Athlete?
+        if let name = request.athlete?.nilIfEmpty { athlete = try await findOrAddAthlete(name) }
+        return try await sessions.begin(on: channel, profile: profile, athlete: athlete).info()
+    }
+
+    /// `POST /v1/sessions/{id}/stop`.
+    public func stopSession(id: String) async throws(ControlError) -> SessionInfo {
+        let record = try await storedSession(id)
+        guard let sensor = record.sensor, let channel = registry.channel(at: sensor),
+            channel.pipeline?.sessionID == record.idText
+        else {
+            throw ControlError(
+                .conflict,
+                "session \(record.idText) is not live"
+                    + (record.endReason.map { " (it ended: \($0.rawValue))" } ?? ""),
+                fix: "list live sessions with `sportsensorctl sessions --live`")
+        }
+        await sessions.end(on: channel, reason: .stopped)
+        let store = dependencies.store
+        let ended = try await health.mapStore { () async throws(StoreError) in try await store.session(id: record.id) }
+        return await sessionInfo(ended)
+    }
+
+    /// `GET /v1/sessions/{id}/events`.
+    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
+        let record = try await storedSession(id)
+        let store = dependencies.store
+        let events = try await health.mapStore { () async throws(StoreError) in try await store.events(of: record.id) }
+        return events.sorted { $0.t < $1.t }
+    }
+
+    /// `GET /v1/sessions/{id}/samples.csv`.
+    public func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error> {
+        let record = try await storedSession(id)
+        let store = dependencies.store
+        let samples = try await health.mapStore { () async throws(StoreError) in try await store.samples(of: record.id)
+        }
+        return AsyncThrowingStream { continuation in
+            continuation.yield(SampleCSV.header + "\n")
+            var chunk = ""
+            for sample in samples {
+                chunk += SampleCSV.line(sample.acceleration) + "\n"
+                if chunk.utf8.count >= 64 * 1024 {
+                    continuation.yield(chunk)
+                    chunk = ""
+                }
+            }
+            if !chunk.isEmpty { continuation.yield(chunk) }
+            continuation.finish()
+        }
+    }
+
+    private func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
+        let store = dependencies.store
+        return try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
+    }
+
+    /// A stored session as the API shows it: the live pipeline's view while it records.
+    private func sessionInfo(_ record: SessionRecord) async -> SessionInfo {
+        let channel = record.sensor.flatMap { registry.channel(at: $0) }
+        if let live = channel?.pipeline, live.sessionID == record.idText { return live.info() }
+        var counts: [String: Int] = [:]
+        if let events = try? await dependencies.store.events(of: record.id) {
+            for event in events { counts[event.type, default: 0] += 1 }
+        }
+        return SessionInfo(
+            id: record.idText, sensor: record.sensor.map { "\($0)" } ?? "", alias: channel?.record.alias,
+            athlete: await athleteName(record.athleteID), profile: record.profile, startedAt: record.startedAt,
+            endedAt: record.endedAt, endReason: record.endReason?.rawValue, isLive: false, eventCounts: counts,
+            samples: Int(record.counts.received), lostSamples: Int(record.counts.lost),
+            malformedNotifications: Int(record.counts.malformed), sampleRate: record.counts.sampleRate)
+    }
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import ControlProtocol
+import Detection
+import Foundation
+import Logging
+import SessionStore
+
+/// Starts and ends the sessions of the paired sensors: one `SessionPipeline` per live session.
+///
+/// A start takes the channel's session slot before it writes anything (``SensorChannel/reserveSession()``),
+/// so concurrent starts on one sensor give exactly one session; the others are refused at once.
+final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
+    private let dependencies: GatewayDependencies<C>
+    private let registry: SensorRegistry<C>
+    private let bus: EventBus<GatewayEvent>
+    private let metrics: GatewayMetrics
+    private let health: StoreHealth
+    private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
+    private let logger: Logger
+
+    /// - Parameter spawn: runs a pipeline for as long as the gateway runs.
+    init(
+        dependencies: GatewayDependencies<C>, registry: SensorRegistry<C>, bus: EventBus<GatewayEvent>,
+        metrics: GatewayMetrics, health: StoreHealth,
+        spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
+    ) {
+        self.dependencies = dependencies
+        self.registry = registry
+        self.bus = bus
+        self.metrics = metrics
+        self.health = health
+        self.spawn = spawn
+        self.logger = dependencies.logger
+    }
+
+    /// Starts a session on `channel` with `profile`; `athlete` (found or added by name) replaces
+    /// the sensor's own athlete for this session.
+    func begin(
+        on channel: SensorChannel<C>, profile: DetectionProfile, athlete: Athlete?
+    ) async throws(ControlError) -> SessionPipeline<C> {
+        guard channel.reserveSession() else {
+            let live = channel.pipeline.map { " \($0.sessionID)" } ?? ""
+            throw ControlError(
+                .conflict, "\(channel.label) already records session\(live)",
+                fix: "stop it first with `sportsensorctl stop \(live.dropFirst().prefix(8))`")
+        }
+        do throws(ControlError) {
+            let pipeline = try await makePipeline(on: channel, profile: profile, athlete: athlete)
+            channel.completeReservation(with: pipeline)
+            metrics.liveSessions.record(registry.liveCount)
+            spawn { await pipeline.run() }
+            bus.publish(.session(pipeline.info()))
+            logger.info(
+                "session started",
+                metadata: [
+                    "session.id": "\(pipeline.sessionID)", "ble.address": "\(channel.address)",
+                    "session.profile": "\(profile.rawValue)",
+                ])
+            return pipeline
+        } catch {
+            channel.completeReservation(with: nil)
+            throw error
+        }
+    }
+
+    private func makePipeline(
+        on channel: SensorChannel<C>, profile: DetectionProfile, athlete: Athlete?
+    ) async throws(ControlError) -> SessionPipeline<C> {
+        let (record, sensorAthlete) = channel.state.withLock { ($0.record, $0.athleteName) }
+        let settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
+        let startInstant = dependencies.clock.now
+        let new = NewSession(sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, settings: settings)
+        let store = dependencies.store
+        let session = try await health.mapStore { () async throws(StoreError) in try await store.createSession(new) }
+        let recorder = try await health.mapStore { () async throws(StoreError) in
+            try await store.recorder(
+                for: session, configuration: self.dependencies.recorderConfiguration, clock: self.dependencies.clock,
+                logger: self.logger)
+        }
+        let link = channel.link
+        let context = SessionPipeline<C>.Context(
+            session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
+            athlete: athlete?.name ?? sensorAthlete, settings: settings,
+            timeOffset: link.origin.duration(to: startInstant).inSeconds)
+        let address = channel.address
+        let sessionID = session.idText
+        return SessionPipeline(
+            context: context, recorder: recorder, bus: bus, clock: dependencies.clock, linkState: channel.linkState,
+            linkBaseline: await link.statistics, idleTimeout: dependencies.configuration.idleStop, logger: logger,
+            metrics: metrics, linkStatistics: { await link.statistics },
+            onIdle: { [weak self] reason in
+                guard let self, let channel = self.registry.channel(at: address),
+                    channel.pipeline?.sessionID == sessionID
+                else { return }
+                await self.end(on: channel, reason: reason)
+            }
+        )
+    }
+
+    /// Ends the session on `channel`, if one records; errors of the store are logged and mark it
+    /// unhealthy (the recorder keeps what it could not write, see `SessionRecorder`).
+    func end(on channel: SensorChannel<C>, reason: SessionEndReason) async {
+        guard let pipeline = channel.takePipeline() else { return }
+        metrics.liveSessions.record(registry.liveCount)
+        do {
+            _ = try await pipeline.finish(reason: reason)
+        } catch {
+            health.record(healthy: false)
+            logger.error(
+                "cannot close the session in the store",
+                metadata: ["session.id": "\(pipeline.sessionID)", "error": "\(error)"])
+        }
+    }
+
+    /// Starts a session on a sensor that began to move (`[gateway] auto_start`), with the
+    /// default profile.
+    func autoStart(on channel: SensorChannel<C>) async {
+        defer { channel.state.withLock { $0.autoStartPending = false } }
+        do {
+            let pipeline = try await begin(
+                on: channel, profile: dependencies.configuration.defaultProfile, athlete: nil)
+            logger.info(
+                "auto-started a session: the sensor moved",
+                metadata: ["session.id": "\(pipeline.sessionID)", "ble.address": "\(channel.address)"])
+        } catch {
+            logger.warning("cannot auto-start a session", metadata: ["error": "\(error)"])
+        }
+    }
+}

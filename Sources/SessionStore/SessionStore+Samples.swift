@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GRDB
+import SDUSensor
+
+/// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, encoded by
+/// `SampleChunkCodec` (Docs/FORMATS.md), with a summary for queries.
+struct ChunkRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "sample_chunks"
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id"
+        case chunk
+        case firstIndex = "first_index"
+        case sampleCount = "sample_count"
+        case firstTime = "first_time"
+        case timeStep = "time_step"
+        case lastTime = "last_time"
+        case codecVersion = "codec_version"
+        case data
+    }
+
+    /// The columns.
+    enum Columns {
+        static let sessionID = Column(CodingKeys.sessionID)
+        static let chunk = Column(CodingKeys.chunk)
+        static let sampleCount = Column(CodingKeys.sampleCount)
+        static let lastTime = Column(CodingKeys.lastTime)
+        static let data = Column(CodingKeys.data)
+    }
+
+    var sessionID: String
+    var chunk: Int64
+    var firstIndex: Int64
+    var sampleCount: Int64
+    var firstTime: Double
+    var timeStep: Double
+    var lastTime: Double
+    var codecVersion: Int
+    var data: Data
+
+    /// Writes (or rewrites) one chunk through one cached statement: the recorder rewrites its
+    /// open chunk on every flush.
+    static func write(_ samples: [StoredSample], number: Int64, session: String, _ db: Database) throws {
+        let summary = SampleChunkCodec.summary(of: samples)
+        let blob = SampleChunkCodec.encode(samples)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sample_chunks (session_id, chunk, first_index, sample_count, first_time,
+                    time_step, last_time, codec_version, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            session, number, summary.firstIndex, summary.count, summary.firstTime, summary.timeStep,
+            samples.last?.t ?? summary.firstTime, Int(SampleChunkCodec.version), Data(blob),
+        ])
+    }
+}
+
+extension SessionStore {
+    /// A session's samples, decoded, in recording order.
+    public func samples(of id: UUID) async throws(StoreError) -> [StoredSample] {
+        let idText = id.uuidString.lowercased()
+        let chunks = try await read("reading samples") { db in
+            try ChunkRow.filter(ChunkRow.Columns.sessionID == idText).order(ChunkRow.Columns.chunk).fetchAll(db)
+        }
+        var samples: [StoredSample] = []
+        for chunk in chunks {
+            do {
+                samples += try SampleChunkCodec.decode([UInt8](chunk.data))
+            } catch {
+                throw StoreError(
+                    .badChunk, "sample chunk \(chunk.chunk) of session \(idText) cannot be decoded: \(error)",
+                    path: path, cause: error)
+            }
+        }
+        return samples
+    }
+
+    /// A session's samples in g, with their times.
+    public func accelerationSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
+        try await samples(of: id).map(\.acceleration)
+    }
+
+    /// A session's samples as detection sees them: in g, with times rounded to the microsecond
+    /// (`StoreTime`), so re-running detection reproduces the events of a run on the same samples.
+    public func detectionSamples(of id: UUID) async throws(StoreError) -> [AccelerationSample] {
+        try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
+    }
+
+    /// How many samples a session holds and the bytes their chunks take (BLOB sizes).
+    public func sampleStorage(of id: UUID) async throws(StoreError) -> (samples: Int64, bytes: Int64) {
+        let idText = id.uuidString.lowercased()
+        return try await read("measuring samples") { db in
+            let request = ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
+                .select(total(ChunkRow.Columns.sampleCount), total(length(ChunkRow.Columns.data)))
+            let row = try Row.fetchOne(db, request)
+            return (Int64((row?[0] as Double?) ?? 0), Int64((row?[1] as Double?) ?? 0))
+        }
+    }
+}
+
+/// The store's time resolution for re-analysis: one microsecond.
+///
+/// The chunk codec keeps times within 0.5 µs (Docs/FORMATS.md), so times that are whole
+/// microseconds come back exactly after rounding to the microsecond, unless one falls exactly
+/// half-way, which `SessionStore.exactChunkLength(for:)` avoids. Detection that runs on times
+/// rounded this way (live, at import and when re-analysing) therefore sees the same samples
+/// every time and reports the same events.
+public enum StoreTime {
+    /// `t` rounded to the nearest whole microsecond (half away from zero, as the CSV writer rounds).
+    @inlinable public static func microseconds(_ t: Double) -> Double {
+        guard t.isFinite else { return t }
+        return (t * 1e6).rounded(.toNearestOrAwayFromZero) / 1e6
+    }
+}
+
+extension SessionStore {
+    /// Chunk lengths `exactChunkLength(for:)` tries for `count` samples, the default first: even
+    /// ones near it (every full chunk then spans an odd number of indices, which cannot tie), then,
+    /// for a recording that fits one chunk, lengths just below its size, which cut it in two.
+    static func exactChunkCandidates(count: Int) -> [Int] {
+        var lengths = Array(stride(from: 8192, through: 8192 - 2 * 63, by: -2))
+        if count <= 8192 {
+            lengths += stride(from: count - 1, through: max(1, count - 64), by: -1).filter { $0 > 0 }
+        }
+        return lengths
+    }
+
+    /// A chunk length for `importSession(…, chunkLength:)` with which every sample comes back
+    /// from the store exactly (counts always; times after `StoreTime.microseconds`, given times
+    /// that are whole microseconds), checked by encoding and decoding each chunk as the store
+    /// will. A chunk's times come back off by a microsecond only when one sits exactly half-way
+    /// between the chunk's linear time base and the next microsecond, which depends on how the
+    /// samples are cut into chunks; the first length that avoids it wins, else the default.
+    public static func exactChunkLength(for samples: [StoredSample]) -> Int {
+        for length in exactChunkCandidates(count: samples.count)
+        where roundTripsExactly(samples, chunkLength: length) {
+            return length
+        }
+        return 8192
+    }
+
+    /// The samples exactly as the store gives them back after `importSession(…, chunkLength:)`
+    /// (each chunk encoded and decoded), times rounded to the microsecond: what detection must see
+    /// at import for `reanalyze` to reproduce its events, whatever the chunking.
+    public static func storedForm(of samples: [StoredSample], chunkLength: Int) -> [StoredSample] {
+        var result: [StoredSample] = []
+        result.reserveCapacity(samples.count)
+        var start = 0
+        let length = max(chunkLength, 1)
+        while start < samples.count {
+            let end = min(start + length, samples.count)
+            let chunk = samples[start..<end]
+            // A chunk the codec wrote always decodes; the original is the best answer if it did not.
+            let decoded = (try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))) ?? Array(chunk)
+            result += decoded.map { StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw) }
+            start = end
+        }
+        return result
+    }
+
+    /// True when every chunk of `samples` cut at `chunkLength` decodes to the same counts,
+    /// indices and microsecond-rounded times.
+    static func roundTripsExactly(_ samples: [StoredSample], chunkLength: Int) -> Bool {
+        var start = 0
+        while start < samples.count {
+            let end = min(start + chunkLength, samples.count)
+            let chunk = samples[start..<end]
+            guard let decoded = try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk)),
+                decoded.count == chunk.count
+            else { return false }
+            for (original, back) in zip(chunk, decoded) {
+                guard original.index == back.index, original.raw == back.raw,
+                    StoreTime.microseconds(original.t) == StoreTime.microseconds(back.t)
+                else { return false }
+            }
+            start = end
+        }
+        return true
+    }
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
+import Testing
+
+/// A minimal conforming error, as every `*Error` struct in the project is built.
+private struct SampleError: CodeAndMessageHashable {
+    struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        static let broken = Code(name: "broken")
+        static let other = Code(name: "other")
+        var description: String { name }
+    }
+
+    var code: Code
+    var message: String
+    var cause: (any Error)?
+    var details: [String] = []
+}
+
+/// An error with neither cause nor details, relying on the defaults.
+private struct PlainError: CodedError {
+    var code: SampleError.Code
+    var message: String
+}
+
+@Suite("CodedError: one description, one equality")
+struct CodedErrorTests {
+    @Test("the description is code and message, then details in brackets, then the cause")
+    func description() {
+        let plain = PlainError(code: .broken, message: "the part is broken: replace it")
+        #expect(plain.description == "broken: the part is broken: replace it")
+        #expect(plain.cause == nil)
+        #expect(plain.details.isEmpty)
+        let inner = PlainError(code: .other, message: "inner")
+        let full = SampleError(code: .broken, message: "outer", cause: inner, details: ["call x", "handle 0x3"])
+        #expect(full.description == "broken: outer [call x, handle 0x3]; cause: other: inner")
+        #expect("\(full)" == full.description)
+    }
+
+    @Test("code and message decide equality and the hash; the cause does not")
+    func equality() {
+        let first = SampleError(code: .broken, message: "m", cause: PlainError(code: .other, message: "a"))
+        let second = SampleError(code: .broken, message: "m", cause: nil)
+        #expect(first == second)
+        #expect(first.hashValue == second.hashValue)
+        #expect(first != SampleError(code: .other, message: "m"))
+        #expect(first != SampleError(code: .broken, message: "n"))
+        #expect(Set([first, second]).count == 1)
+    }
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+import Foundation
+import GatewayCore
+import GatewayTesting
+import Testing
+
+/// Control requests that race: each state change is decided once, whatever the interleaving.
+@Suite("Gateway under concurrent requests", .serialized, .timeLimit(.minutes(2)))
+struct GatewayConcurrencyTests {
+    /// The outcomes of `count` concurrent calls: successes and the codes of the failures.
+    private static func race<T: Sendable>(
+        _ count: Int, _ body: @escaping @Sendable () async throws -> T
+    ) async -> (successes: [T], failures: [ControlError.Code]) {
+        await withTaskGroup(of: Result<T, ControlError>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        return .success(try await body())
+                    } catch let error as ControlError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(ControlError(.internal, "\(error)"))
+                    }
+                }
+            }
+            var successes: [T] = []
+            var failures: [ControlError.Code] = []
+            for await result in group {
+                switch result {
+                case .success(let value): successes.append(value)
+                case .failure(let error): failures.append(error.code)
+                }
+            }
+            return (successes, failures)
+        }
+    }
+
+    @Test("50 concurrent starts on one sensor: exactly one session, 49 conflicts, and it stops")
+    func concurrentStarts() async throws {
+        let bench = try GatewayBench(scripts: [.tableTennis])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await GatewayTests.connected(bench, count: 1))
+        let gateway = bench.gateway
+        let (started, failures) = await Self.race(50) {
+            try await gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "Ada"))
+        }
+        #expect(started.count == 1)
+        #expect(failures == Array(repeating: .conflict, count: 49))
+        let live = try await gateway.sessions(athlete: nil, sensor: nil, profile: nil, live: true, limit: nil)
+        #expect(live.map(\.id) == started.map(\.id))
+        let stopped = try await gateway.stopSession(id: try #require(started.first).id)
+        #expect(!stopped.isLive)
+        #expect(try await gateway.status().liveSessions == 0)
+        running.cancel()
+        try await running.value
+    }
+
+    @Test("30 concurrent pairs of one address: one link, the rest 409; unpair leaves none")
+    func concurrentPairs() async throws {
+        let refusing = ClosureSensorConnector { _ in throw CancellationError() }
+        let bench = try GatewayBench(scripts: [.rest], connectors: [refusing])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        let gateway = bench.gateway
+        let (paired, failures) = await Self.race(30) {
+            try await gateway.pair(PairRequest(address: "C4:05:FC:97:8B:75", athlete: "Bea"))
+        }
+        #expect(paired.count == 1)
+        #expect(failures == Array(repeating: .conflict, count: 29))
+        #expect(try await gateway.sensors().filter { $0.address == "C4:05:FC:97:8B:75" }.count == 1)
+        let (unpaired, unpairFailures) = await Self.race(10) { () async throws -> Bool in
+            try await gateway.unpair(sensor: "C4:05:FC:97:8B:75")
+            return true
+        }
+        #expect(unpaired.count == 1)
+        #expect(unpairFailures == Array(repeating: .notFound, count: 9))
+        #expect(try await gateway.sensors().map(\.address) == ["CA:FE:00:00:00:01"])
+        running.cancel()
+        try await running.value
+    }
+}
