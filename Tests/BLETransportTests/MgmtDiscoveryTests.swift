@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import GatewayTesting
+import SystemCalls
 import SystemPackage
 import Testing
 
