@@ -89,7 +89,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     # connection); what it printed until then stands, and the crash is not the test's result.
     if [ -s "$OUT/stage2.btsnoop" ]; then
         echo "itest: stage 2 on hci0 (btmon, seconds of the capture)"
-        (btmon -P -r "$OUT/stage2.btsnoop") 2>/dev/null | awk '
+        (btmon -P -r "$OUT/stage2.btsnoop" || true) 2>/dev/null | awk '
             /^[<>@]/ { hci0 = ($0 ~ /\[hci0\]/); t = $(NF); next }
             hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
                 sub(/^ +/, ""); print "  " t, $0 }' | head -60
