@@ -6,14 +6,19 @@ import Logging
 import SystemCalls
 import SystemPackage
 
-/// A raw HCI socket bound to one adapter: writes H4 command packets, and reads H4 event packets
-/// on a dedicated I/O thread that hands each one to a callback.
+/// An HCI socket with a dedicated I/O thread that hands each packet read to a callback, bound to
+/// one of two channels (``Channel``):
 ///
-/// `socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI)`, bound to the adapter on
-/// `HCI_CHANNEL_RAW`, with an `HCI_FILTER` that passes event packets with the listed event codes
-/// only. The socket is new, so there is no earlier filter to save and restore. The kernel sends
-/// every matching event of the adapter to every raw socket, including answers to other
-/// programs' commands; telling them apart is the caller's job.
+/// - **raw**: `socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI)` bound to one adapter on
+///   `HCI_CHANNEL_RAW`, with an `HCI_FILTER` that passes event packets with the listed event
+///   codes only; writes and reads H4 packets (type byte first). The socket is new, so there is no
+///   earlier filter to save and restore. The kernel sends every matching event of the adapter to
+///   every raw socket, including answers to other programs' commands; telling them apart is the
+///   caller's job.
+/// - **control**: the same socket bound to `HCI_DEV_NONE` on `HCI_CHANNEL_CONTROL`, the kernel's
+///   management interface; writes mgmt commands and reads mgmt events (no type byte, no filter).
+///   Events about every adapter arrive, and Device Found and Discovering go to every trusted
+///   socket whichever program started the discovery.
 ///
 /// Reading and writing go through a ``PolledSocket``: one I/O thread sleeps in `poll(2)` on the
 /// socket and a wake-up eventfd, reads with `recv(MSG_DONTWAIT | MSG_TRUNC)` under the descriptor
@@ -22,8 +27,23 @@ import SystemPackage
 /// reused descriptor number. Commands written are queued by the kernel and reach the controller
 /// even if the socket is closed right after.
 final class HCISocket: Sendable {
-    /// The largest packet delivered: an event is at most 2 + 255 bytes plus the type byte.
-    static let receiveCapacity = 1024
+    /// Which channel the socket is bound to.
+    enum Channel: Sendable {
+        /// One adapter's raw HCI traffic, filtered to these events.
+        case raw(adapterIndex: UInt16, events: [HCIEventCode])
+        /// The management interface of every adapter.
+        case control
+
+        /// The largest packet delivered: an HCI event is at most 2 + 255 bytes plus the type byte;
+        /// a mgmt event's length field allows 64 KiB (Device Found carries up to 1650 bytes of
+        /// extended advertising data).
+        var receiveCapacity: Int {
+            switch self {
+            case .raw: 1024
+            case .control: 6 + 0xFFFF
+            }
+        }
+    }
 
     private let socket: PolledSocket
 
@@ -38,9 +58,23 @@ final class HCISocket: Sendable {
     ///     open during the call, so a last command can be written from it.
     /// - Throws: ``TransportError``: `noBluetoothSupport`, `permissionDenied`, `noSuchAdapter`,
     ///   `tooManyOpenFiles`, `system` (a failing `setsockopt`...). Nothing stays open.
-    init(
+    convenience init(
         adapterIndex index: UInt16,
         events: [HCIEventCode],
+        label: String,
+        logger: Logger,
+        onPacket: @escaping @Sendable ([UInt8]) -> Void,
+        onEnd: @escaping @Sendable (TransportError) -> Void
+    ) throws(TransportError) {
+        try self.init(
+            channel: .raw(adapterIndex: index, events: events), label: label, logger: logger, onPacket: onPacket,
+            onEnd: onEnd)
+    }
+
+    /// Opens an HCI socket on `channel` and starts its I/O thread; see
+    /// ``init(adapterIndex:events:label:logger:onPacket:onEnd:)``.
+    init(
+        channel: Channel,
         label: String,
         logger: Logger,
         onPacket: @escaping @Sendable ([UInt8]) -> Void,
@@ -50,16 +84,23 @@ final class HCISocket: Sendable {
         let descriptor = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), type, cbz_btproto_hci()) }
             .transportValue("socket")
         do throws(TransportError) {
-            try Self.bind(descriptor, adapterIndex: index)
-            try Self.setFilter(descriptor, events: events)
+            switch channel {
+            case .raw(let index, let events):
+                try Self.bind(descriptor, device: index, channel: UInt16(cbz_hci_channel_raw()))
+                try Self.setFilter(descriptor, events: events)
+            case .control:
+                try Self.bind(descriptor, device: cbz_hci_dev_none(), channel: UInt16(cbz_hci_channel_control()))
+            }
         } catch {
             closeDescriptor(descriptor)
             var error = error
-            if error.code == .noSuchAdapter { error.message = "hci\(index): " + error.message }
+            if error.code == .noSuchAdapter, case .raw(let index, _) = channel {
+                error.message = "hci\(index): " + error.message
+            }
             throw error
         }
         socket = try PolledSocket(
-            adopting: descriptor, label: label, receiveCapacity: Self.receiveCapacity, logger: logger,
+            adopting: descriptor, label: label, receiveCapacity: channel.receiveCapacity, logger: logger,
             onMessage: onPacket,
             onEnd: { ending in onEnd(Self.endingError(ending)) }
         )
@@ -96,11 +137,11 @@ final class HCISocket: Sendable {
 
     // MARK: - Setup
 
-    private static func bind(_ socket: Int32, adapterIndex index: UInt16) throws(TransportError) {
+    private static func bind(_ socket: Int32, device: UInt16, channel: UInt16) throws(TransportError) {
         var address = sockaddr_hci()
         address.hci_family = sa_family_t(cbz_af_bluetooth())
-        address.hci_dev = index
-        address.hci_channel = UInt16(cbz_hci_channel_raw())
+        address.hci_dev = device
+        address.hci_channel = channel
         let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
                 syscall("bind") { Glibc.bind(socket, generic, socklen_t(MemoryLayout<sockaddr_hci>.size)) }

@@ -49,6 +49,17 @@ static inline int cbz_bdaddr_le_random(void) { return BDADDR_LE_RANDOM; }
 static inline uint16_t cbz_att_cid(void) { return 4; }
 static inline int cbz_bdaddr_bredr(void) { return BDADDR_BREDR; }
 static inline int cbz_hci_channel_raw(void) { return HCI_CHANNEL_RAW; }
+// The kernel's management interface: a raw HCI socket bound to no device on this channel.
+static inline int cbz_hci_channel_control(void) { return HCI_CHANNEL_CONTROL; }
+static inline uint16_t cbz_hci_dev_none(void) { return HCI_DEV_NONE; }
+// libbluetooth has no mgmt header: the packet header (code, index, length, all little-endian)
+// is defined here so a test can check the Swift codec's size against the C layout.
+struct cbz_mgmt_hdr {
+    uint16_t opcode;
+    uint16_t index;
+    uint16_t len;
+} __attribute__((packed));
+static inline size_t cbz_sizeof_mgmt_hdr(void) { return sizeof(struct cbz_mgmt_hdr); }
 static inline int cbz_hci_command_pkt(void) { return HCI_COMMAND_PKT; }
 static inline int cbz_hci_event_pkt(void) { return HCI_EVENT_PKT; }
 

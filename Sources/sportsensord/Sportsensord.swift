@@ -92,7 +92,9 @@ struct Sportsensord: AsyncParsableCommand {
     }
 
     /// The Bluetooth side: one L2CAP connector per configured adapter (all adapters when none is
-    /// named), or nil when only virtual sensors run and no adapter is configured.
+    /// named), each behind a queue that lets one LE connection attempt at a time through to its
+    /// adapter, and discovery through the kernel's mgmt interface on the first adapter; nil when
+    /// only virtual sensors run and no adapter is configured.
     static func bluetooth(configuration: GatewayConfiguration, logger: Logger) async -> BluetoothSupport? {
         let all: [HCIAdapter]
         do {
@@ -115,13 +117,18 @@ struct Sportsensord: AsyncParsableCommand {
         guard !chosen.isEmpty else { return nil }
         let connectors: [any SensorConnector] = chosen.map { adapter in
             let connector = L2CAPConnector(adapter: adapter, logger: logger)
-            return ClosureSensorConnector { address in try await connector.connect(to: address) }
+            return QueuedSensorConnector(
+                inner: ClosureSensorConnector { address in try await connector.connect(to: address) },
+                adapterName: adapter.name, clock: ContinuousClock(), isAdapterFault: isAdapterFault, logger: logger)
         }
         let names = chosen.map(\.name)
         let scanner = chosen[0]
+        let linkMonitors = chosen.compactMap { linkParameterMonitor(adapter: $0, logger: logger) }
         return BluetoothSupport(
             connectors: connectors,
             adapters: {
+                // The link monitors run for the daemon's lifetime; this closure owns them.
+                _ = linkMonitors
                 let current = (try? await HCIAdapter.listOnDedicatedThread()) ?? []
                 return current.filter { names.contains($0.name) }.map {
                     AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
@@ -130,13 +137,47 @@ struct Sportsensord: AsyncParsableCommand {
             scan: { seconds in try await scan(adapter: scanner, seconds: seconds, logger: logger) })
     }
 
-    /// Scans `seconds` with `adapter`, one entry per advertiser (the latest name and RSSI).
+    /// Logs the parameters each sensor link on `adapter` actually got (the controller's choice within
+    /// the kernel's requested range), so an admin can check the interval against the sensors'
+    /// notification rate (Docs/OPERATIONS.md). Nil, with a notice, when the raw HCI socket cannot
+    /// be opened; the gateway works without it.
+    static func linkParameterMonitor(adapter: HCIAdapter, logger: Logger) -> LELinkParameterMonitor? {
+        do {
+            return try LELinkParameterMonitor.start(adapterIndex: adapter.index, logger: logger) { report in
+                switch report {
+                case .connected(let peer, true, let parameters), .updated(let peer, true, let parameters):
+                    logger.info(
+                        "LE link to \(peer) on \(adapter.name): \(parameters)",
+                        metadata: [
+                            "ble.address": "\(peer)", "ble.adapter": "\(adapter.name)",
+                            "ble.interval_ms": "\(Double(parameters.intervalUnits) * 1.25)",
+                            "ble.latency": "\(parameters.peripheralLatency)",
+                        ])
+                case .connected, .updated:
+                    break
+                }
+            }
+        } catch {
+            logger.notice("link parameters of \(adapter.name) are not reported: \(error)")
+            return nil
+        }
+    }
+
+    /// Whether a failed connection attempt was the adapter's doing (the kernel or the controller
+    /// refused to try), which pauses the adapter's next attempt; a sensor that does not answer is not.
+    @Sendable static func isAdapterFault(_ error: any Error) -> Bool {
+        guard let error = error as? TransportError else { return false }
+        return error.code == .adapterBusy || error.code == .connectionLimit
+    }
+
+    /// Discovers for `seconds` through the kernel on `adapter`, one entry per advertiser (the
+    /// latest name and RSSI). When another program (bluetoothd) discovers, its results count.
     static func scan(adapter: HCIAdapter, seconds: Double, logger: Logger) async throws -> [DiscoveryInfo] {
         let table = DiscoveryTable()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) }
             group.addTask {
-                for try await discovery in LEScanner.scan(adapter: adapter, logger: logger) {
+                for try await discovery in MgmtDiscovery.discover(adapterIndex: adapter.index, logger: logger) {
                     let key = "\(discovery.address)"
                     table.entries.withLock { seen in
                         let previous = seen[key]

@@ -467,3 +467,25 @@ struct HCIAdvertisingCommandTests {
         #expect(wireErrorCode { _ = try data.advertisingData } == .truncated)
     }
 }
+
+@Suite("HCI LE Connection Update Complete")
+struct HCIConnectionUpdateTests {
+    /// Handle 0x0040 now at 30 ms (24 units), latency 0, supervision timeout 420 ms (42 units).
+    static let update = [UInt8](hex: "3e 0a 03 00 4000 1800 0000 2a00")
+
+    @Test("parses, encodes, and refuses a wrong subevent or length")
+    func connectionUpdate() throws {
+        let event = try HCILEConnectionUpdateCompleteEvent(parsing: Self.update)
+        #expect(event.status == .success && event.connectionHandle == 0x40)
+        #expect(event.connectionInterval == 24 && event.peripheralLatency == 0 && event.supervisionTimeout == 42)
+        var out: [UInt8] = []
+        event.encode(into: &out)
+        #expect(out == Self.update)
+        var other = Self.update
+        other[2] = 0x01
+        #expect(wireErrorCode { _ = try HCILEConnectionUpdateCompleteEvent(parsing: other) } == .wrongOpcode)
+        var longer = Self.update + [0]
+        longer[1] += 1
+        #expect(wireErrorCode { _ = try HCILEConnectionUpdateCompleteEvent(parsing: longer) } == .wrongLength)
+    }
+}

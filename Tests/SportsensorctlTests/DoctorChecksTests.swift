@@ -81,20 +81,21 @@ struct DoctorChecksTests {
         #expect(DoctorChecks.adapters(.failure(Self.noBluetooth)).status == .fail)
     }
 
-    @Test("competing scanners: a scanner warns first, bluetoothd alone warns, neither is OK")
+    @Test("competing scanners: a scanner warns, bluetoothd alone is OK (the gateway shares the adapter), neither is OK")
     func scanners() {
         let quiet = DoctorChecks.competingScanners(processes: [(pid: 1, name: "systemd"), (pid: 9, name: "sshd")])
         #expect(quiet.status == .ok)
         let bluez = DoctorChecks.competingScanners(processes: [
             (pid: 1, name: "systemd"), (pid: 300, name: "bluetoothd"),
         ])
-        #expect(bluez.status == .warn)
-        #expect(bluez.detail == "bluetoothd (pid 300) is running")
+        #expect(bluez.status == .ok)
+        #expect(bluez.detail == "bluetoothd (pid 300) is running; the gateway shares the adapter with it")
         let lescan = DoctorChecks.competingScanners(processes: [
             (pid: 300, name: "bluetoothd"), (pid: 301, name: "hcitool"),
         ])
         #expect(lescan.status == .warn)
         #expect(lescan.detail == "running: hcitool (pid 301)")
+        #expect(lescan.fix?.contains("quit it") == true)
     }
 
     @Test("control socket: missing, not a socket, no access (with the group fix), usable")

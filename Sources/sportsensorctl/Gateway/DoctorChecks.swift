@@ -137,8 +137,9 @@ enum DoctorChecks {
                 + "`sudo setcap cap_net_raw,cap_net_admin+ep $(command -v sportsensord)`")
     }
 
-    /// Programs that compete for the adapter: bluetoothd (harmless unless it scans or connects to
-    /// the sensor itself) and command-line scanners.
+    /// Programs that compete for the adapter: command-line tools that may drive the controller
+    /// behind the kernel's back. bluetoothd does not: the daemon discovers through the kernel and
+    /// shares the adapter with it.
     static func competingScanners(processes: [(pid: Int, name: String)]) -> DoctorCheck {
         let scanners = processes.filter { ["hcitool", "btmgmt", "bluetoothctl", "hcidump", "btmon"].contains($0.name) }
         let bluetoothd = processes.first { $0.name == "bluetoothd" }
@@ -146,14 +147,13 @@ enum DoctorChecks {
             let names = scanners.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", ")
             return DoctorCheck(
                 name: "other scanners", status: .warn, detail: "running: \(names)",
-                fix: "a second scan makes the controller refuse ours (adapterBusy): stop them "
-                    + "(`bluetoothctl scan off`, quit hcitool lescan)")
+                fix: "a raw HCI scan (hcitool lescan, sportsensor-dev hci-scan) makes the controller refuse the "
+                    + "kernel's scans and connections: quit it; bluetoothctl's discovery is shared with the gateway")
         }
         if let bluetoothd {
             return DoctorCheck(
-                name: "other scanners", status: .warn, detail: "bluetoothd (pid \(bluetoothd.pid)) is running",
-                fix: "fine while nothing scans through it (`bluetoothctl scan off`); if scans report the adapter "
-                    + "busy or the sensor connects to bluetoothd instead: `sudo systemctl stop bluetooth`")
+                name: "other scanners", status: .ok,
+                detail: "bluetoothd (pid \(bluetoothd.pid)) is running; the gateway shares the adapter with it")
         }
         return DoctorCheck(name: "other scanners", status: .ok, detail: "no bluetoothd and no other scanner running")
     }
