@@ -110,6 +110,8 @@ public struct ImportRequest: Codable, Hashable, Sendable {
     public var athlete: String?
     /// The sensor's address.
     public var sensor: String?
+    /// `public` or `random` (default `public`).
+    public var sensorAddressType: String?
     /// The session's wall-clock start (default: the capture's first record, else now).
     public var startedAt: Date?
     /// When the capture's first record was taken, if it says.
@@ -126,15 +128,16 @@ public struct ImportRequest: Codable, Hashable, Sendable {
 
     /// Creates a request.
     public init(
-        profile: String, rules: String, set: [String], athlete: String?, sensor: String?, startedAt: Date?,
-        captureStart: Date?, lostSamples: Int64, malformedNotifications: Int64, sampleRate: Double?,
-        samples: [[Double]]
+        profile: String, rules: String, set: [String], athlete: String?, sensor: String?,
+        sensorAddressType: String? = nil, startedAt: Date?, captureStart: Date?, lostSamples: Int64,
+        malformedNotifications: Int64, sampleRate: Double?, samples: [[Double]]
     ) {
         self.profile = profile
         self.rules = rules
         self.set = set
         self.athlete = athlete
         self.sensor = sensor
+        self.sensorAddressType = sensorAddressType
         self.startedAt = startedAt
         self.captureStart = captureStart
         self.lostSamples = lostSamples

@@ -166,7 +166,8 @@ enum SessionImport {
     ) -> ImportRequest {
         ImportRequest(
             profile: settings.profile.rawValue, rules: settings.rules.rawValue, set: settings.assignments,
-            athlete: athlete, sensor: (sensor ?? recording.sensor).map { "\($0)" }, startedAt: startedAt,
+            athlete: athlete, sensor: (sensor ?? recording.sensor).map { "\($0)" },
+            sensorAddressType: (sensor ?? recording.sensor).map { "\($0.kind)" }, startedAt: startedAt,
             captureStart: recording.captureStart, lostSamples: recording.counts.lost,
             malformedNotifications: recording.counts.malformed, sampleRate: recording.counts.sampleRate,
             samples: recording.samples.map {

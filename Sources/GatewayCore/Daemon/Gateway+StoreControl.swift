@@ -50,7 +50,8 @@ extension Gateway {
         }
         var sensor: BluetoothAddress?
         if let text = request.sensor {
-            guard let address = BluetoothAddress(string: text) else {
+            let kind: BluetoothAddress.Kind = request.sensorAddressType == "random" ? .random : .public
+            guard let address = BluetoothAddress(string: text, kind: kind) else {
                 throw ControlError(
                     .invalidRequest, "'\(text)' is not a Bluetooth address", fix: "write AA:BB:CC:DD:EE:FF")
             }
