@@ -65,12 +65,13 @@ struct ImportCommand: AsyncParsableCommand {
             }
             let id: String
             let addedAthlete: Bool
-            if let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
-                defer { Task { await client.shutdown() } }
+            if let endpoint = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
                 let request = SessionImport.request(
                     decoded.recording, settings: settings, athlete: athlete, sensor: sensor, startedAt: started)
-                let result: ImportResult = try await client.send(
-                    ControlRoute.importSession.request(), json: request, timeout: 3600)
+                let result = try await ControlClient.with(endpoint) { client in
+                    try await client.send(
+                        ControlRoute.importSession.request(), json: request, as: ImportResult.self, timeout: 3600)
+                }
                 (id, addedAthlete) = (result.session.id, result.addedAthlete)
             } else {
                 let imported = try await state.openStore().importRecording(

@@ -33,11 +33,12 @@ struct PruneCommand: AsyncParsableCommand {
             let age = try StoreArguments.duration(olderThan)
             let cutoff = Date().addingTimeInterval(-age)
             let result: PruneResult
-            if let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
-                defer { Task { await client.shutdown() } }
+            if let endpoint = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
                 let request = PruneRequest(startedBefore: cutoff, samplesOnly: samplesOnly, vacuum: vacuum)
-                let report: PruneReport = try await client.send(
-                    ControlRoute.prune.request(), json: request, timeout: 3600)
+                let report = try await ControlClient.with(endpoint) { client in
+                    try await client.send(
+                        ControlRoute.prune.request(), json: request, as: PruneReport.self, timeout: 3600)
+                }
                 result = PruneResult(
                     sessionsDeleted: report.sessionsDeleted, sessionsAffected: report.sessionsAffected,
                     chunksDeleted: report.chunksDeleted, samplesDeleted: report.samplesDeleted,

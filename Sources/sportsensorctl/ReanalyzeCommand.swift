@@ -46,11 +46,12 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let requested = try profile.map { value throws(CommandFailure) in try StoreArguments.profile(value) }
-            if save, let client = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
-                defer { Task { await client.shutdown() } }
+            if save, let endpoint = await StoreWriter.daemon(socket: daemon.socket, serving: state.directory) {
                 let request = ReanalyzeRequest(profile: requested?.rawValue, rules: rules?.rawValue, set: assignments)
-                let result: ReanalyzeResult = try await client.send(
-                    ControlRoute.reanalyze.request(id), json: request, timeout: 600)
+                let result = try await ControlClient.with(endpoint) { client in
+                    try await client.send(
+                        ControlRoute.reanalyze.request(id), json: request, as: ReanalyzeResult.self, timeout: 600)
+                }
                 StoreFormat.write(result.events.map { $0.jsonLine + "\n" }.joined())
                 Self.reportSaved(
                     result.events.count, profile: result.session.profile, session: result.session.id,

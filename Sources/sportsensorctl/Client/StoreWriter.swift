@@ -8,18 +8,17 @@ import SessionStore
 /// only writer, and a member of its group may not write the files anyway), else this process,
 /// holding the store's lock.
 enum StoreWriter {
-    /// The daemon's client when a daemon answers on `socket` and serves `directory`; nil otherwise.
-    static func daemon(socket: String?, serving directory: StateDirectory) async -> ControlClient? {
+    /// The daemon's endpoint when a daemon answers on `socket` and serves `directory`; nil
+    /// otherwise.
+    static func daemon(socket: String?, serving directory: StateDirectory) async -> ControlEndpoint? {
         let path = GatewayPaths().controlSocket(option: socket).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let client = ControlClient(endpoint: .unixSocket(path: path), requestTimeout: 10)
-        if let status: GatewayStatus = try? await client.get(ControlRoute.status.request()),
-            canonical(status.stateDirectory) == canonical(directory.path)
-        {
-            return client
+        let endpoint = ControlEndpoint.unixSocket(path: path)
+        let status = try? await ControlClient.with(endpoint) { client in
+            try await client.get(ControlRoute.status.request(), as: GatewayStatus.self)
         }
-        await client.shutdown()
-        return nil
+        guard let status, canonical(status.stateDirectory) == canonical(directory.path) else { return nil }
+        return endpoint
     }
 
     private static func canonical(_ path: String) -> String {
