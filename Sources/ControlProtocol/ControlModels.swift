@@ -24,11 +24,13 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
     public var sensorsConnected: Int
     /// Sessions recording now.
     public var liveSessions: Int
+    /// Paired sensors waiting for a free adapter slot (link state `no-slot`).
+    public var sensorsWaitingForSlot: Int
 
     /// Creates a status.
     public init(
         version: String, uptimeSeconds: Double, stateDirectory: String, storeHealthy: Bool, adapters: [AdapterInfo],
-        sensorsPaired: Int, sensorsConnected: Int, liveSessions: Int
+        sensorsPaired: Int, sensorsConnected: Int, liveSessions: Int, sensorsWaitingForSlot: Int = 0
     ) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -38,6 +40,7 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
         self.sensorsPaired = sensorsPaired
         self.sensorsConnected = sensorsConnected
         self.liveSessions = liveSessions
+        self.sensorsWaitingForSlot = sensorsWaitingForSlot
     }
 }
 
@@ -49,12 +52,21 @@ public struct AdapterInfo: Codable, Hashable, Sendable {
     public var address: String
     /// True when the adapter is powered up.
     public var up: Bool
+    /// How many sensor links the gateway puts on this adapter at most (`[bluetooth] link_budget`).
+    public var linkBudget: Int
+    /// The sensors holding one of its slots (connected, or connecting through it), by address.
+    public var sensors: [String]
+
+    /// Slots in use.
+    public var links: Int { sensors.count }
 
     /// Creates adapter information.
-    public init(name: String, address: String, up: Bool) {
+    public init(name: String, address: String, up: Bool, linkBudget: Int = 0, sensors: [String] = []) {
         self.name = name
         self.address = address
         self.up = up
+        self.linkBudget = linkBudget
+        self.sensors = sensors
     }
 }
 
@@ -93,8 +105,11 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     public var name: String?
     /// The athlete it is bound to.
     public var athlete: String?
-    /// `connected`, `connecting`, `retrying`, `lost`, `gave-up`, `idle`.
+    /// `connected`, `connecting`, `no-slot` (every adapter's link budget is in use), `retrying`,
+    /// `lost`, `gave-up`, `idle`.
     public var linkState: String
+    /// The adapter whose slot the link holds (`hci0`); nil for virtual sensors and while waiting.
+    public var adapter: String?
     /// When the link was last up or the sensor last advertised.
     public var lastSeen: Date?
     /// True for an in-process virtual sensor.
@@ -105,7 +120,7 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     /// Creates sensor information.
     public init(
         address: String, addressType: String, alias: String?, name: String?, athlete: String?, linkState: String,
-        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?
+        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil
     ) {
         self.address = address
         self.addressType = addressType
@@ -116,6 +131,7 @@ public struct SensorInfo: Codable, Hashable, Sendable {
         self.lastSeen = lastSeen
         self.isVirtual = isVirtual
         self.liveSessionId = liveSessionId
+        self.adapter = adapter
     }
 }
 

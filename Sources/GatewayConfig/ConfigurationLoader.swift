@@ -52,7 +52,7 @@ struct ConfigurationReader {
 
     static let sections: [String: [String]] = [
         "gateway": ["state_dir", "socket", "default_profile", "log_level"],
-        "bluetooth": ["adapters"],
+        "bluetooth": ["adapters", "link_budget"],
         "api": ["tcp_listen", "token"],
         "sessions": ["auto_start", "idle_stop_minutes"],
         "detection": DetectionProfile.allCases.map(\.rawValue),
@@ -88,13 +88,27 @@ struct ConfigurationReader {
                 configuration.logLevel = level
             }
         }
-        if let bluetooth = root["bluetooth"]?.table, let adapters = try strings(bluetooth, "bluetooth.adapters") {
-            for adapter in adapters where !GatewayConfiguration.isAdapterName(adapter) {
-                throw invalid(
-                    "bluetooth.adapters", "'\(adapter)' is not an adapter name",
-                    fix: "name HCI adapters such as \"hci0\" (list them with `hciconfig` or `sportsensorctl adapters`)")
+        if let bluetooth = root["bluetooth"]?.table {
+            if let adapters = try strings(bluetooth, "bluetooth.adapters") {
+                for adapter in adapters where !GatewayConfiguration.isAdapterName(adapter) {
+                    throw invalid(
+                        "bluetooth.adapters", "'\(adapter)' is not an adapter name",
+                        fix:
+                            "name HCI adapters such as \"hci0\" (list them with `hciconfig` or `sportsensorctl adapters`)"
+                    )
+                }
+                configuration.adapters = adapters
             }
-            configuration.adapters = adapters
+            if let budget = try integer(bluetooth, "bluetooth.link_budget") {
+                let range = GatewayConfiguration.linkBudgets
+                guard range.contains(budget) else {
+                    throw invalid(
+                        "bluetooth.link_budget", "\(budget) links per adapter is out of range",
+                        fix: "give \(range.lowerBound)–\(range.upperBound); 5 suits most USB dongles, "
+                            + "7 most Broadcom controllers")
+                }
+                configuration.linkBudget = budget
+            }
         }
         if let api = root["api"]?.table {
             if let listen = try string(api, "api.tcp_listen") {

@@ -21,8 +21,16 @@ public struct GatewayConfiguration: Hashable, Sendable {
     /// `[gateway] log_level`: `trace` … `critical`.
     public var logLevel: String = "info"
     /// `[bluetooth] adapters`: HCI adapters to use (`hci0`); sensors are spread over them. Empty
-    /// means the first adapter the kernel has.
+    /// means every adapter the kernel has, including those plugged in later.
     public var adapters: [String] = []
+    /// `[bluetooth] link_budget`: the most sensor links the gateway puts on one adapter. Five fits
+    /// the smallest common controllers (CSR dongles hold 5 LE links, Broadcom 7) with 100 Hz
+    /// notifications on each (Docs/OPERATIONS.md has the arithmetic).
+    public var linkBudget = GatewayConfiguration.defaultLinkBudget
+    /// The default `link_budget`.
+    public static let defaultLinkBudget = 5
+    /// The `link_budget` values accepted.
+    public static let linkBudgets = 1...32
     /// `[api] tcp_listen`: `host:port` for HTTP over TCP, nil for the Unix socket only.
     public var tcpListen: TCPListenAddress?
     /// `[api] token`: the bearer token TCP clients must send.
