@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GatewayConfig
 import GatewayCore
@@ -37,8 +38,17 @@ final class GatewayBench: Sendable {
         gateway = Gateway(
             dependencies: GatewayDependencies(
                 store: store, stateDirectory: directory, configuration: configuration, clock: clock,
-                connectors: connectors, virtualSensors: fleet, logger: logger),
+                bluetooth: Self.adapters(connectors), virtualSensors: fleet, logger: logger),
             metrics: metrics)
+    }
+
+    /// One powered adapter per connector (`hci0`, `hci1`, …); nil without connectors.
+    static func adapters(_ connectors: [any SensorConnector]) -> BluetoothSupport? {
+        guard !connectors.isEmpty else { return nil }
+        return .fixed(
+            connectors.enumerated().map { index, connector in
+                (AdapterInfo(name: "hci\(index)", address: "00:1A:7D:DA:71:\(10 + index)", up: true), connector)
+            })
     }
 
     /// Advances the manual clock by `seconds` in 30 ms steps (one notification of 3 samples at
