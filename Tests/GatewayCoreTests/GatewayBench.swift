@@ -20,7 +20,8 @@ final class GatewayBench: Sendable {
 
     init(
         scripts: [MotionScript], motion: MotionOptions = MotionOptions(), autoStart: Bool = false,
-        idleStop: Duration? = nil, connectors: [any SensorConnector] = [],
+        idleStop: Duration? = nil, connectors: [any SensorConnector] = [], linkBudget: Int = 5,
+        bluetooth: (@Sendable (ManualClock) throws -> BluetoothSupport)? = nil,
         outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil,
         faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics()
     ) throws {
@@ -29,6 +30,7 @@ final class GatewayBench: Sendable {
         var configuration = GatewayConfiguration()
         configuration.autoStart = autoStart
         configuration.idleStop = idleStop
+        configuration.linkBudget = linkBudget
         configuration.virtualSensors = VirtualSensorsConfiguration(
             count: scripts.count, scripts: scripts, rate: 100, outOfRange: outOfRange)
         let fleet = try VirtualSensorFleet(
@@ -38,7 +40,7 @@ final class GatewayBench: Sendable {
         gateway = Gateway(
             dependencies: GatewayDependencies(
                 store: store, stateDirectory: directory, configuration: configuration, clock: clock,
-                bluetooth: Self.adapters(connectors), virtualSensors: fleet, logger: logger),
+                bluetooth: try bluetooth?(clock) ?? Self.adapters(connectors), virtualSensors: fleet, logger: logger),
             metrics: metrics)
     }
 
