@@ -115,6 +115,9 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     public var linkState: String
     /// The adapter whose slot the link holds (`hci0`); nil for virtual sensors and while waiting.
     public var adapter: String?
+    /// What the controller gave the connected link; nil when unknown (virtual sensors, or the
+    /// daemon cannot read the adapter's HCI events).
+    public var linkParameters: LinkParametersInfo?
     /// When the link was last up or the sensor last advertised.
     public var lastSeen: Date?
     /// True for an in-process virtual sensor.
@@ -125,7 +128,8 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     /// Creates sensor information.
     public init(
         address: String, addressType: String, alias: String?, name: String?, athlete: String?, linkState: String,
-        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil
+        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil,
+        linkParameters: LinkParametersInfo? = nil
     ) {
         self.address = address
         self.addressType = addressType
@@ -137,6 +141,25 @@ public struct SensorInfo: Codable, Hashable, Sendable {
         self.isVirtual = isVirtual
         self.liveSessionId = liveSessionId
         self.adapter = adapter
+        self.linkParameters = linkParameters
+    }
+}
+
+/// The parameters of one LE link as the controller set them (Docs/OPERATIONS.md says what an SDU
+/// sensor at 100 Hz needs).
+public struct LinkParametersInfo: Codable, Hashable, Sendable {
+    /// The connection interval in milliseconds.
+    public var intervalMs: Double
+    /// Connection events the peripheral may skip.
+    public var peripheralLatency: Int
+    /// The supervision timeout in milliseconds.
+    public var supervisionTimeoutMs: Double
+
+    /// Creates link parameters.
+    public init(intervalMs: Double, peripheralLatency: Int, supervisionTimeoutMs: Double) {
+        self.intervalMs = intervalMs
+        self.peripheralLatency = peripheralLatency
+        self.supervisionTimeoutMs = supervisionTimeoutMs
     }
 }
 

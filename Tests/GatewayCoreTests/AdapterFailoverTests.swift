@@ -50,8 +50,12 @@ final class PoweredAdapters: Sendable {
                     return bearer
                 }
             },
-            scan: { _ in [] })
+            scan: { _ in [] },
+            linkParameters: { _ in Self.parameters })
     }
+
+    /// What every emulated controller "gave" each link.
+    static let parameters = LinkParametersInfo(intervalMs: 48.75, peripheralLatency: 0, supervisionTimeoutMs: 420)
 
     /// Powers `name` off (or on): its links end, and the gateway hears of the change.
     func power(_ name: String, on: Bool) async {
@@ -113,6 +117,12 @@ struct AdapterFailoverTests {
         #expect(sensors.filter { $0.linkState == "connected" }.count == 2)
         #expect(sensors.filter { $0.linkState == "no-slot" }.count == 1)
         #expect(sensors.filter { $0.linkState == "connected" }.allSatisfy { $0.adapter != full.name })
+        #expect(
+            sensors.filter { $0.linkState == "connected" }.allSatisfy {
+                $0.linkParameters == PoweredAdapters.parameters
+            })
+        #expect(sensors.first { $0.linkState == "no-slot" }?.linkParameters == nil, "no link, no parameters")
+        #expect(sensors.first { $0.linkState == "no-slot" }?.adapter == nil)
         let status = try await gateway.status()
         #expect(status.sensorsWaitingForSlot == 1)
         #expect(status.adapters.first { $0.name == full.name }?.up == false)

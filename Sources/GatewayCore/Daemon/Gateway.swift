@@ -175,9 +175,11 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         let link = SensorLink(
             address: record.address, connector: connector, configuration: dependencies.linkConfiguration,
             clock: dependencies.clock, logger: logger)
+        let bluetooth = isVirtual ? nil : dependencies.bluetooth
         let channel = SensorChannel(
             record: record, athleteName: athlete, isVirtual: isVirtual, link: link,
-            adapterPool: isVirtual ? nil : adapterPool)
+            adapterPool: isVirtual ? nil : adapterPool,
+            linkParameters: { address in bluetooth?.linkParameters(address) })
         registry.add(channel)
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }
