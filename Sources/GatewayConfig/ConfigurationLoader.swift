@@ -128,6 +128,11 @@ struct ConfigurationReader {
                 }
                 configuration.apiToken = token
             }
+            if configuration.tcpListen != nil, configuration.apiToken == nil {
+                throw invalid(
+                    "api.tcp_listen", "a TCP listener needs a bearer token",
+                    fix: "set api.token (e.g. from `openssl rand -hex 24`), or remove api.tcp_listen")
+            }
         }
         if let sessions = root["sessions"]?.table {
             if let autoStart = try bool(sessions, "sessions.auto_start") { configuration.autoStart = autoStart }

@@ -63,6 +63,11 @@ public struct TCPListenAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
+    /// True for `localhost`, 127.0.0.0/8 and `::1`: only this machine can connect.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// Parses `host:port` or `[v6]:port`; nil when malformed or the port is out of range.
     public init?(parsing text: String) {
         guard let colon = text.lastIndex(of: ":") else { return nil }

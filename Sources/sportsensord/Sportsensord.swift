@@ -51,6 +51,9 @@ struct Sportsensord: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
+        // Files the daemon makes (the store, its WAL and lock) are 0640 and directories 0750
+        // however it was started; the unit's UMask= says the same.
+        umask(0o027)
         let configuration: GatewayConfiguration
         do {
             let file = try GatewayConfiguration.load(
@@ -74,6 +77,14 @@ struct Sportsensord: AsyncParsableCommand {
         _ = ControlAPIMetrics.bootstrap()
         var logger = Logger(label: "sportsensord")
         logger.logLevel = level
+        if let tcp = configuration.tcpListen, !tcp.isLoopback {
+            logger.warning(
+                """
+                the control API listens on \(tcp) beyond this machine: anyone who can reach it and holds the token \
+                controls the gateway; under the installed unit IPAddressAllow=localhost refuses other hosts
+                """,
+                metadata: ["api.tcp_listen": "\(tcp)"])
+        }
 
         let bluetooth = await Self.bluetooth(configuration: configuration, logger: logger)
         let application = GatewayApplication(
