@@ -185,7 +185,8 @@ extension DoctorChecks {
         let unknown = adapters.compactMap { adapter -> (String, String)? in
             if case .unknown(let reason) = adapter.probe { (adapter.name, reason) } else { nil }
         }
-        let detail = adapters.map { adapter in
+        // Typed: with GRDB in the module, an untyped interpolating closure can infer its `SQL`.
+        let detail = adapters.map { adapter -> String in
             switch adapter.probe {
             case .idle: "\(adapter.name) idle"
             case .discovering: "\(adapter.name) discovering"
