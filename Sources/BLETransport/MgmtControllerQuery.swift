@@ -22,7 +22,9 @@ public enum MgmtControllerQuery {
         case .commandComplete:
             guard let complete = try? MgmtCommandCompleteEvent(event), complete.command == .readControllerInfo
             else { return nil }
-            guard complete.status == .success else { return (index, .failure(error(for: complete.status, index: index))) }
+            guard complete.status == .success else {
+                return (index, .failure(error(for: complete.status, index: index)))
+            }
             do throws(WireError) {
                 return (index, .success(try MgmtControllerInfo(parsing: complete.returnParameters)))
             } catch {
@@ -30,7 +32,8 @@ public enum MgmtControllerQuery {
                     index,
                     .failure(
                         TransportError(
-                            code: .invalidPDU, message: "hci\(index): the kernel's controller information is malformed: \(error)")
+                            code: .invalidPDU,
+                            message: "hci\(index): the kernel's controller information is malformed: \(error)")
                     )
                 )
             }

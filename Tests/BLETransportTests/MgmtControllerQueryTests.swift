@@ -23,7 +23,8 @@ struct MgmtControllerQueryTests {
 
     @Test("replies: Command Complete with the information, failures by status, other packets ignored")
     func replies() throws {
-        let success = try #require(MgmtControllerQuery.reply(to: Self.complete(index: "0100", status: "00", parameters: Self.info)))
+        let success = try #require(
+            MgmtControllerQuery.reply(to: Self.complete(index: "0100", status: "00", parameters: Self.info)))
         #expect(success.index == 1)
         let info = try success.answer.get()
         #expect(info.supportedSettings.contains(.lowEnergy) && info.currentSettings.contains(.lowEnergy))

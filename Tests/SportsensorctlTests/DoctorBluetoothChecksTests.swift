@@ -10,7 +10,9 @@ import Testing
 struct DoctorBluetoothChecksTests {
     typealias Radio = DoctorChecks.RadioSwitch
 
-    static func radio(_ name: String, _ type: String = "bluetooth", soft: String = "0\n", hard: String = "0\n")
+    static func radio(
+        _ name: String, _ type: String = "bluetooth", soft: String = "0\n", hard: String = "0\n"
+    )
         -> Radio
     {
         Radio(name: name + "\n", type: type + "\n", soft: soft, hard: hard)!
@@ -83,7 +85,8 @@ struct DoctorBluetoothChecksTests {
         let good = DoctorChecks.lowEnergy(adapters: [Self.hci0], information: [0: on], openError: nil)
         #expect(good?.status == .ok && good?.detail == "hci0 LE on (Bluetooth 5.0)")
 
-        let disabled = DoctorChecks.lowEnergy(adapters: [Self.hci0, Self.hci1], information: [0: on, 1: off], openError: nil)
+        let disabled = DoctorChecks.lowEnergy(
+            adapters: [Self.hci0, Self.hci1], information: [0: on, 1: off], openError: nil)
         #expect(disabled?.status == .fail)
         #expect(disabled?.detail == "hci0 LE on (Bluetooth 5.0), hci1 LE off (Bluetooth 5.3)")
         #expect(disabled?.fix == "`sudo btmgmt --index 1 le on`")
@@ -100,7 +103,8 @@ struct DoctorBluetoothChecksTests {
 
         let oldKernel = TransportError(code: .permissionDenied, message: "bind: not permitted")
         let closed = DoctorChecks.lowEnergy(adapters: [Self.hci0], information: nil, openError: oldKernel)
-        #expect(closed?.status == .warn && closed?.detail == "cannot read the adapters' LE settings: bind: not permitted")
+        #expect(
+            closed?.status == .warn && closed?.detail == "cannot read the adapters' LE settings: bind: not permitted")
         #expect(closed?.fix?.contains("sudo btmgmt info") == true)
     }
 
@@ -168,8 +172,41 @@ struct DoctorBluetoothChecksTests {
             \tActiveInstances: 0x00 (0)
             """
         #expect(DoctorChecks.bluetoothctlDiscovering(show) == true)
-        #expect(DoctorChecks.bluetoothctlDiscovering(show.replacingOccurrences(of: "Discovering: yes", with: "Discovering: no")) == false)
+        #expect(
+            DoctorChecks.bluetoothctlDiscovering(
+                show.replacingOccurrences(of: "Discovering: yes", with: "Discovering: no")) == false)
         #expect(DoctorChecks.bluetoothctlDiscovering("Waiting to connect to bluetoothd...") == nil)
         #expect(DoctorChecks.bluetoothctlDiscovering("Controller 00:1A:7D:DA:71:14 not available\n") == nil)
+    }
+
+    @Test("a tool's run to a discovery probe: its answer, else its first error line, a timeout or its exit")
+    func discoveryProbes() {
+        let busctl = DoctorChecks.busctlBoolean
+        func run(_ status: Int32, _ output: String, _ error: String = "", timedOut: Bool = false) -> ToolOutput {
+            ToolOutput(status: status, output: output, error: error, timedOut: timedOut)
+        }
+        #expect(DoctorChecks.discoveryProbe("busctl", run(0, "b true\n"), parse: busctl) == .discovering)
+        #expect(DoctorChecks.discoveryProbe("busctl", run(0, "b false\n"), parse: busctl) == .idle)
+        // Captured from busctl 252 on a machine without a system bus.
+        let noBus = run(1, "", "Failed to connect to bus: No such file or directory\n")
+        #expect(
+            DoctorChecks.discoveryProbe("busctl", noBus, parse: busctl)
+                == .unknown("busctl: Failed to connect to bus: No such file or directory"))
+        #expect(
+            DoctorChecks.discoveryProbe(
+                "bluetoothctl", run(15, "Waiting to connect to bluetoothd...", timedOut: true),
+                parse: DoctorChecks.bluetoothctlDiscovering)
+                == .unknown("bluetoothctl: it did not answer in time"))
+        #expect(DoctorChecks.discoveryProbe("busctl", run(1, ""), parse: busctl) == .unknown("busctl: exit status 1"))
+    }
+
+    @Test("the tool runner: output, error and status; killed after its timeout; a missing tool is nil")
+    func toolRunner() async throws {
+        let done = try #require(await DoctorProbe.run("sh", ["-c", "echo out; echo err >&2; exit 3"]))
+        #expect(done == ToolOutput(status: 3, output: "out\n", error: "err\n", timedOut: false))
+        // Far apart on purpose: the sleep outlasts any stall of a busy machine.
+        let hung = try #require(await DoctorProbe.run("sleep", ["600"], timeout: .milliseconds(100)))
+        #expect(hung.timedOut && hung.failure == "it did not answer in time")
+        #expect(await DoctorProbe.run("sportsensor-no-such-tool", []) == nil)
     }
 }

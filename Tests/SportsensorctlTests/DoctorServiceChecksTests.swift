@@ -25,7 +25,8 @@ struct DoctorServiceChecksTests {
         let running = Self.unit("NRestarts=0\nResult=success\nLoadState=loaded\nActiveState=active\nSubState=running\n")
         #expect(running.status == .ok && running.detail == "sportsensord.service active (running)")
 
-        let recovered = Self.unit("LoadState=loaded\nActiveState=active\nSubState=running\nNRestarts=3\nResult=success\n")
+        let recovered = Self.unit(
+            "LoadState=loaded\nActiveState=active\nSubState=running\nNRestarts=3\nResult=success\n")
         #expect(recovered.status == .warn)
         #expect(recovered.detail == "sportsensord.service active (running), restarted 3 times after failures")
         #expect(recovered.fix?.contains("journalctl -u sportsensord -e") == true)

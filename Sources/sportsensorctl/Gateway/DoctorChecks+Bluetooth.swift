@@ -40,7 +40,8 @@ extension DoctorChecks {
         guard !radios.isEmpty else {
             return DoctorCheck(
                 name: "rfkill", status: .ok,
-                detail: switches == nil ? "the kernel has no rfkill switches" : "no Bluetooth radio has an rfkill switch")
+                detail: switches == nil
+                    ? "the kernel has no rfkill switches" : "no Bluetooth radio has an rfkill switch")
         }
         let hard = radios.filter(\.hardBlocked).map(\.name)
         let soft = radios.filter { $0.softBlocked && !$0.hardBlocked }.map(\.name)
@@ -140,7 +141,8 @@ extension DoctorChecks {
         if let pid {
             return DoctorCheck(
                 name: "bluetoothd", status: .ok,
-                detail: "running (pid \(pid)); the gateway discovers through the kernel and shares the adapters with it")
+                detail: "running (pid \(pid)); the gateway discovers through the kernel and shares the adapters with it"
+            )
         }
         switch unit?["ActiveState"] {
         case "active", "reloading":
@@ -176,7 +178,8 @@ extension DoctorChecks {
     /// panel), never for the gateway's own.
     static func discovery(bluetoothdRunning: Bool, adapters: [(name: String, probe: DiscoveryProbe)]) -> DoctorCheck {
         guard bluetoothdRunning else {
-            return DoctorCheck(name: "discovery", status: .ok, detail: "bluetoothd is not running, so it runs no discovery")
+            return DoctorCheck(
+                name: "discovery", status: .ok, detail: "bluetoothd is not running, so it runs no discovery")
         }
         guard !adapters.isEmpty else {
             return DoctorCheck(name: "discovery", status: .ok, detail: "no adapter to check")
@@ -204,7 +207,8 @@ extension DoctorChecks {
         if let (_, reason) = unknown.first {
             let denied = reason.localizedCaseInsensitiveContains("access denied")
             return DoctorCheck(
-                name: "discovery", status: .warn, detail: "cannot tell whether bluetoothd discovers: \(detail) (\(reason))",
+                name: "discovery", status: .warn,
+                detail: "cannot tell whether bluetoothd discovers: \(detail) (\(reason))",
                 fix: denied
                     ? "bluetoothd's D-Bus policy refuses this user: rerun with sudo, or join the `bluetooth` group "
                         + "(`sudo usermod -aG bluetooth $USER`)"
@@ -212,6 +216,14 @@ extension DoctorChecks {
                         + "(systemd) or bluetoothctl (bluez) for doctor to check")
         }
         return DoctorCheck(name: "discovery", status: .ok, detail: "bluetoothd is not discovering: \(detail)")
+    }
+
+    /// What a tool's run says of `Discovering`: its parsed answer when it ended well, else why not.
+    static func discoveryProbe(_ tool: String, _ run: ToolOutput, parse: (String) -> Bool?) -> DiscoveryProbe {
+        if run.status == 0, !run.timedOut, let discovering = parse(run.output) {
+            return discovering ? .discovering : .idle
+        }
+        return .unknown("\(tool): \(run.failure)")
     }
 
     /// The boolean `busctl get-property` printed (`b true`); nil for anything else.

@@ -52,7 +52,9 @@ extension DoctorChecks {
         if properties["LoadState"] == "not-found" {
             return DoctorCheck(
                 name: "unit", status: .warn, detail: "sportsensord.service is not installed",
-                fix: "`sudo make install` installs it (Docs/OPERATIONS.md); ignore this when you run sportsensord by hand")
+                fix:
+                    "`sudo make install` installs it (Docs/OPERATIONS.md); ignore this when you run sportsensord by hand"
+            )
         }
         switch active {
         case "failed":

@@ -2,6 +2,10 @@
 import BLETransport
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a system tool printed and how it ended.
 struct ToolOutput: Hashable, Sendable {
     /// Its exit status (the signal number when it was killed).
@@ -30,7 +34,9 @@ extension DoctorProbe {
     /// The executable named `name`, or nil when it is not installed.
     static func tool(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map(String.init) ?? []
-        return (path + toolDirectories).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return (path + toolDirectories).map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     /// Runs a tool with no input and the C locale, on its own thread, killing it after `timeout`
@@ -65,7 +71,9 @@ extension DoctorProbe {
                 }
                 let timedOut = ended.wait(timeout: .now() + seconds) == .timedOut
                 if timedOut {
-                    process.terminate()
+                    // SIGKILL, not Process.terminate()'s SIGTERM: a tool started by a parent that
+                    // ignores SIGTERM inherits that, and would never end.
+                    kill(process.processIdentifier, SIGKILL)
                     ended.wait()
                 }
                 let out = output.fileHandleForReading.readDataToEndOfFile()
@@ -130,20 +138,15 @@ extension DoctorProbe {
     static func discovery(of adapter: HCIAdapter) async -> DoctorChecks.DiscoveryProbe {
         let busctl = await run(
             "busctl",
-            ["--system", "get-property", "org.bluez", "/org/bluez/\(adapter.name)", "org.bluez.Adapter1", "Discovering"])
-        if let busctl {
-            if busctl.status == 0, let discovering = DoctorChecks.busctlBoolean(busctl.output) {
-                return discovering ? .discovering : .idle
-            }
-            return .unknown("busctl: \(busctl.failure)")
-        }
+            [
+                "--system", "get-property", "org.bluez", "/org/bluez/\(adapter.name)", "org.bluez.Adapter1",
+                "Discovering",
+            ])
+        if let busctl { return DoctorChecks.discoveryProbe("busctl", busctl, parse: DoctorChecks.busctlBoolean) }
         guard let bluetoothctl = await run("bluetoothctl", ["show", adapter.address.description]) else {
             return .unknown("neither busctl nor bluetoothctl is installed")
         }
-        if let discovering = DoctorChecks.bluetoothctlDiscovering(bluetoothctl.output) {
-            return discovering ? .discovering : .idle
-        }
-        return .unknown("bluetoothctl: \(bluetoothctl.failure)")
+        return DoctorChecks.discoveryProbe("bluetoothctl", bluetoothctl, parse: DoctorChecks.bluetoothctlDiscovering)
     }
 
     /// The LE check from mgmt Read Controller Information of every adapter listed.
