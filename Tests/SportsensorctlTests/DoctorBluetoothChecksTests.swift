@@ -145,8 +145,15 @@ struct DoctorBluetoothChecksTests {
             adapters: [("hci0", .unknown("busctl: Failed to get property Discovering: Access denied"))])
         #expect(denied.status == .warn && denied.fix?.contains("`bluetooth` group") == true)
         let missing = DoctorChecks.discovery(
-            bluetoothdRunning: true, adapters: [("hci0", .unknown("neither busctl nor bluetoothctl is installed"))])
+            bluetoothdRunning: true, adapters: [("hci0", .noTool)])
         #expect(missing.status == .warn && missing.fix?.contains("install busctl") == true)
+        #expect(missing.detail.hasSuffix("(neither busctl nor bluetoothctl is installed)"))
+        let unknownObject = DoctorChecks.discovery(
+            bluetoothdRunning: true,
+            adapters: [
+                ("hci1", .unknown("busctl: Failed to get property Discovering: Unknown object '/org/bluez/hci1'."))
+            ])
+        #expect(unknownObject.status == .warn && unknownObject.fix?.contains("`bluetoothctl show`") == true)
     }
 
     @Test("busctl and bluetoothctl output parsed from fixtures")

@@ -169,7 +169,9 @@ extension DoctorChecks {
         case idle
         /// bluetoothd discovers on it for one of its clients.
         case discovering
-        /// No tool could tell, and why.
+        /// Neither busctl nor bluetoothctl is installed.
+        case noTool
+        /// The tool could not tell, and why.
         case unknown(String)
     }
 
@@ -186,14 +188,18 @@ extension DoctorChecks {
         }
         let discovering = adapters.filter { $0.probe == .discovering }.map(\.name)
         let unknown = adapters.compactMap { adapter -> (String, String)? in
-            if case .unknown(let reason) = adapter.probe { (adapter.name, reason) } else { nil }
+            switch adapter.probe {
+            case .unknown(let reason): (adapter.name, reason)
+            case .noTool: (adapter.name, "neither busctl nor bluetoothctl is installed")
+            case .idle, .discovering: nil
+            }
         }
         // Typed: with GRDB in the module, an untyped interpolating closure can infer its `SQL`.
         let detail = adapters.map { adapter -> String in
             switch adapter.probe {
             case .idle: "\(adapter.name) idle"
             case .discovering: "\(adapter.name) discovering"
-            case .unknown: "\(adapter.name) unknown"
+            case .unknown, .noTool: "\(adapter.name) unknown"
             }
         }
         .joined(separator: ", ")
@@ -205,15 +211,19 @@ extension DoctorChecks {
                     + "`bluetoothctl scan off`, or close the desktop's Bluetooth panel")
         }
         if let (_, reason) = unknown.first {
-            let denied = reason.localizedCaseInsensitiveContains("access denied")
+            let fix: String
+            if reason.localizedCaseInsensitiveContains("access denied") {
+                fix =
+                    "bluetoothd's D-Bus policy refuses this user: rerun with sudo, or join the `bluetooth` group "
+                    + "(`sudo usermod -aG bluetooth $USER`)"
+            } else if adapters.contains(where: { $0.probe == .noTool }) {
+                fix = "install busctl (systemd) or bluetoothctl (bluez) for doctor to check"
+            } else {
+                fix = "`bluetoothctl show` says `Discovering: yes` while another program discovers"
+            }
             return DoctorCheck(
                 name: "discovery", status: .warn,
-                detail: "cannot tell whether bluetoothd discovers: \(detail) (\(reason))",
-                fix: denied
-                    ? "bluetoothd's D-Bus policy refuses this user: rerun with sudo, or join the `bluetooth` group "
-                        + "(`sudo usermod -aG bluetooth $USER`)"
-                    : "`bluetoothctl show` says `Discovering: yes` while another program discovers; install busctl "
-                        + "(systemd) or bluetoothctl (bluez) for doctor to check")
+                detail: "cannot tell whether bluetoothd discovers: \(detail) (\(reason))", fix: fix)
         }
         return DoctorCheck(name: "discovery", status: .ok, detail: "bluetoothd is not discovering: \(detail)")
     }

@@ -144,7 +144,7 @@ extension DoctorProbe {
             ])
         if let busctl { return DoctorChecks.discoveryProbe("busctl", busctl, parse: DoctorChecks.busctlBoolean) }
         guard let bluetoothctl = await run("bluetoothctl", ["show", adapter.address.description]) else {
-            return .unknown("neither busctl nor bluetoothctl is installed")
+            return .noTool
         }
         return DoctorChecks.discoveryProbe("bluetoothctl", bluetoothctl, parse: DoctorChecks.bluetoothctlDiscovering)
     }
