@@ -42,6 +42,25 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
         self.liveSessions = liveSessions
         self.sensorsWaitingForSlot = sensorsWaitingForSlot
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, uptimeSeconds, stateDirectory, storeHealthy, adapters, sensorsPaired, sensorsConnected
+        case liveSessions, sensorsWaitingForSlot
+    }
+
+    /// Decodes; a daemon from before link budgets sends no `sensors_waiting_for_slot`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        uptimeSeconds = try container.decode(Double.self, forKey: .uptimeSeconds)
+        stateDirectory = try container.decode(String.self, forKey: .stateDirectory)
+        storeHealthy = try container.decode(Bool.self, forKey: .storeHealthy)
+        adapters = try container.decode([AdapterInfo].self, forKey: .adapters)
+        sensorsPaired = try container.decode(Int.self, forKey: .sensorsPaired)
+        sensorsConnected = try container.decode(Int.self, forKey: .sensorsConnected)
+        liveSessions = try container.decode(Int.self, forKey: .liveSessions)
+        sensorsWaitingForSlot = try container.decodeIfPresent(Int.self, forKey: .sensorsWaitingForSlot) ?? 0
+    }
 }
 
 /// One Bluetooth adapter (`GET /v1/adapters`).
@@ -67,6 +86,20 @@ public struct AdapterInfo: Codable, Hashable, Sendable {
         self.up = up
         self.linkBudget = linkBudget
         self.sensors = sensors
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, address, up, linkBudget, sensors
+    }
+
+    /// Decodes; a daemon from before link budgets sends neither `link_budget` nor `sensors`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        address = try container.decode(String.self, forKey: .address)
+        up = try container.decode(Bool.self, forKey: .up)
+        linkBudget = try container.decodeIfPresent(Int.self, forKey: .linkBudget) ?? 0
+        sensors = try container.decodeIfPresent([String].self, forKey: .sensors) ?? []
     }
 }
 
