@@ -90,11 +90,15 @@ public struct RetentionPolicy: Hashable, Sendable {
     public var days: Int?
     /// Days raw samples are kept.
     public var samplesDays: Int?
+    /// The largest share of the finished sessions one pass may take (`max_share`, 0.5): a pass
+    /// that would take more deletes nothing and waits for `sportsensorctl prune --force`.
+    public var maximumShare: Double
 
     /// Creates a policy; the defaults keep everything.
-    public init(days: Int? = nil, samplesDays: Int? = nil) {
+    public init(days: Int? = nil, samplesDays: Int? = nil, maximumShare: Double = 0.5) {
         self.days = days
         self.samplesDays = samplesDays
+        self.maximumShare = maximumShare
     }
 }
 

@@ -24,6 +24,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         case receivedCount = "received_count"
         case lostCount = "lost_count"
         case malformedCount = "malformed_count"
+        case storedAt = "stored_at"
     }
 
     /// The columns.
@@ -40,6 +41,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         static let receivedCount = Column(CodingKeys.receivedCount)
         static let lostCount = Column(CodingKeys.lostCount)
         static let malformedCount = Column(CodingKeys.malformedCount)
+        static let storedAt = Column(CodingKeys.storedAt)
     }
 
     /// Lower-case UUID text.
@@ -56,6 +58,9 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
     var receivedCount: Int64
     var lostCount: Int64
     var malformedCount: Int64
+    /// When the session entered this store (what retention counts from); nil in a store older
+    /// than schema v3 that is read without migrating.
+    var storedAt: Date?
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .timeIntervalSince1970
@@ -78,6 +83,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         receivedCount = record.counts.received
         lostCount = record.counts.lost
         malformedCount = record.counts.malformed
+        storedAt = Date()
     }
 
     /// The session, its sensor's address of `sensorKind`; nil for an id that is not a UUID.

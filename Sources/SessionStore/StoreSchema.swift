@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
 import GRDB
 
 /// The database schema: named migrations in order, each stamping its version into
@@ -20,6 +21,7 @@ public enum StoreSchema {
     public static let versions: [Version] = [
         Version(name: "v1-initial", number: 1),
         Version(name: "v2-paired-sensors", number: 2),
+        Version(name: "v3-session-stored-at", number: 3),
     ]
 
     /// The version this build writes.
@@ -43,6 +45,15 @@ public enum StoreSchema {
                     UPDATE sensors SET paired = 1;
                     """)
             try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        migrator.registerMigration("v3-session-stored-at") { db in
+            // Retention counts from when a session entered this store, not from when it was
+            // recorded: an import of last year's recording is new here. Sessions stored before
+            // v3 count from the upgrade, so an upgrade never deletes anything at once.
+            try db.execute(
+                sql: "ALTER TABLE sessions ADD COLUMN stored_at REAL; UPDATE sessions SET stored_at = ?;",
+                arguments: [Date().timeIntervalSince1970])
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }

@@ -114,6 +114,16 @@ struct GatewayConfigurationTests {
         #expect(TCPListenAddress(parsing: "0.0.0.0:1")?.isLoopback == false)
     }
 
+    @Test("retention.max_share: a fraction of the store, 0.5 by default")
+    func maximumShare() throws {
+        #expect(GatewayConfiguration().retention.maximumShare == 0.5)
+        #expect(
+            try GatewayConfiguration.parse("[retention]\nmax_share = 0.2\n", file: "c").retention.maximumShare == 0.2)
+        for bad in ["0", "1.5", "-0.1"] {
+            #expect(try Self.error("[retention]\nmax_share = \(bad)\n").key == "retention.max_share")
+        }
+    }
+
     @Test("link_budget: 1–32 per adapter, anything else refused with the common values")
     func linkBudget() throws {
         #expect(try GatewayConfiguration.parse("[bluetooth]\nlink_budget = 7\n", file: "c").linkBudget == 7)
