@@ -195,8 +195,15 @@ extension Gateway: GatewayControl {
     }
 
     /// `GET /v1/events`.
-    public func events() -> AsyncStream<GatewayEvent> {
-        bus.subscribe()
+    ///
+    /// - Throws: `unavailable` (503) when ``EventBus/maximumSubscribers`` streams are open.
+    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+        guard let stream = bus.subscribeIfRoom() else {
+            throw ControlError(
+                .unavailable, "\(bus.maximumSubscribers) live event streams are open already",
+                fix: "close a `sportsensorctl tail` or a board tab, then try again")
+        }
+        return stream
     }
 
     // MARK: Shared by the routes
