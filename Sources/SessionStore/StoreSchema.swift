@@ -20,6 +20,7 @@ public enum StoreSchema {
     public static let versions: [Version] = [
         Version(name: "v1-initial", number: 1),
         Version(name: "v2-paired-sensors", number: 2),
+        Version(name: "v3-tail-segments", number: 3),
     ]
 
     /// The version this build writes.
@@ -43,6 +44,12 @@ public enum StoreSchema {
                     UPDATE sensors SET paired = 1;
                     """)
             try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        migrator.registerMigration("v3-tail-segments") { db in
+            // No table changes: a recording session's open chunk now lives in tail segments next to
+            // the database (`<database>-tail/`) until it is compacted. A v2 build would not read
+            // them, so it must refuse the store (newer schema) instead of missing samples.
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }
