@@ -22,6 +22,7 @@ public enum StoreSchema {
         Version(name: "v1-initial", number: 1),
         Version(name: "v2-paired-sensors", number: 2),
         Version(name: "v3-session-stored-at", number: 3),
+        Version(name: "v4-tail-segments", number: 4),
     ]
 
     /// The version this build writes.
@@ -54,6 +55,12 @@ public enum StoreSchema {
                 sql: "ALTER TABLE sessions ADD COLUMN stored_at REAL; UPDATE sessions SET stored_at = ?;",
                 arguments: [Date().timeIntervalSince1970])
             try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        migrator.registerMigration("v4-tail-segments") { db in
+            // No table changes: a recording session's open chunk now lives in tail segments next to
+            // the database (`<database>-tail/`) until it is compacted. An older build would not
+            // read them, so it must refuse the store (newer schema) instead of missing samples.
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         return migrator
     }

@@ -279,7 +279,8 @@ struct SessionStoreTests {
         #expect(statistics.queueDepth == 0)
         #expect(statistics.lastFlushLatency > .zero)
 
-        // Small flushes extend the open chunk in place; full chunks are never rewritten.
+        // Small flushes append to the open chunk's tail segment and commit nothing; a chunk is
+        // written once, in the flush that fills it.
         for start in stride(from: 0, to: 900, by: 300) {
             recorder.record(
                 samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
@@ -287,14 +288,20 @@ struct SessionStoreTests {
                 })
             try await recorder.flush()
         }
-        #expect(counter.commits.withLock { $0 } == 4)
+        #expect(counter.commits.withLock { $0 } == 2)
         let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
-        #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
+        #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000])
+        #expect(try await store.samples(of: session.id).count == 6400)
         recorder.update(counts: SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         let closed = try await recorder.finish(reason: .stopped)
         #expect(closed.endReason == .stopped)
+        #expect(counter.commits.withLock { $0 } == 3)
+        let closedChunks = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(closedChunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
 
         let stored = try await store.samples(of: session.id)
         #expect(stored.count == 6400)
