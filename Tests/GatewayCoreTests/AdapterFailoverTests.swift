@@ -102,6 +102,13 @@ struct AdapterFailoverTests {
         try await bench.drive(for: 2)
 
         let full = try #require(placed.first { $0.sensors.count == 2 })
+        let events = try gateway.events()
+        let noSlotEvent = Task { () -> LinkPayload? in
+            for await event in events {
+                if case .link(let link) = event, link.state == "no-slot" { return link }
+            }
+            return nil
+        }
         await adapters.power(full.name, on: false)
         // One of its two sensors finds the last slot of the other adapter; the other waits.
         var sensors: [SensorInfo] = []
@@ -125,6 +132,9 @@ struct AdapterFailoverTests {
         #expect(sensors.first { $0.linkState == "no-slot" }?.adapter == nil)
         let status = try await gateway.status()
         #expect(status.sensorsWaitingForSlot == 1)
+        let published = await noSlotEvent.value
+        #expect(published?.address == sensors.first { $0.linkState == "no-slot" }?.address)
+        #expect(published?.detail?.contains("link_budget") == true)
         #expect(status.adapters.first { $0.name == full.name }?.up == false)
 
         await adapters.power(full.name, on: true)
