@@ -67,6 +67,8 @@ public final class SessionStore: Sendable {
         do { try database.close() } catch {
             throw StoreError.wrap(error, path: path, doing: "closing the session database")
         }
+        // Closed for good: the next opener may recover what this one left open.
+        lock?.release()
     }
 
     // MARK: Access helpers

@@ -1,3 +1,4 @@
+import Synchronization
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SystemCalls
 import SystemPackage
@@ -11,13 +12,16 @@ import Darwin
 /// An advisory `flock` next to the database. Every process holds it shared while the store is
 /// open; crash recovery needs it exclusive, so it runs only when no other process has the store
 /// open (a process killed with SIGKILL loses its lock with its file descriptors).
+///
+/// `release()` (from `SessionStore.close()`) lets go at once: a store closed in this process must
+/// not look open to the next opener because something still references the closed store.
 final class StoreLock: Sendable {
-    private let descriptor: Int32
+    private let descriptor: Mutex<Int32?>
 
     init(path: String) throws(StoreError) {
         switch syscall("open", { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }) {
         case .success(let opened):
-            descriptor = opened
+            descriptor = Mutex(opened)
         case .failure(let errno):
             throw StoreError(
                 .permission,
@@ -30,16 +34,32 @@ final class StoreLock: Sendable {
     /// (`EWOULDBLOCK`) and on any other failure: without the exclusive lock recovery is skipped,
     /// which is the safe side.
     func tryExclusive() -> Bool {
-        if case .success = syscall("flock", { flock(descriptor, LOCK_EX | LOCK_NB) }) { return true }
-        return false
+        descriptor.withLock { descriptor in
+            guard let descriptor else { return false }
+            if case .success = syscall("flock", { flock(descriptor, LOCK_EX | LOCK_NB) }) { return true }
+            return false
+        }
     }
 
     /// Holds the lock shared (converting an exclusive hold), waiting out a recovery in progress.
     func holdShared() {
+        guard let descriptor = descriptor.withLock({ $0 }) else { return }
         _ = syscall("flock") { flock(descriptor, LOCK_SH) }
     }
 
-    deinit {
+    /// Lets go of the lock (closing its descriptor); later calls do nothing.
+    func release() {
+        guard
+            let descriptor = descriptor.withLock({ value -> Int32? in
+                defer { value = nil }; return value
+            })
+        else {
+            return
+        }
         _ = syscall("close", retryingOnEINTR: false) { close(descriptor) }
+    }
+
+    deinit {
+        release()
     }
 }

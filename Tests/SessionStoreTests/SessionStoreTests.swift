@@ -393,10 +393,24 @@ struct SessionStoreTests {
         #expect(store.recoveredSessions.count == 3)
         let sessions = try await store.sessions()
         #expect(sessions.allSatisfy { $0.endReason == .interrupted })
-        let ends = sessions.map { $0.endedAt!.timeIntervalSince(started) }
+        let ends = try sessions.map { try #require($0.endedAt).timeIntervalSince(started) }
         #expect(abs(ends[2] - 12.33) < 1e-6)  // last sample at 1233 / 100 Hz
         #expect(abs(ends[1] - 107.5) < 1e-6)  // its last event
         #expect(abs(ends[0] - 200) < 1e-6)  // its start
+    }
+
+    @Test("a closed store lets go of its lock at once, even while something still references it")
+    func closeReleasesTheLock() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let first = try SessionStore.open(at: temporary.stateDirectory)
+        _ = try await first.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
+        try first.close()
+        // `first` is still alive here (as a task finishing in the background may keep a store).
+        let second = try SessionStore.open(at: temporary.stateDirectory)
+        #expect(second.recoveredSessions.count == 1, "the session the closed store left open is recovered")
+        try second.close()
+        _ = first
     }
 
     @Test("a store opened twice does not close the other process's live session")

@@ -113,7 +113,7 @@ struct TailStoreTests {
         let recovered = try await store.session(id: session.id)
         #expect(recovered.endReason == .interrupted)
         #expect(recovered.counts == SessionCounts(received: 2450, lost: 3, malformed: 1, sampleRate: 99.9))
-        #expect(abs(recovered.endedAt!.timeIntervalSince(started) - samples[2449].t) < 1e-6)
+        #expect(abs(try #require(recovered.endedAt).timeIntervalSince(started) - samples[2449].t) < 1e-6)
         #expect(sameSamples(try await store.samples(of: session.id), samples[..<2450]))
         #expect(try await store.events(of: session.id) == events(0..<24))
         #expect(try await eventSequences(store, session.id) == (0..<24).map { Int64($0) })

@@ -52,7 +52,7 @@ struct V2MigrationTests {
         #expect(events.map(\.type) == ["hit", "step"] && events[1].cadenceSpm == 121.5)
         let recovered = try await store.session(idPrefix: V2Fixture.open)
         #expect(recovered.endReason == .interrupted)
-        #expect(abs(recovered.endedAt!.timeIntervalSince(recovered.startedAt) - 0.55) < 1e-6)
+        #expect(abs(try #require(recovered.endedAt).timeIntervalSince(recovered.startedAt) - 0.55) < 1e-6)
         #expect(!FileManager.default.fileExists(atPath: store.tailDirectory.path))
 
         // And it records on: a new session's tail and chunks sit beside the old rows.
