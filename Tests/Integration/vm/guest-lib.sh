@@ -26,7 +26,7 @@ wait_until() {
 # without waiting for mgmt. Killing btvirt can make another controller's pending reset fail
 # late, so each try waits a moment before taking the count it compares against.
 btvirt_resets_failed() { dmesg | grep -c 'Opcode 0x0c03 failed'; }
-btvirt_controllers() { btmgmt info 2>/dev/null | grep -c '^hci[0-9]*:'; }
+btvirt_controllers() { timeout 10 btmgmt info 2>/dev/null | grep -c '^hci[0-9]*:'; }
 btvirt_up() {
     local count=$1 log=$2 try failed_before
     for try in 1 2 3 4 5; do

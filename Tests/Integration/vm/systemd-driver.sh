@@ -14,11 +14,16 @@
 PAYLOAD=$1
 OUT=$2
 source "$PAYLOAD/guest-lib.sh"
+# btmgmt (BlueZ's shell) quits without output when its standard input is at end of file, as a
+# service's /dev/null is: give every command an input that stays open and silent.
+mkfifo /run/itest-stdin
+exec 0<>/run/itest-stdin
 source "$PAYLOAD/params.sh"
 W=/var/tmp/itest
 mkdir -p $W
 chmod 0755 $W
 SENSORS=${SENSORS:-4}
+CONTROLLERS=$((2 + SENSORS))
 TAIL_SECONDS=${TAIL_SECONDS:-70}
 POWER_OFF_AT=${POWER_OFF_AT:-25}
 DEV=/usr/local/libexec/sportsensor-dev
@@ -42,8 +47,9 @@ diagnostics() {
     journalctl -u sportsensord --no-pager -o short-monotonic 2>&1 | tail -60
     echo "--- journalctl -u bluetooth"
     journalctl -u bluetooth --no-pager -o short-monotonic 2>&1 | tail -15
-    echo "--- btmgmt info"
-    btmgmt info 2>&1 | grep -E '^hci|settings'
+    echo "--- btmgmt info, links"
+    timeout 10 btmgmt info 2>&1 | grep -E '^hci|settings'
+    for i in $(seq 0 $((CONTROLLERS - 1))); do echo "hci$i: $(timeout 5 hcitool -i hci$i con | tail -n +2 | tr '\n' ' ')"; done
     for f in $W/*.log; do [ -s "$f" ] && { echo "--- $(basename "$f")"; tail -15 "$f"; }; done
     echo "--- kernel"
     dmesg | grep -iE 'bluetooth|hci|error|timeout' | tail -15
@@ -98,8 +104,12 @@ grep -E '^(adapters|link_budget|log_level)' /etc/sportsensord/config.toml
 step "installed"
 
 # --- controllers: 2 centrals for the gateway, one per virtual sensor ----------------------------
-CONTROLLERS=$((2 + SENSORS))
 modprobe bluetooth && modprobe hci_vhci || fail_env "modprobe bluetooth hci_vhci"
+# An HCI capture of every controller for diagnostics (the host decodes it when the stage fails). A
+# large socket buffer and real-time priority keep btmon from losing packets (see itest.sh).
+sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216
+chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
+PIDS+=($!)
 btvirt_up $CONTROLLERS $W/btvirt.log || fail_env "btvirt's $CONTROLLERS controllers did not come up"
 PIDS+=($BTVIRT)
 # udev sees the controllers, pulls in bluetooth.target, and Debian's bluetooth.service starts.
@@ -120,7 +130,7 @@ for n in $(seq 1 $SENSORS); do
     hci=hci$((n + 1))
     addr=$(btmgmt --index $((n + 1)) info | awk '/addr/ {print $2; exit}')
     SENSOR_ADDRS+=("$addr")
-    chrt -f 10 $DEV virtual-sensor --hci $hci --readvertise-every 1 --seed $n --truth $W/truth-s$n.csv \
+    $DEV virtual-sensor --hci $hci --readvertise-every 1 --seed $n --truth $W/truth-s$n.csv \
         >$W/vsensor-s$n.log 2>&1 &
     PIDS+=($!)
     echo "s$n $hci $addr" >>$W/sensors.txt
@@ -202,7 +212,10 @@ step "tail done ($(wc -l <$W/tail.jsonl) lines)"
 
 # --- stop half the sessions; the other half ends with the service -----------------------------
 HALF=$((SENSORS / 2))
-for n in $(seq 1 $HALF); do ctl stop --sensor s$n || fail "stop s$n"; done
+for n in $(seq 1 $HALF); do
+    ctl stop --sensor s$n >>$W/stop.log 2>&1 || fail "stop s$n: $(tail -2 $W/stop.log)"
+done
+sed 's/^/  /' $W/stop.log
 kill $TAIL 2>/dev/null
 sessions_json >$W/sessions-stopped.json
 ctl sessions --state-dir $STATE | sed 's/^/  /'
@@ -231,14 +244,15 @@ ctl start --sensor s1 --profile table-tennis >$W/start-kill.log 2>&1 || fail "st
 KILL_ID=$(sessions_json | jq -r '[.[] | select(.ended_at == null)][0].id')
 committed() { [ "$(sessions_json | jq --arg id "$KILL_ID" '.[] | select(.id == $id) | .samples')" -ge 500 ]; }
 wait_until 60 committed || check "the session before the KILL committed 500 samples" false
-BEFORE=$(sessions_json | jq --arg id "$KILL_ID" '.[] | select(.id == $id) | .samples')
+read -r BEFORE EVENTS_BEFORE < <(sessions_json | jq -r --arg id "$KILL_ID" '.[] | select(.id == $id) | "\(.samples) \(.events)"')
 systemctl kill -s KILL sportsensord
 systemctl start sportsensord
 wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not come back after the KILL"
 wait_until 30 systemctl -q is-active sportsensord
-sessions_json | jq -c --arg id "$KILL_ID" '.[] | select(.id == $id) | {id, end_reason, samples}' | tee $W/killed.json
+sessions_json | jq -c --arg id "$KILL_ID" '.[] | select(.id == $id) | {id, end_reason, samples, events}' | tee $W/killed.json
 check "the killed session shows interrupted" jq -e '.end_reason == "interrupted"' $W/killed.json
-check "the killed session kept its committed samples (>= $BEFORE)" jq -e --argjson b "$BEFORE" '.samples >= $b' $W/killed.json
+check "the killed session kept its committed samples (>= $BEFORE) and events (>= $EVENTS_BEFORE)" \
+    jq -e --argjson b "$BEFORE" --argjson e "$EVENTS_BEFORE" '.samples >= $b and .events >= $e' $W/killed.json
 systemctl stop sportsensord
 step "KILL and restart done"
 
