@@ -82,14 +82,19 @@ public struct DiscoveryInfo: Codable, Hashable, Sendable {
     public var rssi: Int?
     /// True for an SDU sensor (by name or service UUID).
     public var isSduSensor: Bool
+    /// The adapter that heard it (`hci0`); nil for virtual sensors.
+    public var adapter: String?
 
     /// Creates a discovery.
-    public init(address: String, addressType: String, name: String?, rssi: Int?, isSduSensor: Bool) {
+    public init(
+        address: String, addressType: String, name: String?, rssi: Int?, isSduSensor: Bool, adapter: String? = nil
+    ) {
         self.address = address
         self.addressType = addressType
         self.name = name
         self.rssi = rssi
         self.isSduSensor = isSduSensor
+        self.adapter = adapter
     }
 }
 

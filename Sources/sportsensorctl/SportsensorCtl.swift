@@ -13,7 +13,8 @@ struct SportsensorCtl: AsyncParsableCommand {
             CommandGroup(
                 name: "Gateway",
                 subcommands: [
-                    StatusCommand.self, DoctorCommand.self, ScanCommand.self, PairCommand.self, UnpairCommand.self,
+                    StatusCommand.self, DoctorCommand.self, AdaptersCommand.self, ScanCommand.self, PairCommand.self,
+                    UnpairCommand.self,
                     SensorsCommand.self, StartCommand.self, StopCommand.self, TailCommand.self,
                 ]),
             CommandGroup(

@@ -91,10 +91,11 @@ struct Sportsensord: AsyncParsableCommand {
         }
     }
 
-    /// The Bluetooth side: one L2CAP connector per configured adapter (all adapters when none is
-    /// named), each behind a queue that lets one LE connection attempt at a time through to its
-    /// adapter, and discovery through the kernel's mgmt interface on the first adapter; nil when
-    /// only virtual sensors run and no adapter is configured.
+    /// The Bluetooth side: the configured adapters (all adapters when none is named, including
+    /// those plugged in later) as the kernel reports them coming and going, one L2CAP connector
+    /// per adapter behind a queue that lets one LE connection attempt at a time through, and
+    /// discovery through the kernel's mgmt interface on the first usable adapter; nil when the
+    /// kernel has no Bluetooth, or only virtual sensors run and no adapter is configured.
     static func bluetooth(configuration: GatewayConfiguration, logger: Logger) async -> BluetoothSupport? {
         let all: [HCIAdapter]
         do {
@@ -105,36 +106,66 @@ struct Sportsensord: AsyncParsableCommand {
             }
             return nil
         }
-        var chosen = all
-        if !configuration.adapters.isEmpty {
-            chosen = all.filter { configuration.adapters.contains($0.name) }
-            for name in configuration.adapters where !all.contains(where: { $0.name == name }) {
-                logger.warning("adapter \(name) does not exist: check `hciconfig` or the adapters setting")
-            }
-        } else if configuration.virtualSensors.count > 0 {
-            return nil
+        let named = configuration.adapters
+        if named.isEmpty, configuration.virtualSensors.count > 0 { return nil }
+        for name in named where !all.contains(where: { $0.name == name }) {
+            logger.warning("adapter \(name) does not exist (yet): check `hciconfig` or the adapters setting")
         }
-        guard !chosen.isEmpty else { return nil }
-        let connectors: [any SensorConnector] = chosen.map { adapter in
-            let connector = L2CAPConnector(adapter: adapter, logger: logger)
-            return QueuedSensorConnector(
-                inner: ClosureSensorConnector { address in try await connector.connect(to: address) },
-                adapterName: adapter.name, clock: ContinuousClock(), isAdapterFault: isAdapterFault, logger: logger)
+        let chosen = { @Sendable (adapters: [HCIAdapter]) in
+            adapters.filter { named.isEmpty || named.contains($0.name) }
         }
-        let names = chosen.map(\.name)
-        let scanner = chosen[0]
-        let linkMonitors = chosen.compactMap { linkParameterMonitor(adapter: $0, logger: logger) }
+        let known = KnownAdapters()
         return BluetoothSupport(
-            connectors: connectors,
-            adapters: {
-                // The link monitors run for the daemon's lifetime; this closure owns them.
-                _ = linkMonitors
-                let current = (try? await HCIAdapter.listOnDedicatedThread()) ?? []
-                return current.filter { names.contains($0.name) }.map {
-                    AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp)
+            adapterChanges: {
+                AsyncStream { continuation in
+                    let task = Task {
+                        // Link parameters are reported per adapter for as long as it is there.
+                        var monitors: [String: LELinkParameterMonitor] = [:]
+                        do {
+                            for try await listing in HCIAdapterWatch.changes(logger: logger) {
+                                let adapters = chosen(listing)
+                                known.byName.withLock { known in
+                                    known = Dictionary(adapters.map { ($0.name, $0) }) { _, last in last }
+                                }
+                                for adapter in adapters where adapter.isUp && monitors[adapter.name] == nil {
+                                    monitors[adapter.name] = linkParameterMonitor(adapter: adapter, logger: logger)
+                                }
+                                for name in Array(monitors.keys)
+                                where !adapters.contains(where: { $0.name == name && $0.isUp }) {
+                                    monitors.removeValue(forKey: name)?.close()
+                                }
+                                continuation.yield(
+                                    adapters.map { AdapterInfo(name: $0.name, address: "\($0.address)", up: $0.isUp) })
+                            }
+                        } catch {
+                            logger.error("the adapter watch ended: \(error)")
+                        }
+                        for monitor in monitors.values { monitor.close() }
+                        continuation.finish()
+                    }
+                    continuation.onTermination = { _ in task.cancel() }
                 }
             },
-            scan: { seconds in try await scan(adapter: scanner, seconds: seconds, logger: logger) })
+            makeConnector: { info in
+                guard let adapter = known.byName.withLock({ $0[info.name] }) else {
+                    return ClosureSensorConnector { _ in
+                        throw AdapterPoolError(code: .adapterGone, message: "\(info.name) is gone")
+                    }
+                }
+                let connector = L2CAPConnector(adapter: adapter, logger: logger)
+                return QueuedSensorConnector(
+                    inner: ClosureSensorConnector { address in try await connector.connect(to: address) },
+                    adapterName: adapter.name, clock: ContinuousClock(), isAdapterFault: isAdapterFault,
+                    logger: logger)
+            },
+            scan: { seconds in
+                let usable = known.byName.withLock { $0.values.filter(\.isUp).sorted { $0.index < $1.index } }
+                guard let scanner = usable.first else {
+                    throw TransportError(
+                        code: .adapterDown, message: "no adapter is powered: `btmgmt --index 0 power on`")
+                }
+                return try await scan(adapter: scanner, seconds: seconds, logger: logger)
+            })
     }
 
     /// Logs the parameters each sensor link on `adapter` actually got (the controller's choice within
@@ -185,7 +216,8 @@ struct Sportsensord: AsyncParsableCommand {
                             address: key, addressType: "\(discovery.address.kind)",
                             name: discovery.name ?? previous?.name,
                             rssi: discovery.rssi.map(Int.init) ?? previous?.rssi,
-                            isSduSensor: discovery.isSDUSensor || previous?.isSduSensor == true)
+                            isSduSensor: discovery.isSDUSensor || previous?.isSduSensor == true,
+                            adapter: adapter.name)
                     }
                 }
             }
@@ -195,6 +227,11 @@ struct Sportsensord: AsyncParsableCommand {
         }
         return table.entries.withLock { Array($0.values) }
     }
+}
+
+/// The adapters the watch last reported, by name: what a new connector and a scan use.
+final class KnownAdapters: Sendable {
+    let byName = Mutex<[String: HCIAdapter]>([:])
 }
 
 /// What a scan has seen so far, by address.

@@ -223,8 +223,9 @@ extension DescriptorSuites {
             }
             let elapsed = ContinuousClock.now - start
             #expect(error?.code == .timedOut)
+            // The code says the connector's own timer ended it; how long the machine took to
+            // run that is not the test's business (a loaded CI host is slow).
             #expect(elapsed >= .milliseconds(200))
-            #expect(elapsed < .seconds(5))
             #expect(script.inputs(for: "close").contains(ScriptedSockets.int32Bytes(pipe.read)))
         }
 
@@ -242,10 +243,9 @@ extension DescriptorSuites {
             }
             // Let it reach poll, then cancel.
             while !script.calls.contains("poll") { try await Task.sleep(for: .milliseconds(5)) }
-            let start = ContinuousClock.now
             attempt.cancel()
             let error = await #expect(throws: TransportError.self) { try await attempt.value }
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // `cancelled`, not `timedOut`: the cancellation ended it, not the 60 s timer.
             #expect(error?.code == .cancelled)
             #expect(error?.message.contains("cancelled") == true)
             #expect(script.inputs(for: "close").contains(ScriptedSockets.int32Bytes(pipe.read)))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GatewayConfig
 import GatewayCore
@@ -19,7 +20,8 @@ final class GatewayBench: Sendable {
 
     init(
         scripts: [MotionScript], motion: MotionOptions = MotionOptions(), autoStart: Bool = false,
-        idleStop: Duration? = nil, connectors: [any SensorConnector] = [],
+        idleStop: Duration? = nil, connectors: [any SensorConnector] = [], linkBudget: Int = 5,
+        bluetooth: (@Sendable (ManualClock) throws -> BluetoothSupport)? = nil,
         outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil,
         faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics()
     ) throws {
@@ -28,6 +30,7 @@ final class GatewayBench: Sendable {
         var configuration = GatewayConfiguration()
         configuration.autoStart = autoStart
         configuration.idleStop = idleStop
+        configuration.linkBudget = linkBudget
         configuration.virtualSensors = VirtualSensorsConfiguration(
             count: scripts.count, scripts: scripts, rate: 100, outOfRange: outOfRange)
         let fleet = try VirtualSensorFleet(
@@ -37,8 +40,17 @@ final class GatewayBench: Sendable {
         gateway = Gateway(
             dependencies: GatewayDependencies(
                 store: store, stateDirectory: directory, configuration: configuration, clock: clock,
-                connectors: connectors, virtualSensors: fleet, logger: logger),
+                bluetooth: try bluetooth?(clock) ?? Self.adapters(connectors), virtualSensors: fleet, logger: logger),
             metrics: metrics)
+    }
+
+    /// One powered adapter per connector (`hci0`, `hci1`, …); nil without connectors.
+    static func adapters(_ connectors: [any SensorConnector]) -> BluetoothSupport? {
+        guard !connectors.isEmpty else { return nil }
+        return .fixed(
+            connectors.enumerated().map { index, connector in
+                (AdapterInfo(name: "hci\(index)", address: "00:1A:7D:DA:71:\(10 + index)", up: true), connector)
+            })
     }
 
     /// Advances the manual clock by `seconds` in 30 ms steps (one notification of 3 samples at

@@ -131,4 +131,23 @@ struct ClientErrorTests {
         ])
         #expect(sorted.map(\.address) == ["FC:97:8B:75:10:AC", "FC:97:8B:75:10:AB", "AA:00:00:00:00:01"])
     }
+
+    @Test("adapters and status show links of the budget, the sensors on each adapter and who waits for a slot")
+    func adapterBudgets() {
+        let adapters = [
+            AdapterInfo(
+                name: "hci0", address: "00:1A:7D:DA:71:13", up: true, linkBudget: 5,
+                sensors: ["FC:97:8B:75:10:AB", "FC:97:8B:75:10:AC"]),
+            AdapterInfo(name: "hci1", address: "00:1A:7D:DA:71:14", up: false, linkBudget: 5),
+        ]
+        let table = GatewayFormatting.adapters(adapters)
+        #expect(table.contains("hci0     00:1A:7D:DA:71:13  up       2/5  FC:97:8B:75:10:AB FC:97:8B:75:10:AC"))
+        #expect(table.contains("hci1     00:1A:7D:DA:71:14  DOWN     0/5  -"))
+        let status = GatewayFormatting.status(
+            GatewayStatus(
+                version: "0.1.0", uptimeSeconds: 60, stateDirectory: "/var/lib/sportsensord", storeHealthy: true,
+                adapters: adapters, sensorsPaired: 3, sensorsConnected: 2, liveSessions: 2, sensorsWaitingForSlot: 1))
+        #expect(status.contains("hci0 00:1A:7D:DA:71:13 up, 2/5 links, hci1 00:1A:7D:DA:71:14 DOWN, 0/5 links"))
+        #expect(status.contains("3 paired, 2 connected, 1 waiting for a free adapter slot (add an adapter or raise"))
+    }
 }

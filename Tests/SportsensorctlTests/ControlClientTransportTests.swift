@@ -79,10 +79,9 @@ struct ControlClientTransportTests {
         }
     }
 
-    @Test("no socket file: cannot reach, exit 69, at once")
+    @Test("no socket file: cannot reach, exit 69")
     func missingSocket() async throws {
         let path = Self.socketPath()
-        let started = ContinuousClock.now
         await #expect {
             let _: GatewayStatus = try await ControlClient.with(.unixSocket(path: path)) {
                 try await $0.get(ControlRoute.status.request())
@@ -92,7 +91,6 @@ struct ControlClientTransportTests {
             return error?.code == .unreachable && error?.exitCode == 69
                 && error?.message == "cannot reach sportsensord at \(path)"
         }
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test("a socket file nobody listens on (a stopped daemon's leftover): refused, exit 69")

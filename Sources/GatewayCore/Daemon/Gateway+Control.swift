@@ -13,13 +13,14 @@ extension Gateway: GatewayControl {
         GatewayStatus(
             version: dependencies.version, uptimeSeconds: Date().timeIntervalSince(startedAt),
             stateDirectory: dependencies.stateDirectory, storeHealthy: health.isHealthy,
-            adapters: await dependencies.adapters(), sensorsPaired: registry.all.count,
-            sensorsConnected: registry.connectedCount, liveSessions: registry.liveCount)
+            adapters: adapterPool?.adapters ?? [], sensorsPaired: registry.all.count,
+            sensorsConnected: registry.connectedCount, liveSessions: registry.liveCount,
+            sensorsWaitingForSlot: adapterPool?.waitingCount ?? 0)
     }
 
     /// `GET /v1/adapters`.
     public func adapters() async throws(ControlError) -> [AdapterInfo] {
-        await dependencies.adapters()
+        adapterPool?.adapters ?? []
     }
 
     /// `POST /v1/scan`.
@@ -33,7 +34,7 @@ extension Gateway: GatewayControl {
                 address: "\(member.address)", addressType: "\(member.address.kind)", name: member.alias, rssi: -40,
                 isSduSensor: true)
         }
-        guard let scan = dependencies.scan else {
+        guard let scan = dependencies.bluetooth?.scan, let pool = adapterPool else {
             guard !virtual.isEmpty else {
                 throw ControlError(
                     .unavailable, "this gateway uses no Bluetooth adapter",
@@ -43,7 +44,16 @@ extension Gateway: GatewayControl {
             return virtual
         }
         do {
-            let found = try await scan(seconds) + virtual
+            let heard = try await scan(seconds)
+            // Where two adapters have room, a sensor goes to the one that hears it better.
+            for discovery in heard {
+                guard let adapter = discovery.adapter, let rssi = discovery.rssi,
+                    let address = BluetoothAddress(
+                        string: discovery.address, kind: discovery.addressType == "public" ? .public : .random)
+                else { continue }
+                pool.heard(address, on: adapter, rssi: rssi)
+            }
+            let found = heard + virtual
             return found.sorted { ($0.isSduSensor ? 0 : 1, $0.address) < ($1.isSduSensor ? 0 : 1, $1.address) }
         } catch {
             throw ControlError(.unavailable, "the scan failed: \(error)", fix: "check the adapter with `hciconfig`")
@@ -60,7 +70,7 @@ extension Gateway: GatewayControl {
         let address = try Self.address(of: request)
         if let alias = request.alias { try checkAlias(alias, for: nil) }
         let member = dependencies.virtualSensors?.members.first { $0.address.octets == address.octets }
-        guard member != nil || !registry.connectors.isEmpty else {
+        guard member != nil || adapterPool != nil else {
             throw ControlError(
                 .unavailable, "this gateway uses no Bluetooth adapter, so it cannot link to \(address)",
                 fix: "start sportsensord with --adapter hciN")
@@ -90,10 +100,11 @@ extension Gateway: GatewayControl {
             if let athlete = request.athlete?.nilIfEmpty { record.athleteID = try await findOrAddAthlete(athlete).id }
             let saved = record
             try await health.mapStore { () async throws(StoreError) in try await store.saveSensor(saved) }
-            guard let connector = member?.connector ?? registry.nextConnector() else {
-                throw ControlError(.unavailable, "no Bluetooth adapter", fix: "start sportsensord with --adapter hciN")
+            if let member {
+                await attach(record: record, connector: member.connector, isVirtual: true)
+            } else if let adapterPool {
+                await attach(record: record, connector: adapterPool, isVirtual: false)
             }
-            await attach(record: record, connector: connector, isVirtual: member != nil)
         } catch {
             registry.release(address)
             throw error
@@ -144,6 +155,7 @@ extension Gateway: GatewayControl {
         guard let channel = registry.remove(found.address) else { throw notPaired(sensor) }
         await sessions.end(on: channel, reason: .stopped)
         channel.link.stop()
+        channel.adapterPool?.forget(channel.address)
         var record = channel.record
         // A virtual sensor stays available: `scan` lists it and `pair` links it again (until the
         // daemon restarts, which pairs every virtual sensor afresh).

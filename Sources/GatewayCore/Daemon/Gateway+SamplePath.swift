@@ -56,6 +56,13 @@ extension Gateway {
             return (pipeline, state.record.alias ?? "\(channel.address)", reconnected)
         }
         if reconnected { metrics.reconnects.increment() }
+        switch linkState {
+        case .lost, .gaveUp:
+            // A link in backoff holds no slot: a sensor waiting for one connects meanwhile.
+            channel.adapterPool?.release(channel.address)
+        default:
+            break
+        }
         pipeline?.linkChanged(linkState)
         metrics.sensorsConnected.record(registry.connectedCount)
         bus.publish(

@@ -24,6 +24,8 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     public let bus: EventBus<GatewayEvent>
     let dependencies: GatewayDependencies<C>
     let registry: SensorRegistry<C>
+    /// The Bluetooth adapters' slots; nil without Bluetooth.
+    let adapterPool: AdapterPool?
     let sessions: SessionManager<C>
     let health = StoreHealth()
     let metrics: GatewayMetrics
@@ -50,7 +52,12 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         (self.jobs, self.jobSink) = (jobs, jobSink)
         (readiness, readySink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (shutdownSignal, shutdownSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        registry = SensorRegistry(connectors: dependencies.connectors)
+        registry = SensorRegistry()
+        adapterPool = dependencies.bluetooth.map { bluetooth in
+            AdapterPool(
+                linkBudget: dependencies.configuration.linkBudget, logger: dependencies.logger,
+                makeConnector: bluetooth.makeConnector)
+        }
         sessions = SessionManager(
             dependencies: dependencies, registry: registry, bus: bus, metrics: metrics, health: health,
             spawn: { job in jobSink.yield(job) })
@@ -104,7 +111,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         let virtual = Set(members.map(\.address))
         do {
             for record in try await store.sensors() where record.paired && !virtual.contains(record.address) {
-                guard let connector = registry.nextConnector() else {
+                guard let connector = adapterPool else {
                     logger.warning(
                         "a paired sensor is not linked: no Bluetooth adapter is in use",
                         metadata: ["ble.address": "\(record.address)"])
@@ -116,10 +123,25 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
             health.record(healthy: false)
             logger.error("cannot list the paired sensors", metadata: ["error": "\(error)"])
         }
+        // The poller sleeps on the gateway's clock, and the adapter watch waits for the kernel:
+        // shutdown ends both rather than their next tick or event.
+        untilShutdown { await self.pollLinkMetrics() }
+        if let pool = adapterPool, let bluetooth = dependencies.bluetooth {
+            untilShutdown {
+                for await listing in bluetooth.adapterChanges() { pool.adaptersChanged(listing) }
+            }
+        }
+        logger.info(
+            "gateway started",
+            metadata: ["sensors.paired": "\(registry.all.count)", "sensors.virtual": "\(virtual.count)"])
+        readySink.yield()
+    }
+
+    /// Runs `body` as a job until it returns or graceful shutdown begins.
+    private func untilShutdown(_ body: @escaping @Sendable () async -> Void) {
         jobSink.yield { [shutdownSignal] in
-            // The poller sleeps on the gateway's clock: shutdown ends it rather than the next tick.
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.pollLinkMetrics() }
+                group.addTask { await body() }
                 group.addTask {
                     for await _ in shutdownSignal { return }
                 }
@@ -127,10 +149,6 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                 group.cancelAll()
             }
         }
-        logger.info(
-            "gateway started",
-            metadata: ["sensors.paired": "\(registry.all.count)", "sensors.virtual": "\(virtual.count)"])
-        readySink.yield()
     }
 
     /// Ends every live session with reason `shutdown`, stops every link, ends the event stream.
@@ -157,7 +175,9 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         let link = SensorLink(
             address: record.address, connector: connector, configuration: dependencies.linkConfiguration,
             clock: dependencies.clock, logger: logger)
-        let channel = SensorChannel(record: record, athleteName: athlete, isVirtual: isVirtual, link: link)
+        let channel = SensorChannel(
+            record: record, athleteName: athlete, isVirtual: isVirtual, link: link,
+            adapterPool: isVirtual ? nil : adapterPool)
         registry.add(channel)
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }

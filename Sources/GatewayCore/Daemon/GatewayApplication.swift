@@ -25,26 +25,6 @@ public struct ControlServerContext: Sendable {
     public var logger: Logger
 }
 
-/// The Bluetooth side the executable injects (GatewayCore does not import the transport).
-public struct BluetoothSupport: Sendable {
-    /// One connector per adapter.
-    public var connectors: [any SensorConnector]
-    /// The adapters' state.
-    public var adapters: @Sendable () async -> [AdapterInfo]
-    /// Scans for the given seconds.
-    public var scan: @Sendable (Double) async throws -> [DiscoveryInfo]
-
-    /// Creates the support.
-    public init(
-        connectors: [any SensorConnector], adapters: @escaping @Sendable () async -> [AdapterInfo],
-        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo]
-    ) {
-        self.connectors = connectors
-        self.adapters = adapters
-        self.scan = scan
-    }
-}
-
 /// Builds and runs the whole daemon: opens the store, pairs the virtual sensors, and runs a
 /// `ServiceGroup` of the gateway (links, sessions, event bus), the retention pass, the control
 /// server and the systemd notifier, with graceful shutdown on SIGTERM and SIGINT.
@@ -114,12 +94,9 @@ public struct GatewayApplication: Sendable {
                 configuration: configuration.virtualSensors, clock: clock, logger: logger,
                 makeBearers: makeVirtualBearers)
         }
-        var adapters: @Sendable () async -> [AdapterInfo] = { [] }
-        if let bluetooth { adapters = bluetooth.adapters }
         let dependencies = GatewayDependencies(
             store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
-            connectors: bluetooth?.connectors ?? [], adapters: adapters, scan: bluetooth?.scan,
-            virtualSensors: fleet, version: version, logger: logger)
+            bluetooth: bluetooth, virtualSensors: fleet, version: version, logger: logger)
         let gateway = Gateway(dependencies: dependencies)
         // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
         let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }

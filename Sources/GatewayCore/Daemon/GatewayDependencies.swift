@@ -15,12 +15,8 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
     public var configuration: GatewayConfiguration
     /// The clock links, sensors and sessions keep time with.
     public var clock: C
-    /// One connector per Bluetooth adapter; sensors are spread over them. Empty without Bluetooth.
-    public var connectors: [any SensorConnector]
-    /// The adapters' state.
-    public var adapters: @Sendable () async -> [AdapterInfo]
-    /// Scans for `seconds`; nil without Bluetooth.
-    public var scan: (@Sendable (Double) async throws -> [DiscoveryInfo])?
+    /// The Bluetooth adapters, their connectors and discovery; nil without Bluetooth.
+    public var bluetooth: BluetoothSupport?
     /// The virtual sensors to pair.
     public var virtualSensors: VirtualSensorFleet<C>?
     /// Link settings.
@@ -35,9 +31,7 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
     /// Creates dependencies; only the store, state directory, configuration and clock are required.
     public init(
         store: SessionStore, stateDirectory: String, configuration: GatewayConfiguration, clock: C,
-        connectors: [any SensorConnector] = [], adapters: @escaping @Sendable () async -> [AdapterInfo] = { [] },
-        scan: (@Sendable (Double) async throws -> [DiscoveryInfo])? = nil,
-        virtualSensors: VirtualSensorFleet<C>? = nil,
+        bluetooth: BluetoothSupport? = nil, virtualSensors: VirtualSensorFleet<C>? = nil,
         linkConfiguration: SensorLinkConfiguration = SensorLinkConfiguration(),
         recorderConfiguration: SessionRecorder<C>.Configuration = .init(), version: String = "0.1.0",
         logger: Logger = Logger(label: "sportsensord")
@@ -46,9 +40,7 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
         self.stateDirectory = stateDirectory
         self.configuration = configuration
         self.clock = clock
-        self.connectors = connectors
-        self.adapters = adapters
-        self.scan = scan
+        self.bluetooth = bluetooth
         self.virtualSensors = virtualSensors
         self.linkConfiguration = linkConfiguration
         self.recorderConfiguration = recorderConfiguration

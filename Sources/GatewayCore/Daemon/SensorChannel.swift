@@ -33,12 +33,17 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     let address: BluetoothAddress
     let isVirtual: Bool
     let link: SensorLink<C>
+    /// The adapters' slots the link takes one of; nil for a virtual sensor.
+    let adapterPool: AdapterPool?
     let state: Mutex<State>
 
-    init(record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>) {
+    init(
+        record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>, adapterPool: AdapterPool?
+    ) {
         address = record.address
         self.isVirtual = isVirtual
         self.link = link
+        self.adapterPool = adapterPool
         state = Mutex(State(record: record, athleteName: athleteName))
     }
 
@@ -80,15 +85,21 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// The link's state on the wire: `no-slot` while it waits for an adapter's slot.
+    var linkStateName: String {
+        adapterPool?.isWaiting(address) == true ? "no-slot" : LinkState.wireName(linkState)
+    }
+
     func info() -> SensorInfo {
-        state.withLock { state in
+        let linkState = linkStateName
+        let adapter = adapterPool?.adapter(holding: address)
+        return state.withLock { state in
             var live: String?
             if case .live(let pipeline) = state.session { live = pipeline.sessionID }
             return SensorInfo(
                 address: "\(address)", addressType: "\(address.kind)", alias: state.record.alias,
-                name: state.record.advertisedName, athlete: state.athleteName,
-                linkState: LinkState.wireName(state.linkState), lastSeen: state.record.lastSeen, isVirtual: isVirtual,
-                liveSessionId: live)
+                name: state.record.advertisedName, athlete: state.athleteName, linkState: linkState,
+                lastSeen: state.record.lastSeen, isVirtual: isVirtual, liveSessionId: live, adapter: adapter)
         }
     }
 }

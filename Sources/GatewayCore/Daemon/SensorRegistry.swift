@@ -3,7 +3,7 @@ import BLEWire
 import ControlProtocol
 import Synchronization
 
-/// The paired sensors: one `SensorChannel` per address, and which adapter's connector each uses.
+/// The paired sensors: one `SensorChannel` per address.
 ///
 /// Sensors are keyed by their six octets, since a client may name one with either address type.
 /// Every check-then-change happens under one lock, so two concurrent pairs of one address cannot
@@ -12,17 +12,11 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
     private struct State {
         var channels: [[UInt8]: SensorChannel<C>] = [:]
         var reserved: Set<[UInt8]> = []
-        var connectorLoad: [Int]
     }
 
-    /// One connector per Bluetooth adapter; empty without Bluetooth.
-    let connectors: [any SensorConnector]
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
-    init(connectors: [any SensorConnector]) {
-        self.connectors = connectors
-        state = Mutex(State(connectorLoad: Array(repeating: 0, count: connectors.count)))
-    }
+    init() {}
 
     /// Every channel.
     var all: [SensorChannel<C>] { state.withLock { Array($0.channels.values) } }
@@ -85,15 +79,5 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
     /// Removes and returns the channel of `address`.
     func remove(_ address: BluetoothAddress) -> SensorChannel<C>? {
         state.withLock { $0.channels.removeValue(forKey: address.octets) }
-    }
-
-    /// The connector of the adapter with the fewest sensors; nil without Bluetooth.
-    func nextConnector() -> (any SensorConnector)? {
-        state.withLock { state -> (any SensorConnector)? in
-            guard !connectors.isEmpty else { return nil }
-            let index = state.connectorLoad.indices.min { state.connectorLoad[$0] < state.connectorLoad[$1] } ?? 0
-            state.connectorLoad[index] += 1
-            return connectors[index]
-        }
     }
 }

@@ -45,7 +45,7 @@ enum GatewayFormatting {
         let adapters =
             status.adapters.isEmpty
             ? "none (virtual sensors only)"
-            : status.adapters.map { "\($0.name) \($0.address) \($0.up ? "up" : "DOWN")" }.joined(separator: ", ")
+            : status.adapters.map(adapter).joined(separator: ", ")
         var table = TextTable(["", ""])
         table.showsHeaders = false
         table.rows = [
@@ -54,10 +54,21 @@ enum GatewayFormatting {
             ["state directory", status.stateDirectory],
             ["store", status.storeHealthy ? "healthy" : "UNHEALTHY (see `journalctl -u sportsensord`)"],
             ["adapters", adapters],
-            ["sensors", "\(status.sensorsPaired) paired, \(status.sensorsConnected) connected"],
+            [
+                "sensors",
+                "\(status.sensorsPaired) paired, \(status.sensorsConnected) connected"
+                    + (status.sensorsWaitingForSlot > 0
+                        ? ", \(status.sensorsWaitingForSlot) waiting for a free adapter slot "
+                            + "(add an adapter or raise [bluetooth] link_budget)" : ""),
+            ],
             ["live sessions", "\(status.liveSessions)"],
         ]
         return table.rendered
+    }
+
+    /// `hci0 00:1A:7D:DA:71:13 up, 3/5 links`.
+    static func adapter(_ adapter: AdapterInfo) -> String {
+        "\(adapter.name) \(adapter.address) \(adapter.up ? "up" : "DOWN"), \(adapter.links)/\(adapter.linkBudget) links"
     }
 
     /// Scan results, SDU sensors first, then by signal strength.
@@ -86,11 +97,11 @@ enum GatewayFormatting {
 
     /// Paired sensors.
     static func sensors(_ sensors: [SensorInfo], now: Date) -> String {
-        var table = TextTable(["ALIAS", "ADDRESS", "NAME", "ATHLETE", "LINK", "LAST SEEN", "SESSION"])
+        var table = TextTable(["ALIAS", "ADDRESS", "NAME", "ATHLETE", "LINK", "ADAPTER", "LAST SEEN", "SESSION"])
         for sensor in sensors {
             table.append([
                 sensor.alias ?? "-", sensor.address + (sensor.isVirtual ? " (virtual)" : ""), sensor.name ?? "-",
-                sensor.athlete ?? "-", sensor.linkState, ago(sensor.lastSeen, now: now),
+                sensor.athlete ?? "-", sensor.linkState, sensor.adapter ?? "-", ago(sensor.lastSeen, now: now),
                 sensor.liveSessionId.map(shortID) ?? "-",
             ])
         }

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+
+/// The Bluetooth side the executable injects (GatewayCore does not import the transport): the
+/// adapters as they come and go, a connector per adapter, and discovery.
+public struct BluetoothSupport: Sendable {
+    /// The adapters the gateway may use: the current list first, then the whole list again after
+    /// every change (an adapter plugged in or pulled, powered on or off). Ends at shutdown or
+    /// when the source fails.
+    public var adapterChanges: @Sendable () -> AsyncStream<[AdapterInfo]>
+    /// The connector of an adapter that became usable (its one-at-a-time connection queue).
+    public var makeConnector: AdapterPool.ConnectorFactory
+    /// Scans for the given seconds; each discovery names the adapter that heard it.
+    public var scan: @Sendable (Double) async throws -> [DiscoveryInfo]
+
+    /// Creates the support.
+    public init(
+        adapterChanges: @escaping @Sendable () -> AsyncStream<[AdapterInfo]>,
+        makeConnector: @escaping AdapterPool.ConnectorFactory,
+        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo]
+    ) {
+        self.adapterChanges = adapterChanges
+        self.makeConnector = makeConnector
+        self.scan = scan
+    }
+
+    /// Fixed adapters, each with its connector: for tests and for hosts without adapter events.
+    public static func fixed(
+        _ adapters: [(AdapterInfo, any SensorConnector)],
+        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo] = { _ in [] }
+    ) -> BluetoothSupport {
+        let connectors = Dictionary(uniqueKeysWithValues: adapters.map { ($0.0.name, $0.1) })
+        let listing = adapters.map(\.0)
+        return BluetoothSupport(
+            adapterChanges: {
+                AsyncStream { continuation in
+                    continuation.yield(listing)
+                }
+            },
+            makeConnector: { adapter in
+                connectors[adapter.name]
+                    ?? ClosureSensorConnector { _ in
+                        throw AdapterPoolError(code: .adapterGone, message: "\(adapter.name) has no connector")
+                    }
+            },
+            scan: scan)
+    }
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
+import ControlProtocol
+import Foundation
+import GATTClient
+import GatewayConfig
+import GatewayCore
+import GatewayTesting
+import SessionStore
+import Synchronization
+import Testing
+
+/// Adapters in front of virtual sensors: each attempt through adapter X reaches the sensor, and
+/// powering X off closes every bearer that went through it (as the kernel drops the links of a
+/// controller that powers down) and reports X down.
+final class PoweredAdapters: Sendable {
+    private struct State {
+        var listing: [AdapterInfo]
+        var bearers: [String: [any ATTBearer]] = [:]
+        var sink: AsyncStream<[AdapterInfo]>.Continuation?
+    }
+
+    private let fleet: VirtualSensorFleet<ManualClock>
+    private let state: Mutex<State>
+
+    init(names: [String], fleet: VirtualSensorFleet<ManualClock>) {
+        self.fleet = fleet
+        state = Mutex(
+            State(listing: names.map { AdapterInfo(name: $0, address: "00:1A:7D:DA:71:1\($0.last!)", up: true) }))
+    }
+
+    var support: BluetoothSupport {
+        BluetoothSupport(
+            adapterChanges: {
+                let (stream, sink) = AsyncStream.makeStream(of: [AdapterInfo].self)
+                let listing = self.state.withLock { state in
+                    state.sink = sink
+                    return state.listing
+                }
+                sink.yield(listing)
+                return stream
+            },
+            makeConnector: { adapter in
+                ClosureSensorConnector { address in
+                    guard let member = self.fleet.members.first(where: { $0.address.octets == address.octets }) else {
+                        throw AdapterPoolError(code: .adapterGone, message: "no such sensor")
+                    }
+                    let bearer = try await member.connector.connect(to: address)
+                    self.state.withLock { $0.bearers[adapter.name, default: []].append(bearer) }
+                    return bearer
+                }
+            },
+            scan: { _ in [] })
+    }
+
+    /// Powers `name` off (or on): its links end, and the gateway hears of the change.
+    func power(_ name: String, on: Bool) async {
+        let (bearers, listing, sink) = state.withLock { state in
+            for index in state.listing.indices where state.listing[index].name == name {
+                state.listing[index].up = on
+            }
+            let bearers = on ? [] : state.bearers.removeValue(forKey: name) ?? []
+            return (bearers, state.listing, state.sink)
+        }
+        for bearer in bearers { await bearer.close() }
+        sink?.yield(listing)
+    }
+}
+
+@Suite("Adapter failover")
+struct AdapterFailoverTests {
+    @Test(
+        "three sensors on two adapters of budget 2: one adapter powered off moves one sensor, the other waits in no-slot until it is back; every session continues with the gap counted"
+    )
+    func powerOffMovesSensors() async throws {
+        let holder = Mutex<PoweredAdapters?>(nil)
+        let bench = try GatewayBench(scripts: [], linkBudget: 2) { clock in
+            let fleet = try VirtualSensorFleet(
+                configuration: VirtualSensorsConfiguration(count: 3, scripts: [.tableTennis], rate: 100), clock: clock)
+            let adapters = PoweredAdapters(names: ["hci0", "hci1"], fleet: fleet)
+            holder.withLock { $0 = adapters }
+            return adapters.support
+        }
+        let adapters = try #require(holder.withLock { $0 })
+        let gateway = bench.gateway
+        let running = Task { try await gateway.run() }
+        await gateway.waitUntilStarted()
+        let addresses = (1...3).map { VirtualSensorFleet<ManualClock>.address(of: $0) }
+        for address in addresses { _ = try await gateway.pair(PairRequest(address: "\(address)")) }
+        #expect(try await connected(bench, count: 3))
+        let placed = try await gateway.status().adapters
+        #expect(placed.map(\.linkBudget) == [2, 2])
+        #expect(placed.map(\.sensors.count).sorted() == [1, 2])
+        var sessions: [String: String] = [:]
+        for address in addresses {
+            sessions["\(address)"] = try await gateway.startSession(StartSessionRequest(sensor: "\(address)")).id
+        }
+        try await bench.drive(for: 2)
+
+        let full = try #require(placed.first { $0.sensors.count == 2 })
+        await adapters.power(full.name, on: false)
+        // One of its two sensors finds the last slot of the other adapter; the other waits.
+        var sensors: [SensorInfo] = []
+        for _ in 0..<80 {
+            try await bench.drive(for: 0.25)
+            sensors = try await gateway.sensors()
+            if sensors.filter({ $0.linkState == "connected" }).count == 2,
+                sensors.contains(where: { $0.linkState == "no-slot" })
+            {
+                break
+            }
+        }
+        #expect(sensors.filter { $0.linkState == "connected" }.count == 2)
+        #expect(sensors.filter { $0.linkState == "no-slot" }.count == 1)
+        #expect(sensors.filter { $0.linkState == "connected" }.allSatisfy { $0.adapter != full.name })
+        let status = try await gateway.status()
+        #expect(status.sensorsWaitingForSlot == 1)
+        #expect(status.adapters.first { $0.name == full.name }?.up == false)
+
+        await adapters.power(full.name, on: true)
+        #expect(try await connected(bench, count: 3), "the waiting sensor connects once the adapter is back")
+        try await bench.drive(for: 2)
+        #expect(try await gateway.status().sensorsWaitingForSlot == 0)
+        for address in addresses {
+            let live = try await gateway.sensors().first { $0.address == "\(address)" }?.liveSessionId
+            #expect(live == sessions["\(address)"], "the session of \(address) continued")
+        }
+        var moved = 0
+        for (address, id) in sessions {
+            let stopped = try await gateway.stopSession(id: id)
+            let uuid = try #require(UUID(uuidString: id))
+            let samples = try await bench.store.samples(of: uuid)
+            let gaps = zip(samples, samples.dropFirst()).map { $1.index - $0.index - 1 }
+            #expect(gaps.allSatisfy { $0 >= 0 }, "\(address): no sample twice, none out of order")
+            #expect(gaps.reduce(0, +) == stopped.lostSamples, "\(address): every missing index is counted as lost")
+            if stopped.lostSamples > 0 { moved += 1 }
+        }
+        #expect(moved == 2, "the two sensors of the adapter that went lost samples while they moved")
+        running.cancel()
+        try await running.value
+    }
+
+    private func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
+        for _ in 0..<120 {
+            if try await bench.gateway.sensors().filter({ $0.linkState == "connected" }).count == count { return true }
+            try await bench.drive(for: 0.25)
+        }
+        return false
+    }
+}
