@@ -18,7 +18,7 @@ wait_until() {
     done
 }
 
-# btvirt_up COUNT LOG: starts `btvirt -L -lCOUNT` (LE-only controllers hci0…hci<COUNT-1>) and
+# btvirt_up COUNT LOG: starts `btvirt -L -lCOUNT` ($BTVIRT_BIN when set) (LE-only controllers hci0…hci<COUNT-1>) and
 # waits until mgmt lists all of them; sets BTVIRT to its pid. Status 1 when they never came up.
 # Under a CPU-starved TCG guest the kernel's HCI Reset to a new controller sometimes times out
 # (hciN: Opcode 0x0c03 failed: -110) and that index never reaches mgmt: btvirt is restarted, up
@@ -30,9 +30,9 @@ btvirt_controllers() { timeout 10 btmgmt info 2>/dev/null | grep -c '^hci[0-9]*:
 btvirt_up() {
     local count=$1 log=$2 try failed_before
     for try in 1 2 3 4 5; do
-        btvirt -h >/dev/null 2>&1 # page btvirt and its libraries in first
+        "${BTVIRT_BIN:-btvirt}" -h >/dev/null 2>&1 # page btvirt and its libraries in first
         failed_before=$(btvirt_resets_failed)
-        chrt -f 20 btvirt -L -l"$count" >"$log" 2>&1 &
+        chrt -f 20 "${BTVIRT_BIN:-btvirt}" -L -l"$count" >"$log" 2>&1 &
         BTVIRT=$!
         for _ in $(seq $((40 + 20 * count))); do
             [ "$(btvirt_controllers)" = "$count" ] && return 0

@@ -34,7 +34,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     set -o pipefail
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     APT_PACKAGES="qemu-system-x86 qemu-utils linux-image-amd64 bluez bluez-test-tools busybox-static python3-venv util-linux
-        mmdebstrap e2fsprogs jq"
+        mmdebstrap e2fsprogs jq gcc"
     missing=""
     for p in $APT_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
     if [ -n "$missing" ]; then

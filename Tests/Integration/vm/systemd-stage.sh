@@ -4,7 +4,8 @@
 # The systemd stage of `make itest` (host side): the installed gateway on a Debian box whose PID 1
 # is systemd, next to bluetoothd, with SENSORS (4) virtual sensors and two central adapters.
 #
-# 1. image.sh builds (or reuses from its cache) a Debian image from Debian's packages.
+# 1. image.sh builds (or reuses from its cache) a Debian image from Debian's packages; btvirt.sh
+#    builds btvirt from Debian's BlueZ source with one fix a central with several links needs.
 # 2. `make install DESTDIR=…` (debug binaries, like install-check) stages the gateway; the staged
 #    /etc/sportsensord/config.toml is edited as an admin would (adapters, link_budget, log_level).
 #    The payload for the guest: that tree as install.tar, the Swift runtime libraries the
@@ -30,7 +31,8 @@ say() { echo "systemd-stage: $*"; }
 t0=$(date +%s)
 
 IMAGE=$("$HERE/image.sh") || { say "FAIL: the emulated environment: the Debian image could not be built"; exit 2; }
-say "image $IMAGE ($(($(date +%s) - t0)) s)"
+BTVIRT=$("$HERE/btvirt.sh") || { say "FAIL: the emulated environment: btvirt could not be built"; exit 2; }
+say "image $IMAGE, $BTVIRT ($(($(date +%s) - t0)) s)"
 
 rm -rf "$RUN" && mkdir -p "$OUT" "$PAYLOAD/swift-runtime" "$STAGE"
 (cd "$ROOT" && make --no-print-directory install DESTDIR="$STAGE" INSTALL_CONFIG=debug) >"$RUN/install.log" 2>&1 ||
@@ -48,7 +50,7 @@ ldd "$BINDIR/sportsensord" "$BINDIR/sportsensorctl" "$BINDIR/sportsensor-dev" |
     awk '$2 == "=>" && $3 !~ "^/(usr/)?lib" { print $3 }' | sort -u | xargs -r cp -t "$PAYLOAD/swift-runtime/" ||
     { say "FAIL: collecting the Swift runtime libraries"; exit 1; }
 [ -n "$(ls "$PAYLOAD/swift-runtime")" ] || { say "FAIL: ldd named no Swift runtime library"; exit 1; }
-cp "$BINDIR/sportsensor-dev" "$HERE/guest-lib.sh" "$PAYLOAD/"
+cp "$BINDIR/sportsensor-dev" "$BTVIRT" "$HERE/guest-lib.sh" "$PAYLOAD/"
 cp "$HERE/systemd-driver.sh" "$PAYLOAD/driver.sh"
 echo "SENSORS=${SENSORS:-4}" >"$PAYLOAD/params.sh"
 qemu-img create -q -f qcow2 -F qcow2 -b "$IMAGE/base.qcow2" "$RUN/root.qcow2" || { say "FAIL: qemu-img create"; exit 2; }
