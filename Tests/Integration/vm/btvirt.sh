@@ -33,6 +33,7 @@ command -v gcc >/dev/null || { log "FAIL: gcc is missing (apt: gcc)"; exit 2; }
 mkdir -p "$CACHE"
 WORK=$(mktemp -d "$CACHE/btvirt-build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 1' INT TERM
 mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/archives/partial"
 echo "deb-src $MIRROR $SUITE main" >"$WORK/apt/sources.list"
 APT=(-o "Dir::Etc::SourceList=$WORK/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null

@@ -18,8 +18,9 @@ wait_until() {
     done
 }
 
-# btvirt_up COUNT LOG: starts `btvirt -L -lCOUNT` ($BTVIRT_BIN when set) (LE-only controllers hci0…hci<COUNT-1>) and
-# waits until mgmt lists all of them; sets BTVIRT to its pid. Status 1 when they never came up.
+# btvirt_up COUNT LOG: starts `btvirt -L -lCOUNT` (or $BTVIRT_BIN; LE-only controllers hci0…
+# hci<COUNT-1>) and waits until mgmt lists all of them; sets BTVIRT to its pid. Status 1 when they
+# never came up.
 # Under a CPU-starved TCG guest the kernel's HCI Reset to a new controller sometimes times out
 # (hciN: Opcode 0x0c03 failed: -110) and that index never reaches mgmt: btvirt is restarted, up
 # to five times. A timed-out reset shows in the kernel log at once, so a failed try is restarted

@@ -4,13 +4,12 @@
 # The systemd stage's Debian image, built here from Debian's packages with mmdebstrap and cached.
 #
 # Prints the cache directory holding vmlinuz, initrd.img (the image's own linux-image-amd64) and
-# base.qcow2 (root filesystem, ext4, for a virtio disk). The directory is named by a hash of this
-# file (its package list and the files it bakes in), so a change here builds a new image and a
-# second run reuses the first's. Nothing of the project is in the image: the test installs
+# base.qcow2 (root filesystem, ext4, for a virtio disk). The directory is named by a hash of the
+# package list, the suite, the mirror and IMAGE_VERSION, so a second run reuses the first's image
+# and a change of what goes in builds a new one. Nothing of the project is in the image: the test installs
 # `make install`'s output into each run's copy-on-write overlay (systemd-stage.sh).
 #
-# What the image adds to Debian's packages: an empty root password-less console is not needed, so
-# only
+# What the image adds to Debian's packages:
 #   - itest-driver.service (enabled): mounts the 9p shares `payload` (read-only) and `out`, runs
 #     payload/driver.sh, writes out/result and powers the VM off whatever happened;
 #   - fstab for the virtio root disk, a hostname, and no getty on the serial console (the driver's
@@ -24,13 +23,15 @@
 # environment failure, not the project's).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-SELF="$HERE/image.sh"
+# Bump IMAGE_VERSION whenever what the image holds changes other than through PACKAGES (the
+# unit and the script baked in below, the hooks): the cache key is made of both.
+IMAGE_VERSION=1
 SUITE=${DEBIAN_SUITE:-bookworm}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PACKAGES="systemd systemd-sysv dbus udev kmod bluez bluez-test-tools libbluetooth3 libsqlite3-0 libstdc++6
     jq procps linux-image-amd64 initramfs-tools"
 CACHE=${ITEST_CACHE:-$HOME/.cache/sportsensord-itest}
-KEY=$( (cat "$SELF"; echo "$SUITE $MIRROR") | sha256sum | cut -c1-16)
+KEY=$(echo "$IMAGE_VERSION $SUITE $MIRROR" $PACKAGES | sha256sum | cut -c1-16)
 DIR="$CACHE/image-$KEY"
 
 if [ -s "$DIR/base.qcow2" ] && [ -s "$DIR/vmlinuz" ] && [ -s "$DIR/initrd.img" ]; then
@@ -45,6 +46,7 @@ done
 mkdir -p "$CACHE"
 WORK=$(mktemp -d "$CACHE/build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 1' INT TERM
 ROOTFS="$WORK/rootfs"
 t0=$(date +%s)
 log "building a $SUITE image in $DIR (mmdebstrap; a few minutes, once per package list)"
