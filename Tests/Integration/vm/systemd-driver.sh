@@ -85,7 +85,6 @@ all_connected() { [ "$(sensors_in connected)" = "$SENSORS" ]; }
 
 step "systemd stage: guest up, PID 1 is $(cat /proc/1/comm)"
 [ "$(cat /proc/1/comm)" = systemd ] || fail_env "PID 1 is not systemd"
-systemd-analyze time 2>&1 | head -1
 systemctl is-enabled bluetooth.service | grep -q enabled || fail_env "bluetooth.service is not enabled in the image"
 
 # --- install, as Docs/OPERATIONS.md tells an admin ---------------------------------------------
@@ -105,11 +104,14 @@ step "installed"
 
 # --- controllers: 2 centrals for the gateway, one per virtual sensor ----------------------------
 modprobe bluetooth && modprobe hci_vhci || fail_env "modprobe bluetooth hci_vhci"
-# An HCI capture of every controller for diagnostics (the host decodes it when the stage fails). A
-# large socket buffer and real-time priority keep btmon from losing packets (see itest.sh).
-sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216
-chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
-PIDS+=($!)
+# BTMON=1: an HCI capture of every controller (out/hci.btsnoop), for diagnosing a failure; off by
+# default, copying 400 notifications a second costs the starved guest. A large socket buffer and
+# real-time priority keep btmon from losing packets (see itest.sh).
+if [ "${BTMON:-0}" = 1 ]; then
+    sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216
+    chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
+    PIDS+=($!)
+fi
 # btvirt with one fix (btvirt.sh): a central with several links needs it.
 BTVIRT_BIN=$PAYLOAD/btvirt btvirt_up $CONTROLLERS $W/btvirt.log || fail_env "btvirt's $CONTROLLERS controllers did not come up"
 PIDS+=($BTVIRT)
@@ -174,7 +176,7 @@ TAIL=$!
 PIDS+=($TAIL)
 T_TAIL=$(date +%s)
 step "sessions started, tailing"
-wait_until 15 test -s $W/tail.jsonl || fail "tail --json printed nothing within 15 s"
+wait_until 90 test -s $W/tail.jsonl || fail "tail --json printed nothing within 90 s"
 bluetoothctl --timeout 40 scan on >$W/btctl-scan.log 2>&1 &
 PIDS+=($!)
 step "bluetoothctl scan on (40 s)"

@@ -18,7 +18,8 @@
 #    the per-sensor table.
 #
 # Usage: systemd-stage.sh BINDIR   (called by itest.sh; exit status 0 = PASS, 2 = the emulated
-# environment failed). env: KEEP=1, USE_KVM=1, SYSTEMD_VM_TIMEOUT=1200, SENSORS=4, VM_MEMORY=2048
+# environment failed). env: KEEP=1, USE_KVM=1, SYSTEMD_VM_TIMEOUT=1200, SENSORS=4, VM_MEMORY=2048,
+# BTMON=1 (an HCI capture of the whole run in the kept output)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -52,7 +53,7 @@ ldd "$BINDIR/sportsensord" "$BINDIR/sportsensorctl" "$BINDIR/sportsensor-dev" |
 [ -n "$(ls "$PAYLOAD/swift-runtime")" ] || { say "FAIL: ldd named no Swift runtime library"; exit 1; }
 cp "$BINDIR/sportsensor-dev" "$BTVIRT" "$HERE/guest-lib.sh" "$PAYLOAD/"
 cp "$HERE/systemd-driver.sh" "$PAYLOAD/driver.sh"
-echo "SENSORS=${SENSORS:-4}" >"$PAYLOAD/params.sh"
+printf 'SENSORS=%s\nBTMON=%s\n' "${SENSORS:-4}" "${BTMON:-0}" >"$PAYLOAD/params.sh"
 qemu-img create -q -f qcow2 -F qcow2 -b "$IMAGE/base.qcow2" "$RUN/root.qcow2" || { say "FAIL: qemu-img create"; exit 2; }
 
 # TCG (software emulation) as in CI; -svm keeps the guest from probing the kvm module.
