@@ -7,14 +7,15 @@
 up() { cut -d' ' -f1 /proc/uptime; }
 step() { echo "T $(up) $*"; }
 
-# wait_until SECONDS COMMAND...: runs COMMAND every 0.3 s until it succeeds (status 0) or SECONDS
-# have passed (status 1). The synchronisation every stage uses instead of fixed sleeps.
+# wait_until SECONDS COMMAND...: runs COMMAND every WAIT_INTERVAL (0.3) s until it succeeds
+# (status 0) or SECONDS have passed (status 1). The synchronisation every stage uses instead of
+# fixed sleeps.
 wait_until() {
     local deadline=$(($(date +%s) + $1))
     shift
     until "$@"; do
         [ "$(date +%s)" -lt "$deadline" ] || return 1
-        sleep 0.3
+        sleep "${WAIT_INTERVAL:-0.3}"
     done
 }
 

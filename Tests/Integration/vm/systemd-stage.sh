@@ -38,10 +38,9 @@ say "image $IMAGE, $BTVIRT ($(($(date +%s) - t0)) s)"
 rm -rf "$RUN" && mkdir -p "$OUT" "$PAYLOAD/swift-runtime" "$STAGE"
 (cd "$ROOT" && make --no-print-directory install DESTDIR="$STAGE" INSTALL_CONFIG=debug) >"$RUN/install.log" 2>&1 ||
     { tail -20 "$RUN/install.log"; say "FAIL: make install DESTDIR=$STAGE"; exit 1; }
-# What an admin edits: the two central adapters, their link budget, debug logging for the test.
+# What an admin edits: the two central adapters and their link budget.
 CONFIG="$STAGE/etc/sportsensord/config.toml"
-sed -i -e 's/^adapters = .*/adapters = ["hci0", "hci1"]/' -e 's/^link_budget = .*/link_budget = 5/' \
-    -e 's/^log_level = .*/log_level = "debug"/' "$CONFIG"
+sed -i -e 's/^adapters = .*/adapters = ["hci0", "hci1"]/' -e 's/^link_budget = .*/link_budget = 5/' "$CONFIG"
 grep -q '^adapters = \["hci0", "hci1"\]' "$CONFIG" && grep -q '^link_budget = 5' "$CONFIG" ||
     { say "FAIL: config.example.toml no longer has the adapters and link_budget lines this stage sets"; exit 1; }
 tar -C "$STAGE" -cf "$PAYLOAD/install.tar" . || exit 1
