@@ -32,15 +32,24 @@ while read -r name hci address; do
         status=1
         continue
     fi
-    "$CTL" decode "$OUT/$name.btsnoop" >"$R/$name.decoded.csv" 2>"$R/$name.decode.log" ||
+    "$CTL" decode "$OUT/$name.btsnoop" --stats >"$R/$name.decoded.csv" 2>"$R/$name.decode.log" ||
         { echo "FAIL: $name: decode: $(tail -2 "$R/$name.decode.log")"; status=1; continue; }
+    # decode times samples on one period fitted to the stored times, which a starved guest
+    # stretches: the index distance of a sample from the first is t * span / t_last, where the
+    # span (samples + lost - 1) comes from the counter, which decode reports.
+    span=$(awk -F': ' '/^samples:/ { n = $2 } /^lost samples \(counter\):/ { split($2, a, " "); l = a[1] }
+        END { print n + l - 1 }' "$R/$name.decode.log")
     # The truth index of the first stored sample: where the first 20 stored readings (at their
-    # index distances) all match the truth.
-    first=$(awk -F, '
+    # index distances) all match the truth (written at t = index / 100).
+    first=$(awk -F, -v span="$span" '
+        BEGIN { m = 0 }
         FNR == 1 || /^#/ { next }
         FILENAME == ARGV[1] { i = int($1 * 100 + 0.5); truth[i] = $2 "," $3 "," $4; if (i > last) last = i; next }
-        n < 20 { d[n] = int($1 * 100 + 0.5); r[n] = $2 "," $3 "," $4; n++ }
+        { t[m] = $1; r[m] = $2 "," $3 "," $4; m++ }
         END {
+            scale = (m > 1 && t[m - 1] > 0) ? span / t[m - 1] : 0
+            n = m < 20 ? m : 20
+            for (k = 0; k < n; k++) d[k] = int(t[k] * scale + 0.5)
             for (i = 0; i <= last; i++) {
                 ok = 1
                 for (k = 0; k < n && ok; k++) if (truth[i + d[k]] != r[k]) ok = 0
@@ -52,14 +61,18 @@ while read -r name hci address; do
         status=1
         continue
     fi
-    awk -F, -v first="$first" 'FNR == 1 { print; next } { printf "%.6f,%s,%s,%s\n", $1 + first / 100, $2, $3, $4 }' \
+    # The stored samples at their sensor index, as sample CSV at 100 Hz (what itest-compare reads).
+    awk -F, -v first="$first" -v span="$span" 'BEGIN { m = 0 } FNR == 1 { print; next } { t[m] = $1; l[m] = $2 "," $3 "," $4; m++ }
+        END { scale = t[m - 1] > 0 ? span / t[m - 1] : 0
+              for (k = 0; k < m; k++) printf "%.2f,%s\n", (first + int(t[k] * scale + 0.5)) / 100, l[k] }' \
         "$R/$name.decoded.csv" >"$R/$name.received.csv"
     awk -F, -v first="$first" 'FNR == 1 || int($1 * 100 + 0.5) >= first' "$OUT/truth-$name.csv" >"$R/$name.truth-span.csv"
     # Link events of this sensor, stamped with the guest's clock: reconnections and their times.
     jq -Rr --arg a "$address" 'capture("^(?<t>[0-9.]+) (?<j>.*)$") | (.j | fromjson) as $e
         | select($e.event == "link" and $e.data.address == $a) | "\(.t) \($e.data.state)"' \
         "$OUT/tail.jsonl" >"$R/$name.links" 2>/dev/null
-    read -r reconnects times < <(awk '
+    # The tail starts once every sensor is connected: each is up at its first line.
+    read -r reconnects times < <(awk 'BEGIN { up = 1 }
         $2 == "connected" { if (down) { n++; times = times sprintf(" %.1f", $1 - down) } down = 0; up = 1; next }
         up && !down { down = $1 }
         END { print n + 0, (times == "" ? "-" : times) }' "$R/$name.links")

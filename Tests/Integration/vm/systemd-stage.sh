@@ -7,7 +7,7 @@
 # 1. image.sh builds (or reuses from its cache) a Debian image from Debian's packages; btvirt.sh
 #    builds btvirt from Debian's BlueZ source with one fix a central with several links needs.
 # 2. `make install DESTDIR=…` (debug binaries, like install-check) stages the gateway; the staged
-#    /etc/sportsensord/config.toml is edited as an admin would (adapters, link_budget, log_level).
+#    /etc/sportsensord/config.toml is edited as an admin would (adapters, link_budget).
 #    The payload for the guest: that tree as install.tar, the Swift runtime libraries the
 #    binaries link (they are not Debian packages), sportsensor-dev for the virtual sensors, and
 #    the guest scripts.
