@@ -135,6 +135,7 @@ let package = Package(
             dependencies: [
                 "GatewayCore", "ControlProtocol", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),

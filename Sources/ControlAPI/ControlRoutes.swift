@@ -43,7 +43,7 @@ public enum ControlRoutes {
         router.on(.events) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return ServerSentEvents.response(
-                events: control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
+                events: try control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
         }
         router.on(.metrics) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])

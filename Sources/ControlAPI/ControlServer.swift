@@ -4,6 +4,7 @@ import Foundation
 import GatewayCore
 import Glibc
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Prometheus
 import ServiceLifecycle
@@ -37,17 +38,21 @@ public struct ControlServerConfiguration: Sendable {
     public var tcp: TCP?
     /// How often `GET /v1/events` sends `: keep-alive` while idle.
     public var keepAliveInterval: Duration
+    /// How long a connection may send nothing, between requests or within a request's head.
+    public var idleTimeout: Duration
 
     /// A configuration; by default the Unix socket only, mode 0660, group `sportsensor`.
     public init(
         socketPath: String = GatewayPaths().controlSocket().path, socketGroup: String? = "sportsensor",
-        socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15)
+        socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15),
+        idleTimeout: Duration = .seconds(30)
     ) {
         self.socketPath = socketPath
         self.socketGroup = socketGroup
         self.socketMode = socketMode
         self.tcp = tcp
         self.keepAliveInterval = keepAliveInterval
+        self.idleTimeout = idleTimeout
     }
 }
 
@@ -140,6 +145,15 @@ public struct ControlServer: Service {
         }
     }
 
+    /// A connection that sends nothing for `idleTimeout` (between requests, or in the middle of a
+    /// request's head) is closed: idle or half-open clients cannot pile up until descriptors run
+    /// out. A response in progress (an SSE stream) is never cut.
+    var httpConfiguration: HTTP1Channel.Configuration {
+        let (seconds, attoseconds) = configuration.idleTimeout.components
+        return HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+    }
+
     /// The application on the Unix socket: no token, the file's mode and group decide.
     func makeUnixApplication(bound: BoundSocket) -> some ApplicationProtocol {
         let path = configuration.socketPath
@@ -150,7 +164,7 @@ public struct ControlServer: Service {
         let router = ControlRoutes.router(
             control: control, registry: registry, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
         return Application(
-            router: router,
+            router: router, server: .http1(configuration: httpConfiguration),
             configuration: ApplicationConfiguration(address: .unixDomainSocket(path: path), serverName: nil),
             onServerRunning: { _ in
                 bound.identity = UnixSocketFile.identity(path: path)
@@ -176,7 +190,7 @@ public struct ControlServer: Service {
             control: control, registry: registry, bearerToken: tcp.bearerToken,
             keepAliveInterval: configuration.keepAliveInterval, logger: logger)
         return Application(
-            router: router,
+            router: router, server: .http1(configuration: httpConfiguration),
             configuration: ApplicationConfiguration(address: .hostname(tcp.host, port: tcp.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? tcp.port

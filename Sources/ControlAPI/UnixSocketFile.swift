@@ -133,6 +133,13 @@ enum UnixSocketFile {
             restriction.problem = "cannot chmod \(path): \(errno)"
         }
         guard let group, let gid = groupID(named: group) else { return restriction }
+        // Under the unit the daemon runs as that group already: no chown (which its system
+        // call filter forbids) is needed.
+        var status = stat()
+        if case .success = syscall("stat", { stat(path, &status) }), status.st_gid == gid {
+            restriction.groupApplied = true
+            return restriction
+        }
         switch syscall("chown", { chown(path, uid_t.max, gid) }) {
         case .success:
             restriction.groupApplied = true

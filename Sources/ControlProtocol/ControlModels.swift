@@ -42,6 +42,25 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
         self.liveSessions = liveSessions
         self.sensorsWaitingForSlot = sensorsWaitingForSlot
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, uptimeSeconds, stateDirectory, storeHealthy, adapters, sensorsPaired, sensorsConnected
+        case liveSessions, sensorsWaitingForSlot
+    }
+
+    /// Decodes; a daemon from before link budgets sends no `sensors_waiting_for_slot`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        uptimeSeconds = try container.decode(Double.self, forKey: .uptimeSeconds)
+        stateDirectory = try container.decode(String.self, forKey: .stateDirectory)
+        storeHealthy = try container.decode(Bool.self, forKey: .storeHealthy)
+        adapters = try container.decode([AdapterInfo].self, forKey: .adapters)
+        sensorsPaired = try container.decode(Int.self, forKey: .sensorsPaired)
+        sensorsConnected = try container.decode(Int.self, forKey: .sensorsConnected)
+        liveSessions = try container.decode(Int.self, forKey: .liveSessions)
+        sensorsWaitingForSlot = try container.decodeIfPresent(Int.self, forKey: .sensorsWaitingForSlot) ?? 0
+    }
 }
 
 /// One Bluetooth adapter (`GET /v1/adapters`).
@@ -67,6 +86,20 @@ public struct AdapterInfo: Codable, Hashable, Sendable {
         self.up = up
         self.linkBudget = linkBudget
         self.sensors = sensors
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, address, up, linkBudget, sensors
+    }
+
+    /// Decodes; a daemon from before link budgets sends neither `link_budget` nor `sensors`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        address = try container.decode(String.self, forKey: .address)
+        up = try container.decode(Bool.self, forKey: .up)
+        linkBudget = try container.decodeIfPresent(Int.self, forKey: .linkBudget) ?? 0
+        sensors = try container.decodeIfPresent([String].self, forKey: .sensors) ?? []
     }
 }
 
@@ -115,6 +148,9 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     public var linkState: String
     /// The adapter whose slot the link holds (`hci0`); nil for virtual sensors and while waiting.
     public var adapter: String?
+    /// What the controller gave the connected link; nil when unknown (virtual sensors, or the
+    /// daemon cannot read the adapter's HCI events).
+    public var linkParameters: LinkParametersInfo?
     /// When the link was last up or the sensor last advertised.
     public var lastSeen: Date?
     /// True for an in-process virtual sensor.
@@ -125,7 +161,8 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     /// Creates sensor information.
     public init(
         address: String, addressType: String, alias: String?, name: String?, athlete: String?, linkState: String,
-        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil
+        lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil,
+        linkParameters: LinkParametersInfo? = nil
     ) {
         self.address = address
         self.addressType = addressType
@@ -137,6 +174,25 @@ public struct SensorInfo: Codable, Hashable, Sendable {
         self.isVirtual = isVirtual
         self.liveSessionId = liveSessionId
         self.adapter = adapter
+        self.linkParameters = linkParameters
+    }
+}
+
+/// The parameters of one LE link as the controller set them (Docs/OPERATIONS.md says what an SDU
+/// sensor at 100 Hz needs).
+public struct LinkParametersInfo: Codable, Hashable, Sendable {
+    /// The connection interval in milliseconds.
+    public var intervalMs: Double
+    /// Connection events the peripheral may skip.
+    public var peripheralLatency: Int
+    /// The supervision timeout in milliseconds.
+    public var supervisionTimeoutMs: Double
+
+    /// Creates link parameters.
+    public init(intervalMs: Double, peripheralLatency: Int, supervisionTimeoutMs: Double) {
+        self.intervalMs = intervalMs
+        self.peripheralLatency = peripheralLatency
+        self.supervisionTimeoutMs = supervisionTimeoutMs
     }
 }
 

@@ -44,7 +44,7 @@ public protocol GatewayControl: Sendable {
     func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport
     /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow
     /// subscriber loses the oldest buffered items, never blocks the gateway.
-    func events() -> AsyncStream<GatewayEvent>
+    func events() throws(ControlError) -> AsyncStream<GatewayEvent>
 }
 
 /// A control request that failed: the code picks the HTTP status, the message and fix go to

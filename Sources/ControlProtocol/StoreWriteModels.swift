@@ -47,32 +47,43 @@ public struct ReanalyzeResult: Codable, Hashable, Sendable {
     }
 }
 
-/// `POST /v1/prune`: delete finished sessions started before a time, or only their samples.
+/// `POST /v1/prune`: delete finished sessions that entered the store before a time, or only
+/// their samples; or, as a dry run, say what would go.
 public struct PruneRequest: Codable, Hashable, Sendable {
-    /// Sessions started before this are pruned.
-    public var startedBefore: Date
+    /// Sessions stored before this are pruned.
+    public var storedBefore: Date
     /// Keep the sessions and their events; delete only the samples.
     public var samplesOnly: Bool
     /// Rewrite the database afterwards to give the space back to the file system.
     public var vacuum: Bool
+    /// Only report what would go.
+    public var dryRun: Bool
+    /// Delete even more than the share of the store one prune may take.
+    public var force: Bool
 
     /// Creates a request.
-    public init(startedBefore: Date, samplesOnly: Bool = false, vacuum: Bool = false) {
-        self.startedBefore = startedBefore
+    public init(
+        storedBefore: Date, samplesOnly: Bool = false, vacuum: Bool = false, dryRun: Bool = false, force: Bool = false
+    ) {
+        self.storedBefore = storedBefore
         self.samplesOnly = samplesOnly
         self.vacuum = vacuum
+        self.dryRun = dryRun
+        self.force = force
     }
 
-    /// `samples_only` and `vacuum` may be left out (false).
+    /// Every flag may be left out (false).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        startedBefore = try container.decode(Date.self, forKey: .startedBefore)
+        storedBefore = try container.decode(Date.self, forKey: .storedBefore)
         samplesOnly = try container.decodeIfPresent(Bool.self, forKey: .samplesOnly) ?? false
         vacuum = try container.decodeIfPresent(Bool.self, forKey: .vacuum) ?? false
+        dryRun = try container.decodeIfPresent(Bool.self, forKey: .dryRun) ?? false
+        force = try container.decodeIfPresent(Bool.self, forKey: .force) ?? false
     }
 }
 
-/// What `POST /v1/prune` removed.
+/// What `POST /v1/prune` removed, or would remove.
 public struct PruneReport: Codable, Hashable, Sendable {
     /// Sessions deleted (0 with `samples_only`).
     public var sessionsDeleted: Int
@@ -84,16 +95,29 @@ public struct PruneReport: Codable, Hashable, Sendable {
     public var samplesDeleted: Int64
     /// Events deleted.
     public var eventsDeleted: Int
+    /// The sessions deleted or emptied, oldest first.
+    public var sessionIds: [String]
+    /// The encoded size of the samples deleted, in bytes.
+    public var sampleBytes: Int64
+    /// The finished sessions in the store before the prune.
+    public var finishedSessions: Int
+    /// True when nothing was deleted: the report says what would go.
+    public var dryRun: Bool
 
     /// Creates a report.
     public init(
-        sessionsDeleted: Int, sessionsAffected: Int, chunksDeleted: Int, samplesDeleted: Int64, eventsDeleted: Int
+        sessionsDeleted: Int, sessionsAffected: Int, chunksDeleted: Int, samplesDeleted: Int64, eventsDeleted: Int,
+        sessionIds: [String] = [], sampleBytes: Int64 = 0, finishedSessions: Int = 0, dryRun: Bool = false
     ) {
         self.sessionsDeleted = sessionsDeleted
         self.sessionsAffected = sessionsAffected
         self.chunksDeleted = chunksDeleted
         self.samplesDeleted = samplesDeleted
         self.eventsDeleted = eventsDeleted
+        self.sessionIds = sessionIds
+        self.sampleBytes = sampleBytes
+        self.finishedSessions = finishedSessions
+        self.dryRun = dryRun
     }
 }
 

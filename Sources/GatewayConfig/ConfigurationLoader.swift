@@ -56,7 +56,7 @@ struct ConfigurationReader {
         "api": ["tcp_listen", "token"],
         "sessions": ["auto_start", "idle_stop_minutes"],
         "detection": DetectionProfile.allCases.map(\.rawValue),
-        "retention": ["days", "samples_days"],
+        "retention": ["days", "samples_days", "max_share"],
         "virtual": ["sensors", "scripts", "rate", "out_of_range_every", "out_of_range_for"],
     ]
 
@@ -128,6 +128,11 @@ struct ConfigurationReader {
                 }
                 configuration.apiToken = token
             }
+            if configuration.tcpListen != nil, configuration.apiToken == nil {
+                throw invalid(
+                    "api.tcp_listen", "a TCP listener needs a bearer token",
+                    fix: "set api.token (e.g. from `openssl rand -hex 24`), or remove api.tcp_listen")
+            }
         }
         if let sessions = root["sessions"]?.table {
             if let autoStart = try bool(sessions, "sessions.auto_start") { configuration.autoStart = autoStart }
@@ -146,6 +151,14 @@ struct ConfigurationReader {
         if let retention = root["retention"]?.table {
             configuration.retention.days = try days(retention, "retention.days")
             configuration.retention.samplesDays = try days(retention, "retention.samples_days")
+            if let share = try number(retention, "retention.max_share") {
+                guard share > 0, share <= 1 else {
+                    throw invalid(
+                        "retention.max_share", "\(share) is not a share of the store",
+                        fix: "give a fraction above 0 and at most 1 (0.5: one pass may take half the sessions)")
+                }
+                configuration.retention.maximumShare = share
+            }
         }
         if let virtual = root["virtual"]?.table {
             if let count = try integer(virtual, "virtual.sensors") {

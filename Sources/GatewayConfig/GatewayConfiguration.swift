@@ -63,6 +63,11 @@ public struct TCPListenAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
+    /// True for `localhost`, 127.0.0.0/8 and `::1`: only this machine can connect.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// Parses `host:port` or `[v6]:port`; nil when malformed or the port is out of range.
     public init?(parsing text: String) {
         guard let colon = text.lastIndex(of: ":") else { return nil }
@@ -85,11 +90,15 @@ public struct RetentionPolicy: Hashable, Sendable {
     public var days: Int?
     /// Days raw samples are kept.
     public var samplesDays: Int?
+    /// The largest share of the finished sessions one pass may take (`max_share`, 0.5): a pass
+    /// that would take more deletes nothing and waits for `sportsensorctl prune --force`.
+    public var maximumShare: Double
 
     /// Creates a policy; the defaults keep everything.
-    public init(days: Int? = nil, samplesDays: Int? = nil) {
+    public init(days: Int? = nil, samplesDays: Int? = nil, maximumShare: Double = 0.5) {
         self.days = days
         self.samplesDays = samplesDays
+        self.maximumShare = maximumShare
     }
 }
 

@@ -24,17 +24,23 @@ public final class AdapterPool: SensorConnector, Sendable {
     /// The most links one adapter carries.
     public let linkBudget: Int
     private let makeConnector: ConnectorFactory
+    private let onWaiting: @Sendable (BluetoothAddress) -> Void
     private let logger: Logger
     private let state = Mutex(State())
 
     /// A waiting sensor's continuation and the adapter it was granted.
     private typealias Resumption = (CheckedContinuation<String, any Error>, String)
 
-    /// A pool without adapters; ``adaptersChanged(_:)`` brings them.
-    public init(linkBudget: Int, logger: Logger, makeConnector: @escaping ConnectorFactory) {
+    /// A pool without adapters; ``adaptersChanged(_:)`` brings them. `onWaiting` hears of every
+    /// sensor that starts waiting for a slot (for the event stream).
+    public init(
+        linkBudget: Int, logger: Logger, makeConnector: @escaping ConnectorFactory,
+        onWaiting: @escaping @Sendable (BluetoothAddress) -> Void = { _ in }
+    ) {
         self.linkBudget = linkBudget
         self.logger = logger
         self.makeConnector = makeConnector
+        self.onWaiting = onWaiting
     }
 
     // MARK: - SensorConnector
@@ -162,6 +168,7 @@ public final class AdapterPool: SensorConnector, Sendable {
                 case .cancelled:
                     continuation.resume(throwing: CancellationError())
                 case .waiting:
+                    onWaiting(address)
                     logger.notice(
                         "every adapter's link budget is in use: \(address) waits for a free slot (no-slot)",
                         metadata: ["ble.address": "\(address)", "ble.budget": "\(linkBudget)"])

@@ -203,7 +203,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         try record(.prune(request)) { $0.pruneReport }
     }
 
-    public func events() -> AsyncStream<GatewayEvent> {
+    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<GatewayEvent>.makeStream()
         continuation.onTermination = { [weak self] _ in

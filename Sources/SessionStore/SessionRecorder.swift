@@ -9,9 +9,11 @@ import Synchronization
 ///
 /// `record(samples:)` and `record(event:)` never block and never suspend: they append to a bounded
 /// in-memory buffer under a mutex. `run()` flushes the buffer at most every `flushInterval` (on the
-/// injected clock), or sooner once `flushThreshold` rows are waiting, each flush one transaction
-/// on GRDB's writer queue. Samples go into chunks of `chunkLength`; the last, partial chunk is
-/// rewritten in place by each flush until it is full, so everything flushed survives a crash.
+/// injected clock), or sooner once `flushThreshold` rows are waiting, on GRDB's writer queue.
+/// A flush appends one record to the open chunk's tail segment; when the chunk has `chunkLength`
+/// samples, or the session ends, it is compacted: written once as a `sample_chunks` row with the
+/// segment's events and counters, in one transaction, and the segment deleted (`RecordingTail`).
+/// So everything flushed survives a crash, and a closed chunk is written once.
 ///
 /// Back-pressure is measured: `statistics` reports queue depth, rows written, flush latency,
 /// failed flushes and drops. When the buffer bound is reached new rows are dropped (and counted,
@@ -31,10 +33,11 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         /// Samples per stored chunk.
         public var chunkLength: Int
 
-        /// Defaults: 250 ms, 16 384 rows, one million samples (about 2.8 h at 100 Hz), 65 536 events,
-        /// 8192-sample chunks (about 23 KB: few partly filled pages).
+        /// Defaults: 1 s (at most a second of samples waits in memory; a flush of 100 samples per
+        /// sensor costs one small record, Docs/PERFORMANCE.md), 16 384 rows, one million samples
+        /// (about 2.8 h at 100 Hz), 65 536 events, 8192-sample chunks (about 35 KB).
         public init(
-            flushInterval: Duration = .milliseconds(250), flushThreshold: Int = 16_384,
+            flushInterval: Duration = .seconds(1), flushThreshold: Int = 16_384,
             maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 8192
         ) {
             self.flushInterval = flushInterval
@@ -76,15 +79,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         public var queueDepth: Int { bufferedSamples + bufferedEvents }
     }
 
-    struct PendingEvent: Sendable {
-        var sequence: Int64
-        var event: EventRecord
-    }
-
     /// Everything the producers touch, under one mutex.
     struct Buffer: Sendable {
         var samples: [StoredSample] = []
-        var events: [PendingEvent] = []
+        var events: [SequencedEvent] = []
         var inFlightSamples = 0
         var inFlightEvents = 0
         var nextSequence: Int64
@@ -100,8 +98,11 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// What only the writer (inside GRDB's serial writer access) touches.
     struct WriterState: Sendable {
-        var openChunk: [StoredSample] = []
-        var chunkNumber: Int64
+        var tail: RecordingTail
+        /// The open chunk's segment, once appended to.
+        var segment: TailSegmentWriter?
+        /// Where an earlier recorder's segment of the open chunk ends (appends continue there).
+        var resumeLength: Int?
     }
 
     /// The session being recorded.
@@ -117,7 +118,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     private let wake: AsyncStream<Void>.Continuation
 
     init(
-        store: SessionStore, session: SessionRecord, nextSequence: Int64, nextChunk: Int64,
+        store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resumeLength: Int?,
         configuration: Configuration, clock: C, logger: Logger
     ) {
         self.store = store
@@ -128,8 +129,12 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         logger[metadataKey: "session.id"] = "\(session.idText)"
         self.logger = logger
         self.buffer = Mutex(Buffer(nextSequence: nextSequence))
-        self.writer = Mutex(WriterState(chunkNumber: nextChunk))
+        self.writer = Mutex(WriterState(tail: tail, resumeLength: resumeLength))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    deinit {
+        writer.withLock { $0.segment?.closeDescriptor() }
     }
 
     // MARK: Producer side (never blocks)
@@ -173,7 +178,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 state.dropping = true
                 return (false, started)
             }
-            state.events.append(PendingEvent(sequence: state.nextSequence, event: event))
+            state.events.append(SequencedEvent(sequence: state.nextSequence, record: event))
             state.nextSequence += 1
             return (Self.takeWake(&state, threshold: configuration.flushThreshold), false)
         }
@@ -234,13 +239,20 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         }
     }
 
-    /// Writes everything buffered now, in one transaction. On failure the rows stay buffered (and
+    /// Saves everything buffered now: one record appended to the open chunk's tail segment, and a
+    /// compaction for every chunk that fills. On failure the rows not saved stay buffered (and
     /// count as unsaved in `statistics`) and the error is thrown.
     public func flush() async throws(StoreError) {
+        try await flush(closing: nil)
+    }
+
+    private func flush(closing close: RecordingTail.Close?) async throws(StoreError) {
         let started = ContinuousClock.now
         let outcome: FlushOutcome
         do {
-            outcome = try await store.database.writeWithoutTransaction { db in try self.flushOnWriter(db) }
+            outcome = try await store.database.writeWithoutTransaction { db in
+                try self.flushOnWriter(db, closing: close)
+            }
         } catch {
             let storeError = StoreError.wrap(error, path: store.path, doing: "recording session \(session.idText)")
             let firstFailure = buffer.withLock { state -> Bool in
@@ -284,10 +296,12 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var metadata: Logger.Metadata { ["store.samples": "\(samples)", "store.events": "\(events)"] }
     }
 
-    /// Runs on GRDB's writer queue, which serialises flushes: takes the buffered rows, writes them
-    /// in one transaction, and only then drops them from the buffer (puts them back on failure).
-    private func flushOnWriter(_ db: Database) throws -> FlushOutcome {
-        let (samples, events, counts) = buffer.withLock { state -> ([StoredSample], [PendingEvent], SessionCounts?) in
+    /// Runs on GRDB's writer queue, which serialises flushes: takes the buffered rows, performs
+    /// the steps `RecordingTail` plans for them, and drops from the buffer what they saved (putting
+    /// back the rest when a step fails).
+    private func flushOnWriter(_ db: Database, closing close: RecordingTail.Close?) throws -> FlushOutcome {
+        let (samples, events, counts) = buffer.withLock {
+            state -> ([StoredSample], [SequencedEvent], SessionCounts?) in
             let samples = state.samples
             let events = state.events
             state.samples = []
@@ -304,39 +318,37 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             return (samples, events, counts)
         }
         var writerState = writer.withLock { $0 }
-        let idText = session.idText
+        let steps = writerState.tail.plan(samples: samples, events: events, counts: counts, close: close)
+        var done = 0
         do {
-            try db.inTransaction {
-                if !samples.isEmpty {
-                    var pending = writerState.openChunk
-                    pending.append(contentsOf: samples)
-                    var start = 0
-                    let length = configuration.chunkLength
-                    while start < pending.count {
-                        let end = min(start + length, pending.count)
-                        try ChunkRow.write(
-                            Array(pending[start..<end]), number: writerState.chunkNumber, session: idText, db)
-                        if end - start == length {
-                            writerState.chunkNumber += 1
-                            writerState.openChunk = []
-                        } else {
-                            writerState.openChunk = Array(pending[start..<end])
-                        }
-                        start = end
-                    }
+            while done < steps.count {
+                if case .append(let append) = steps[done].action {
+                    try self.append(append, &writerState)
+                    writerState.tail.apply(steps[done])
+                    done += 1
+                    continue
                 }
-                for pending in events {
-                    try EventRow(sessionID: idText, sequence: pending.sequence, record: pending.event).insert(db)
+                // Chunks that fill in one flush go in one transaction.
+                var compactions: [RecordingTail.Compaction] = []
+                var end = done
+                while end < steps.count, case .compact(let compaction) = steps[end].action {
+                    compactions.append(compaction)
+                    end += 1
                 }
-                if let counts { try SessionRow.update(counts, session: idText, db) }
-                return .commit
+                try compact(compactions, &writerState, db)
+                for step in steps[done..<end] { writerState.tail.apply(step) }
+                done = end
             }
         } catch {
+            let unsaved = RecordingTail.unsaved(steps, from: done)
+            writer.withLock { $0 = writerState }
             buffer.withLock { state in
-                state.samples = samples + state.samples
-                state.events = events + state.events
+                state.samples = samples.suffix(unsaved.samples) + state.samples
+                state.events = events.suffix(unsaved.events) + state.events
                 state.inFlightSamples = 0
                 state.inFlightEvents = 0
+                state.statistics.samplesWritten += Int64(samples.count - unsaved.samples)
+                state.statistics.eventsWritten += Int64(events.count - unsaved.events)
             }
             throw error
         }
@@ -351,8 +363,68 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         return FlushOutcome(samples: samples.count, events: events.count)
     }
 
-    /// Stops accepting rows, flushes what is buffered and closes the session with `reason` at
-    /// `endedAt` (default now). Throws if the final flush fails; calling it again retries.
+    /// Appends a record to the open chunk's segment, creating the segment with its first record
+    /// (or continuing one an earlier recorder left).
+    private func append(_ append: RecordingTail.Append, _ state: inout WriterState) throws(StoreError) {
+        if state.segment?.chunk != append.chunk {
+            state.segment?.closeDescriptor()
+            state.segment = nil
+            let directory = store.tailDirectory
+            if append.record.ordinal == 0 {
+                state.segment = try TailSegmentWriter.create(
+                    in: directory, header: TailSegment.Header(session: session.id, chunk: append.chunk),
+                    first: append.record)
+                return
+            }
+            state.segment = try TailSegmentWriter.resume(
+                directory.filePath(session: session.id, chunk: append.chunk), chunk: append.chunk,
+                validLength: state.resumeLength ?? TailSegment.headerLength)
+            state.resumeLength = nil
+        }
+        try state.segment?.append(append.record, session: session.id)
+    }
+
+    /// Writes chunks (with the events and counters so far, and the end when closing) in one
+    /// transaction that is on disk when it returns, then deletes the open chunk's segment.
+    private func compact(
+        _ compactions: [RecordingTail.Compaction], _ state: inout WriterState, _ db: Database
+    ) throws {
+        let idText = session.idText
+        // WAL + FULL: the commit is synced before the segment that held the rows goes.
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+        defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        try db.inTransaction {
+            for compaction in compactions {
+                if !compaction.samples.isEmpty {
+                    try ChunkRow.write(compaction.samples, number: compaction.chunk, session: idText, db)
+                }
+                for event in compaction.events {
+                    try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
+                }
+                if let counts = compaction.counts { try SessionRow.update(counts, session: idText, db) }
+                if let close = compaction.close {
+                    try SessionRow.close(session: idText, endedAt: close.endedAt, reason: close.reason, db)
+                }
+            }
+            return .commit
+        }
+        // Only the open chunk (the first compacted) can have a segment.
+        guard let chunk = compactions.first?.chunk, state.tail.records > 0 || state.resumeLength != nil else { return }
+        if state.segment?.chunk == chunk {
+            state.segment?.closeDescriptor()
+            state.segment = nil
+        }
+        state.resumeLength = nil
+        let file = store.tailDirectory.filePath(session: session.id, chunk: chunk)
+        do { try store.tailDirectory.remove(file) } catch {
+            // Readers skip a segment whose chunk is stored; the next recovery deletes it.
+            logger.warning("\(error.message)", metadata: ["store.path": "\(file)"])
+        }
+    }
+
+    /// Stops accepting rows, then writes what is buffered and what the tail segment holds and
+    /// closes the session with `reason` at `endedAt` (default now), in one transaction. Throws if
+    /// that fails; calling it again retries.
     @discardableResult
     public func finish(
         reason: SessionEndReason, endedAt: Date = Date(), counts: SessionCounts? = nil
@@ -366,13 +438,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 state.countsDirty = true
             }
         }
-        try await flush()
-        let idText = session.idText
         let finalCounts = buffer.withLock { $0.counts ?? SessionCounts(received: $0.samplesRecorded) }
-        try await store.write("closing session \(idText)") { db in
-            try SessionRow.update(finalCounts, session: idText, db)
-            try SessionRow.close(session: idText, endedAt: endedAt, reason: reason, db)
-        }
+        try await flush(closing: RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts))
         wake.finish()
         let statistics = self.statistics
         logger.info(

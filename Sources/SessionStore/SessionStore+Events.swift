@@ -55,19 +55,59 @@ struct EventRow: FetchableRecord, TableRecord {
             cadenceSpm: extra.flatMap { EventExtra.number(EventExtra.cadenceKey, in: $0) })
     }
 
+    /// The columns `insert` writes, in the order of `databaseValues`.
+    static let columnNames = [
+        "session_id", "sequence", "type", "t", "peak_g", "intensity", "takeoff", "landing", "flight_s", "height_m",
+        "release", "catch_t", "saturated", "extra",
+    ]
+
+    /// The row's values in `columnNames` order: the table's and the tail segments' one mapping of
+    /// a record to columns.
+    var databaseValues: [DatabaseValue] {
+        [
+            sessionID.databaseValue, sequence.databaseValue, record.type.databaseValue, record.t.databaseValue,
+            record.peakG.databaseValue, record.intensityG.databaseValue, record.takeoff.databaseValue,
+            record.landing.databaseValue, record.flightS.databaseValue, record.heightM.databaseValue,
+            record.release.databaseValue, record.catch.databaseValue, record.saturated.databaseValue,
+            record.cadenceSpm.map { EventExtra.object([(EventExtra.cadenceKey, $0)]) }.databaseValue,
+        ]
+    }
+
+    /// True when `values` (in `columnNames` order) have the kinds the columns hold: integer
+    /// sequence, text type, numbers or null, text or null `extra`. A row built from others would
+    /// trap when read.
+    static func accepts(_ values: [DatabaseValue]) -> Bool {
+        guard values.count == columnNames.count else { return false }
+        func isNumber(_ value: DatabaseValue, orNull: Bool) -> Bool {
+            switch value.storage {
+            case .int64, .double: true
+            case .null: orNull
+            default: false
+            }
+        }
+        guard case .string = values[0].storage, case .int64 = values[1].storage, case .string = values[2].storage,
+            isNumber(values[3], orNull: false)
+        else { return false }
+        switch values[13].storage {
+        case .null, .string: return values[4..<13].allSatisfy { isNumber($0, orNull: true) }
+        default: return false
+        }
+    }
+
+    /// The row from values in `columnNames` order (as `databaseValues` gives them; check them with
+    /// `accepts` first).
+    init(values: [DatabaseValue]) {
+        var columns: [String: (any DatabaseValueConvertible)?] = [:]
+        for (name, value) in zip(Self.columnNames, values) { columns[name] = value }
+        self.init(row: Row(columns))
+    }
+
     /// Inserts the row through one cached statement: it runs for every event of a live session.
     func insert(_ db: Database) throws {
         let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO events (session_id, sequence, type, t, peak_g, intensity, takeoff, landing, flight_s,
-                    height_m, release, catch_t, saturated, extra)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        try statement.execute(arguments: [
-            sessionID, sequence, record.type, record.t, record.peakG, record.intensityG, record.takeoff,
-            record.landing, record.flightS, record.heightM, record.release, record.catch, record.saturated,
-            record.cadenceSpm.map { EventExtra.object([(EventExtra.cadenceKey, $0)]) },
-        ])
+            sql: "INSERT INTO events (\(Self.columnNames.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: Self.columnNames.count).joined(separator: ", ") + ")")
+        try statement.execute(arguments: StatementArguments(databaseValues))
     }
 }
 
@@ -81,13 +121,14 @@ extension EventRow {
 }
 
 extension SessionStore {
-    /// A session's events in recording order.
+    /// A session's events in recording order: the stored ones, then those still in its tail
+    /// segments.
     public func events(of id: UUID) async throws(StoreError) -> [EventRecord] {
         let idText = id.uuidString.lowercased()
-        return try await read("reading events") { db in
+        let (stored, tail) = try await readWithTail("reading events", of: id) { db in
             try EventRow.filter(EventRow.Columns.sessionID == idText).order(EventRow.Columns.sequence).fetchAll(db)
-                .map(\.record)
         }
+        return stored.map(\.record) + tail.events(after: stored.last?.sequence).map(\.record)
     }
 }
 

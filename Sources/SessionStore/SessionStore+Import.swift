@@ -44,6 +44,7 @@ extension SessionStore {
         _ recording: Recording, settings: DetectionSettings, athlete: String? = nil, sensor: BluetoothAddress? = nil,
         startedAt: Date? = nil
     ) async throws(StoreError) -> Imported {
+        try recording.validate()
         let chunkLength = Self.exactChunkLength(for: recording.samples)
         let samples = Self.storedForm(of: recording.samples, chunkLength: chunkLength).map {
             AccelerationSample(t: $0.t, raw: $0.raw)
@@ -66,5 +67,50 @@ extension SessionStore {
             new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
             chunkLength: chunkLength)
         return Imported(session: session, events: events, addedAthlete: added)
+    }
+}
+
+extension SessionStore.Recording {
+    /// The largest sample time an import accepts, in seconds from the recording's start: a week.
+    /// Epoch seconds (1.7·10⁹) are well past it, and times that large would overflow the
+    /// durations every listing prints.
+    public static let latestTime: Double = 7 * 86_400
+
+    /// Checks that the samples can be a session: finite times between 0 and ``latestTime``
+    /// seconds, never going back, indices strictly increasing.
+    ///
+    /// - Throws: ``StoreError`` `invalidArgument` naming the first bad sample and the fix.
+    public func validate() throws(StoreError) {
+        var previous: StoredSample?
+        for (position, sample) in samples.enumerated() {
+            let row = position + 1
+            guard sample.t.isFinite else {
+                throw StoreError(
+                    .invalidArgument,
+                    "sample \(row) has time \(sample.t): every time must be a number of seconds; fix the recording")
+            }
+            guard sample.t >= 0, sample.t <= Self.latestTime else {
+                throw StoreError(
+                    .invalidArgument,
+                    "sample \(row) has time \(sample.t) s: times are seconds from the recording's start (0 to "
+                        + "\(Int(Self.latestTime)) s); subtract the first time from every time (epoch times need "
+                        + "--started for the wall-clock start)")
+            }
+            if let previous {
+                guard sample.index > previous.index else {
+                    throw StoreError(
+                        .invalidArgument,
+                        "sample \(row) has index \(sample.index) after \(previous.index): indices must increase; "
+                            + "fix or sort the recording")
+                }
+                guard sample.t >= previous.t else {
+                    throw StoreError(
+                        .invalidArgument,
+                        "sample \(row) goes back in time (\(sample.t) s after \(previous.t) s): sort the recording by time"
+                    )
+                }
+            }
+            previous = sample
+        }
     }
 }

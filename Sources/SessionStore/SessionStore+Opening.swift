@@ -51,7 +51,7 @@ extension SessionStore {
 
         var recovered: [UUID] = []
         if exclusive {
-            recovered = try recoverInterruptedSessions(pool, path: path)
+            recovered = try recoverInterruptedSessions(pool, path: path, logger: logger)
             for id in recovered {
                 var logger = logger
                 logger[metadataKey: "session.id"] = "\(id.uuidString.lowercased())"
@@ -138,30 +138,6 @@ extension SessionStore {
         if header.isEmpty { return }
         if header != Data("SQLite format 3\0".utf8) {
             throw StoreError.corrupt(path: path, detail: "the file does not start with the SQLite header", cause: nil)
-        }
-    }
-
-    /// Closes sessions without an end: `ended_at` becomes the time of the last stored sample, else
-    /// the last event, else the start; the reason `interrupted`. Runs only when no other process has
-    /// the store open, so a live recorder's sessions are never closed under it.
-    static func recoverInterruptedSessions(_ pool: DatabasePool, path: String) throws(StoreError) -> [UUID] {
-        do {
-            return try pool.write { db in
-                var closed: [UUID] = []
-                for var session in try SessionRow.filter(SessionRow.Columns.endedAt == nil).fetchAll(db) {
-                    let lastSample = try ChunkRow.filter(ChunkRow.Columns.sessionID == session.id)
-                        .select(max(ChunkRow.Columns.lastTime), as: Double.self).fetchOne(db)
-                    let lastEvent = try EventRow.filter(EventRow.Columns.sessionID == session.id)
-                        .select(max(EventRow.Columns.t), as: Double.self).fetchOne(db)
-                    session.endedAt = session.startedAt.addingTimeInterval(lastSample ?? lastEvent ?? 0)
-                    session.endReason = SessionEndReason.interrupted.rawValue
-                    try session.update(db, columns: [SessionRow.Columns.endedAt, SessionRow.Columns.endReason])
-                    if let id = UUID(uuidString: session.id) { closed.append(id) }
-                }
-                return closed
-            }
-        } catch {
-            throw StoreError.wrap(error, path: path, doing: "closing interrupted sessions")
         }
     }
 }

@@ -39,8 +39,8 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
     var codecVersion: Int
     var data: Data
 
-    /// Writes (or rewrites) one chunk through one cached statement: the recorder rewrites its
-    /// open chunk on every flush.
+    /// Writes one chunk through one cached statement (it runs for every closed chunk of every
+    /// live session; `OR REPLACE` lets crash recovery write a chunk a compaction already wrote).
     static func write(_ samples: [StoredSample], number: Int64, session: String, _ db: Database) throws {
         let summary = SampleChunkCodec.summary(of: samples)
         let blob = SampleChunkCodec.encode(samples)
@@ -58,10 +58,11 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
 }
 
 extension SessionStore {
-    /// A session's samples, decoded, in recording order.
+    /// A session's samples, decoded, in recording order: its chunks, then (while it records, or
+    /// when a crash left them) the samples in its tail segments.
     public func samples(of id: UUID) async throws(StoreError) -> [StoredSample] {
         let idText = id.uuidString.lowercased()
-        let chunks = try await read("reading samples") { db in
+        let (chunks, tail) = try await readWithTail("reading samples", of: id) { db in
             try ChunkRow.filter(ChunkRow.Columns.sessionID == idText).order(ChunkRow.Columns.chunk).fetchAll(db)
         }
         var samples: [StoredSample] = []
@@ -74,7 +75,7 @@ extension SessionStore {
                     path: path, cause: error)
             }
         }
-        return samples
+        return samples + tail.samples
     }
 
     /// A session's samples in g, with their times.
@@ -88,15 +89,17 @@ extension SessionStore {
         try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
     }
 
-    /// How many samples a session holds and the bytes their chunks take (BLOB sizes).
+    /// How many samples a session holds and the bytes they take (chunk BLOBs, and the records of
+    /// its tail segments while it records).
     public func sampleStorage(of id: UUID) async throws(StoreError) -> (samples: Int64, bytes: Int64) {
         let idText = id.uuidString.lowercased()
-        return try await read("measuring samples") { db in
+        let ((samples, bytes), tail) = try await readWithTail("measuring samples", of: id) { db in
             let request = ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
                 .select(total(ChunkRow.Columns.sampleCount), total(length(ChunkRow.Columns.data)))
             let row = try Row.fetchOne(db, request)
             return (Int64((row?[0] as Double?) ?? 0), Int64((row?[1] as Double?) ?? 0))
         }
+        return (samples + Int64(tail.samples.count), bytes + tail.bytes)
     }
 }
 

@@ -24,6 +24,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         case receivedCount = "received_count"
         case lostCount = "lost_count"
         case malformedCount = "malformed_count"
+        case storedAt = "stored_at"
     }
 
     /// The columns.
@@ -40,6 +41,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         static let receivedCount = Column(CodingKeys.receivedCount)
         static let lostCount = Column(CodingKeys.lostCount)
         static let malformedCount = Column(CodingKeys.malformedCount)
+        static let storedAt = Column(CodingKeys.storedAt)
     }
 
     /// Lower-case UUID text.
@@ -56,6 +58,9 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
     var receivedCount: Int64
     var lostCount: Int64
     var malformedCount: Int64
+    /// When the session entered this store (what retention counts from); nil in a store older
+    /// than schema v3 that is read without migrating.
+    var storedAt: Date?
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .timeIntervalSince1970
@@ -78,6 +83,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         receivedCount = record.counts.received
         lostCount = record.counts.lost
         malformedCount = record.counts.malformed
+        storedAt = Date()
     }
 
     /// The session, its sensor's address of `sensorKind`; nil for an id that is not a UUID.
@@ -220,7 +226,18 @@ extension SessionStore {
         request = request.order(SessionRow.Columns.startedAt.desc, SessionRow.Columns.id)
         if let limit = filter.limit { request = request.limit(max(0, limit)) }
         let query = request
-        return try await read("listing sessions") { db in try SessionRow.records(query, db) }
+        return try await withTailCounts(try await read("listing sessions") { db in try SessionRow.records(query, db) })
+    }
+
+    /// `records` with the counters of a recording session as its tail segment has them (the
+    /// session's row gets them when the open chunk closes).
+    func withTailCounts(_ records: [SessionRecord]) async throws(StoreError) -> [SessionRecord] {
+        var result = records
+        for (position, record) in records.enumerated() where record.isOpen {
+            let (_, tail) = try await readWithTail("reading a session's counters", of: record.id) { _ in () }
+            if let counts = tail.counts { result[position].counts = counts }
+        }
+        return result
     }
 
     /// One session by its full id.
@@ -244,7 +261,7 @@ extension SessionStore {
             throw StoreError(
                 .notFound, "no session id starts with '\(idPrefix)': list them with `sportsensorctl sessions`")
         case 1:
-            return matches[0]
+            return try await withTailCounts(matches)[0]
         default:
             let shown = matches.prefix(10).map { "\($0.idText) (\($0.profile), started \($0.startedAt))" }
             let more = matches.count > 10 ? "\n  …" : ""
@@ -259,23 +276,41 @@ extension SessionStore {
 // MARK: Recording
 
 extension SessionStore {
-    /// A recorder for an open session, continuing its event sequence and chunk numbering.
+    /// A recorder for an open session, continuing its event sequence and chunk numbering, and its
+    /// tail segment when an earlier recorder left one.
     public func recorder<C: Clock>(
         for session: SessionRecord, configuration: SessionRecorder<C>.Configuration = .init(), clock: C,
         logger: Logger? = nil
     ) async throws(StoreError) -> SessionRecorder<C> where C.Duration == Duration {
         try refuseIfReadOnly("recording a session")
         let idText = session.idText
-        let (sequence, chunk) = try await read("preparing a recorder") { db -> (Int64, Int64) in
-            let lastEvent = try EventRow.filter(EventRow.Columns.sessionID == idText)
-                .select(max(EventRow.Columns.sequence), as: Int64.self).fetchOne(db)
-            let lastChunk = try ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
-                .select(max(ChunkRow.Columns.chunk), as: Int64.self).fetchOne(db)
-            return (lastEvent.map { $0 + 1 } ?? 0, lastChunk.map { $0 + 1 } ?? 0)
+        let (stored, tail) = try await readWithTail("preparing a recorder", of: session.id) { db in
+            try Self.storedEnds(of: idText, db)
         }
+        let live = tail.segments
+        guard live.count <= 1 else {
+            throw StoreError(
+                .database,
+                "session \(idText) has \(live.count) tail segments in \(tailDirectory.path), one at most can be "
+                    + "continued: restart sportsensord, whose crash recovery closes the session with all of them",
+                path: path)
+        }
+        var resumed = live.first
+        if var segment = resumed {
+            // Events a compaction already stored must not be stored twice.
+            for index in segment.records.indices {
+                segment.records[index].events.removeAll { $0.sequence <= (stored.sequence ?? -1) }
+            }
+            resumed = segment
+        }
+        let lastSequence = max(stored.sequence ?? -1, resumed?.events.last?.sequence ?? -1)
+        let open = RecordingTail(
+            chunkLength: configuration.chunkLength, chunk: resumed?.header.chunk ?? (stored.chunk ?? -1) + 1,
+            segment: resumed)
         return SessionRecorder(
-            store: self, session: session, nextSequence: sequence, nextChunk: chunk, configuration: configuration,
-            clock: clock, logger: logger ?? self.logger)
+            store: self, session: session, nextSequence: lastSequence + 1, tail: open,
+            resumeLength: resumed?.validLength, configuration: configuration, clock: clock,
+            logger: logger ?? self.logger)
     }
 
     /// A recorder on the continuous clock.

@@ -21,10 +21,12 @@ public struct StateDirectory: Hashable, Sendable, CustomStringConvertible {
         (path.hasSuffix("/") ? String(path.dropLast()) : path) + "/" + Self.databaseFileName
     }
 
-    /// Creates the directory (and its parents) when missing.
+    /// Creates the directory (and its parents) when missing, mode 0750: the sessions are the
+    /// athletes' data, readable by the owner's group (`sportsensor`) and nobody else.
     public func create() throws(StoreError) {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         } catch {
             throw StoreError(
                 .permission,

@@ -188,6 +188,12 @@ public struct PruneResult: Hashable, Sendable {
     public var samplesDeleted: Int64
     /// Events deleted.
     public var eventsDeleted: Int
+    /// The sessions deleted or emptied, oldest first.
+    public var sessionIDs: [UUID] = []
+    /// The encoded size of the samples deleted, in bytes.
+    public var sampleBytes: Int64 = 0
+    /// The finished sessions in the store before the prune.
+    public var finishedSessions = 0
 
     /// A result with these counts.
     public init(

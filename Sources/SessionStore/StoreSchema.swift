@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
 import GRDB
 
 /// The database schema: named migrations in order, each stamping its version into
@@ -20,6 +21,8 @@ public enum StoreSchema {
     public static let versions: [Version] = [
         Version(name: "v1-initial", number: 1),
         Version(name: "v2-paired-sensors", number: 2),
+        Version(name: "v3-session-stored-at", number: 3),
+        Version(name: "v4-tail-segments", number: 4),
     ]
 
     /// The version this build writes.
@@ -43,6 +46,21 @@ public enum StoreSchema {
                     UPDATE sensors SET paired = 1;
                     """)
             try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        migrator.registerMigration("v3-session-stored-at") { db in
+            // Retention counts from when a session entered this store, not from when it was
+            // recorded: an import of last year's recording is new here. Sessions stored before
+            // v3 count from the upgrade, so an upgrade never deletes anything at once.
+            try db.execute(
+                sql: "ALTER TABLE sessions ADD COLUMN stored_at REAL; UPDATE sessions SET stored_at = ?;",
+                arguments: [Date().timeIntervalSince1970])
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        migrator.registerMigration("v4-tail-segments") { db in
+            // No table changes: a recording session's open chunk now lives in tail segments next to
+            // the database (`<database>-tail/`) until it is compacted. An older build would not
+            // read them, so it must refuse the store (newer schema) instead of missing samples.
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         return migrator
     }

@@ -84,7 +84,27 @@ struct StoreBenchmark: AsyncParsableCommand {
         help: "With --motion: the sensor noise's standard deviation in g (the script draws 0.003–0.02 when absent).")
     var noise: Double?
 
+    @Option(
+        help: """
+            Measure disk bytes written per stored sample instead: this many virtual sensors recording at 100 Hz \
+            (/proc/self/io write_bytes; the state directory must be on a real disk, /var/tmp by default).
+            """)
+    var sensors: Int?
+
+    @Option(help: "With --sensors: minutes of recording (simulated time unless --realtime).")
+    var minutes: Double = 10
+
+    @Flag(help: "With --sensors: take as long as the recording would (the kernel's writeback then runs as live).")
+    var realtime = false
+
+    @Option(help: "With --sensors: the recorder's flush interval in milliseconds (the daemon's default if absent).")
+    var flushIntervalMs: Int?
+
     func run() async throws {
+        if let sensors {
+            try await measureWear(sensors: sensors)
+            return
+        }
         let directory =
             stateDir ?? FileManager.default.temporaryDirectory.path + "/sportsensord-bench-" + UUID().uuidString
         defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
@@ -128,6 +148,38 @@ struct StoreBenchmark: AsyncParsableCommand {
         print(
             "chunk bytes/sample:    \(String(format: "%.3f", Double(storage.bytes) / Double(max(storage.samples, 1))))")
         print("file bytes/sample:     \(String(format: "%.3f", Double(fileBytes) / Double(max(storage.samples, 1))))")
+    }
+}
+
+extension StoreBenchmark {
+    func measureWear(sensors: Int) async throws {
+        guard sensors > 0, minutes > 0 else { throw ValidationError("--sensors and --minutes must be positive") }
+        let directory = stateDir ?? "/var/tmp/sportsensord-bench-" + UUID().uuidString
+        defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        var configuration = SessionRecorder<ContinuousClock>.Configuration()
+        if let flushIntervalMs { configuration.flushInterval = .milliseconds(flushIntervalMs) }
+        let benchmark = StoreWearBenchmark(
+            sensors: sensors, minutes: minutes, directory: directory, realtime: realtime, configuration: configuration)
+        let result = try await benchmark.run()
+        print("state directory:       \(directory)")
+        print(
+            "sensors, minutes:      \(sensors) × 100 Hz, \(minutes) min (\(realtime ? "real time" : "simulated time"))")
+        print("flush interval:        \(configuration.flushInterval)")
+        print("samples, events:       \(result.samples), \(result.events)")
+        print("flushes:               \(result.flushes) (wall \(String(format: "%.1f", result.wallSeconds)) s)")
+        print("write_bytes:           \(result.writeBytes) (cancelled \(result.cancelledBytes))")
+        print("written bytes/sample:  \(result.perSample(result.writeBytes))")
+        print(
+            "store growth/sample:   \(result.perSample(result.fileBytes)) (chunks \(result.perSample(result.chunkBytes)))"
+        )
+        print(
+            "written / growth:      \(String(format: "%.2f", Double(result.writeBytes) / Double(max(result.fileBytes, 1))))×"
+        )
+        if result.writeBytes == 0 {
+            throw ValidationError(
+                "write_bytes did not move: \(directory) is on a file system that does not account writes (tmpfs, "
+                    + "overlay): give --state-dir on a real disk")
+        }
     }
 }
 

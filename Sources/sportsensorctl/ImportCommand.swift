@@ -47,6 +47,12 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var daemon: DaemonSocketOption
 
+    func validate() throws {
+        if let athlete, let problem = NameRules.problem(with: athlete) {
+            throw ValidationError("--athlete: the athlete name \(problem)")
+        }
+    }
+
     func run() async throws {
         try await reportingFailures {
             let settings = try detection.settings(for: try StoreArguments.profile(profile))

@@ -156,7 +156,8 @@ enum StoreFormat {
 
     /// `1:02:03`, `2:03` or `0:07` for a number of seconds.
     static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        // Beyond a million hours is a damaged row, not a duration: no trap on it.
+        guard seconds.isFinite, seconds >= 0, seconds < 3.6e9 else { return "-" }
         let total = Int(seconds.rounded())
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         let two = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
@@ -165,6 +166,7 @@ enum StoreFormat {
 
     /// Rows aligned in columns two spaces apart; `numeric` columns are right-aligned.
     static func table(header: [String], rows: [[String]], numeric: Set<Int> = []) -> String {
+        let rows = rows.map { $0.map(TerminalText.escaped) }
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {

@@ -51,6 +51,9 @@ struct Sportsensord: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
+        // Files the daemon makes (the store, its WAL and lock) are 0640 and directories 0750
+        // however it was started; the unit's UMask= says the same.
+        umask(0o027)
         let configuration: GatewayConfiguration
         do {
             let file = try GatewayConfiguration.load(
@@ -74,6 +77,14 @@ struct Sportsensord: AsyncParsableCommand {
         _ = ControlAPIMetrics.bootstrap()
         var logger = Logger(label: "sportsensord")
         logger.logLevel = level
+        if let tcp = configuration.tcpListen, !tcp.isLoopback {
+            logger.warning(
+                """
+                the control API listens on \(tcp) beyond this machine: anyone who can reach it and holds the token \
+                controls the gateway; under the installed unit IPAddressAllow=localhost refuses other hosts
+                """,
+                metadata: ["api.tcp_listen": "\(tcp)"])
+        }
 
         let bluetooth = await Self.bluetooth(configuration: configuration, logger: logger)
         let application = GatewayApplication(
@@ -128,7 +139,8 @@ struct Sportsensord: AsyncParsableCommand {
                                     known = Dictionary(adapters.map { ($0.name, $0) }) { _, last in last }
                                 }
                                 for adapter in adapters where adapter.isUp && monitors[adapter.name] == nil {
-                                    monitors[adapter.name] = linkParameterMonitor(adapter: adapter, logger: logger)
+                                    monitors[adapter.name] = linkParameterMonitor(
+                                        adapter: adapter, links: known, logger: logger)
                                 }
                                 for name in Array(monitors.keys)
                                 where !adapters.contains(where: { $0.name == name && $0.isUp }) {
@@ -165,18 +177,27 @@ struct Sportsensord: AsyncParsableCommand {
                         code: .adapterDown, message: "no adapter is powered: `btmgmt --index 0 power on`")
                 }
                 return try await scan(adapter: scanner, seconds: seconds, logger: logger)
-            })
+            },
+            linkParameters: { address in known.links.withLock { $0[address.octets] } })
     }
 
     /// Logs the parameters each sensor link on `adapter` actually got (the controller's choice within
     /// the kernel's requested range), so an admin can check the interval against the sensors'
     /// notification rate (Docs/OPERATIONS.md). Nil, with a notice, when the raw HCI socket cannot
     /// be opened; the gateway works without it.
-    static func linkParameterMonitor(adapter: HCIAdapter, logger: Logger) -> LELinkParameterMonitor? {
+    static func linkParameterMonitor(
+        adapter: HCIAdapter, links: KnownAdapters, logger: Logger
+    ) -> LELinkParameterMonitor? {
         do {
             return try LELinkParameterMonitor.start(adapterIndex: adapter.index, logger: logger) { report in
                 switch report {
                 case .connected(let peer, true, let parameters), .updated(let peer, true, let parameters):
+                    links.links.withLock { links in
+                        links[peer.octets] = LinkParametersInfo(
+                            intervalMs: Double(parameters.intervalUnits) * 1.25,
+                            peripheralLatency: Int(parameters.peripheralLatency),
+                            supervisionTimeoutMs: Double(parameters.supervisionTimeoutUnits) * 10)
+                    }
                     logger.info(
                         "LE link to \(peer) on \(adapter.name): \(parameters)",
                         metadata: [
@@ -229,9 +250,12 @@ struct Sportsensord: AsyncParsableCommand {
     }
 }
 
-/// The adapters the watch last reported, by name: what a new connector and a scan use.
+/// The adapters the watch last reported, by name (what a new connector and a scan use), and the
+/// parameters of their links.
 final class KnownAdapters: Sendable {
     let byName = Mutex<[String: HCIAdapter]>([:])
+    /// What the controllers gave each central link, by the peer's octets.
+    let links = Mutex<[[UInt8]: LinkParametersInfo]>([:])
 }
 
 /// What a scan has seen so far, by address.

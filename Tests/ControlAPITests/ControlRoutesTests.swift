@@ -58,8 +58,8 @@ let gatewayRoutes: [RouteCase] = [
                 captureStart: nil, lostSamples: 0, malformedNotifications: 0, sampleRate: nil,
                 samples: [[0, 0, 10, -20, 16384]]))),
     RouteCase(
-        method: .post, uri: "/v1/prune", body: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
-        call: .prune(PruneRequest(startedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),
+        method: .post, uri: "/v1/prune", body: #"{"stored_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
+        call: .prune(PruneRequest(storedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),
 ]
 
 /// Every `ControlError` code.

@@ -153,4 +153,27 @@ struct ControlServerTests {
             #expect(String(decoding: raw, as: UTF8.self).contains("t,x_g,y_g,z_g"))
         }
     }
+
+    @Test(
+        "a connection that sends nothing, or stops halfway through a request's head, is closed after the idle timeout; an open event stream is not"
+    )
+    func idleConnections() async throws {
+        let configuration = ControlServerConfiguration(
+            socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
+            keepAliveInterval: .milliseconds(100), idleTimeout: .milliseconds(300))
+        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+            let silent = try RawHTTPClient.connect(unixSocket: listening.socketPath)
+            let halfway = try RawHTTPClient.connect(unixSocket: listening.socketPath)
+            try await halfway.send("GET /v1/status HTTP/1.1\r\nHost: loc")
+            let events = try RawHTTPClient.connect(unixSocket: listening.socketPath)
+            try await events.sendRequest("GET", "/v1/events")
+            #expect(try await events.readHead().status == 200)
+            // Both idle ones end with no answer (the read sees the end of the stream).
+            #expect(try await silent.readToEnd().isEmpty)
+            #expect(try await halfway.readToEnd().isEmpty)
+            // Well past the idle timeout the stream still delivers keep-alives.
+            for _ in 0..<8 { _ = try await events.read(through: ": keep-alive") }
+            events.close()
+        }
+    }
 }

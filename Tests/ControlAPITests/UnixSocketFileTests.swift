@@ -83,12 +83,29 @@ struct UnixSocketFileTests {
         defer { ControlServerHarness.removeDirectory(of: path) }
         try makeStaleSocket(at: path)
         let group = try primaryGroupName()
-        let script = SyscallScript(["chmod": [.fails(.readOnlyFileSystem)], "chown": [.fails(.notPermitted)]])
+        let script = SyscallScript([
+            "chmod": [.fails(.readOnlyFileSystem)], "stat": [.fails(.permissionDenied)],
+            "chown": [.fails(.notPermitted)],
+        ])
         let restriction = SyscallScript.$current.withValue(script) {
             UnixSocketFile.restrict(path: path, mode: 0o660, group: group)
         }
         #expect(!restriction.groupApplied)
         #expect(restriction.problem?.contains("cannot chmod \(path)") == true)
         #expect(restriction.problem?.contains("cannot give \(path) to group \(group)") == true)
+    }
+
+    @Test("a socket that already has the group (the unit runs as it) needs no chown, which the unit's filter forbids")
+    func alreadyTheGroup() throws {
+        let path = ControlServerHarness.temporarySocketPath()
+        defer { ControlServerHarness.removeDirectory(of: path) }
+        try makeStaleSocket(at: path)
+        let script = SyscallScript(["chown": [.fails(.notPermitted)]])
+        let restriction = SyscallScript.$current.withValue(script) {
+            UnixSocketFile.restrict(path: path, mode: 0o660, group: try? primaryGroupName())
+        }
+        #expect(restriction.groupApplied)
+        #expect(restriction.problem == nil)
+        #expect(!script.calls.contains("chown"))
     }
 }

@@ -146,9 +146,15 @@ struct GatewayEndToEndTests {
             let reexported = try await gateway.control(["export", copy, "--format", "csv"])
             #expect(reexported.standardOutput == original.standardOutput, "the daemon stored exactly the samples sent")
 
-            let pruned = try await gateway.control(["prune", "--older-than", "0s", "--samples-only"])
+            // Every finished session is more than the half one prune may take without --force. The
+            // cutoff travels as whole seconds: past the next second, the copy just imported is older.
+            try await Task.sleep(for: .milliseconds(1100))
+            let refused = try await gateway.control(["prune", "--older-than", "0s", "--samples-only"])
+            #expect(refused.status == 65 && refused.standardError.contains("--force"), "\(refused)")
+            let pruned = try await gateway.control(["prune", "--older-than", "0s", "--samples-only", "--force"])
             #expect(pruned.status == 0, "\(pruned)")
-            #expect(gateway.log.contains("pruned through the API"))
+            #expect(pruned.standardOutput.contains(id), "the report names the sessions: \(pruned)")
+            #expect(gateway.log.contains("pruned the samples of sessions"))
             let after = try await gateway.control(["reanalyze", id])
             #expect(after.status == 66, "no samples are left to re-analyse: \(after)")
         }

@@ -50,8 +50,12 @@ final class PoweredAdapters: Sendable {
                     return bearer
                 }
             },
-            scan: { _ in [] })
+            scan: { _ in [] },
+            linkParameters: { _ in Self.parameters })
     }
+
+    /// What every emulated controller "gave" each link.
+    static let parameters = LinkParametersInfo(intervalMs: 48.75, peripheralLatency: 0, supervisionTimeoutMs: 420)
 
     /// Powers `name` off (or on): its links end, and the gateway hears of the change.
     func power(_ name: String, on: Bool) async {
@@ -98,6 +102,13 @@ struct AdapterFailoverTests {
         try await bench.drive(for: 2)
 
         let full = try #require(placed.first { $0.sensors.count == 2 })
+        let events = try gateway.events()
+        let noSlotEvent = Task { () -> LinkPayload? in
+            for await event in events {
+                if case .link(let link) = event, link.state == "no-slot" { return link }
+            }
+            return nil
+        }
         await adapters.power(full.name, on: false)
         // One of its two sensors finds the last slot of the other adapter; the other waits.
         var sensors: [SensorInfo] = []
@@ -113,8 +124,17 @@ struct AdapterFailoverTests {
         #expect(sensors.filter { $0.linkState == "connected" }.count == 2)
         #expect(sensors.filter { $0.linkState == "no-slot" }.count == 1)
         #expect(sensors.filter { $0.linkState == "connected" }.allSatisfy { $0.adapter != full.name })
+        #expect(
+            sensors.filter { $0.linkState == "connected" }.allSatisfy {
+                $0.linkParameters == PoweredAdapters.parameters
+            })
+        #expect(sensors.first { $0.linkState == "no-slot" }?.linkParameters == nil, "no link, no parameters")
+        #expect(sensors.first { $0.linkState == "no-slot" }?.adapter == nil)
         let status = try await gateway.status()
         #expect(status.sensorsWaitingForSlot == 1)
+        let published = await noSlotEvent.value
+        #expect(published?.address == sensors.first { $0.linkState == "no-slot" }?.address)
+        #expect(published?.detail?.contains("link_budget") == true)
         #expect(status.adapters.first { $0.name == full.name }?.up == false)
 
         await adapters.power(full.name, on: true)

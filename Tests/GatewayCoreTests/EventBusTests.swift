@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GatewayCore
+import GatewayTesting
 import Testing
 
 @Suite("EventBus", .timeLimit(.minutes(1)))
@@ -55,5 +56,22 @@ struct EventBusTests {
         var count = 0
         for await _ in late { count += 1 }
         #expect(count == 0)
+    }
+}
+
+@Suite("EventBus: subscriber cap")
+struct EventBusCapTests {
+    @Test("past maximumSubscribers, subscribeIfRoom is nil until one leaves; subscribe is not limited")
+    func cap() async throws {
+        let bus = EventBus<Int>(maximumSubscribers: 2)
+        var first = bus.subscribeIfRoom()
+        let second = bus.subscribeIfRoom()
+        #expect(first != nil && second != nil)
+        #expect(bus.subscribeIfRoom() == nil)
+        _ = bus.subscribe()
+        first = nil
+        // The dropped stream's termination handler runs when it is deinitialised.
+        try await pollUntil { bus.subscribeIfRoom() != nil }
+        _ = (first, second)
     }
 }

@@ -81,3 +81,29 @@ struct GatewayConcurrencyTests {
         try await running.value
     }
 }
+
+@Suite("Gateway: names")
+struct GatewayNameTests {
+    @Test("aliases and athlete names with control characters or past 64 characters: 400 naming the field")
+    func names() async throws {
+        let bench = try GatewayBench(scripts: [.rest])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        let gateway = bench.gateway
+        let escape = await GatewayTests.expectControlError(.invalidRequest) {
+            try await gateway.updateSensor("virtual-1", SensorUpdate(athlete: "\u{1B}[2JBob"))
+        }
+        #expect(escape?.message == "the athlete name contains the control character U+001B")
+        let long = await GatewayTests.expectControlError(.invalidRequest) {
+            try await gateway.updateSensor("virtual-1", SensorUpdate(alias: String(repeating: "a", count: 65)))
+        }
+        #expect(long?.message == "the alias is 65 characters long; the limit is 64")
+        await GatewayTests.expectControlError(.invalidRequest) {
+            try await gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "line\nbreak"))
+        }
+        #expect(try await bench.store.athletes().isEmpty, "no athlete was added")
+        #expect(try await gateway.sensors().first?.alias == "virtual-1")
+        running.cancel()
+        try await running.value
+    }
+}

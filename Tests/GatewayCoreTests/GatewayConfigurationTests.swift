@@ -30,7 +30,8 @@ struct GatewayConfigurationTests {
         #expect(configuration.adapters == ["hci0"])
         #expect(configuration.autoStart == false)
         #expect(configuration.idleStop == .seconds(600))
-        #expect(configuration.retention == RetentionPolicy(days: 365, samplesDays: 90))
+        #expect(configuration.retention == RetentionPolicy(), "the example deletes nothing")
+        #expect(configuration.linkBudget == 5)
         #expect(
             configuration.virtualSensors
                 == VirtualSensorsConfiguration(count: 0, scripts: [.tableTennis, .jumps, .steps], rate: 100))
@@ -100,6 +101,37 @@ struct GatewayConfigurationTests {
         let detector = try Self.error("[detection.jump]\nmin_flight = 0.2\nmin_fligth = 0.3\n")
         #expect(detector.line == 3)
         #expect(detector.key == "detection.jump.min_fligth")
+    }
+
+    @Test("a TCP listener without a token is a configuration error (exit 78), before anything listens")
+    func tcpWithoutToken() throws {
+        let error = try Self.error("[api]\ntcp_listen = \"127.0.0.1:8765\"\n")
+        #expect(error.key == "api.tcp_listen")
+        #expect(error.message.contains("needs a bearer token"))
+        #expect(error.fix.contains("api.token"))
+        #expect(TCPListenAddress(parsing: "127.0.0.1:1")?.isLoopback == true)
+        #expect(TCPListenAddress(parsing: "[::1]:1")?.isLoopback == true)
+        #expect(TCPListenAddress(parsing: "0.0.0.0:1")?.isLoopback == false)
+    }
+
+    @Test("retention.max_share: a fraction of the store, 0.5 by default")
+    func maximumShare() throws {
+        #expect(GatewayConfiguration().retention.maximumShare == 0.5)
+        #expect(
+            try GatewayConfiguration.parse("[retention]\nmax_share = 0.2\n", file: "c").retention.maximumShare == 0.2)
+        for bad in ["0", "1.5", "-0.1"] {
+            #expect(try Self.error("[retention]\nmax_share = \(bad)\n").key == "retention.max_share")
+        }
+    }
+
+    @Test("link_budget: 1–32 per adapter, anything else refused with the common values")
+    func linkBudget() throws {
+        #expect(try GatewayConfiguration.parse("[bluetooth]\nlink_budget = 7\n", file: "c").linkBudget == 7)
+        for bad in ["0", "33", "-1"] {
+            let error = try Self.error("[bluetooth]\nlink_budget = \(bad)\n")
+            #expect(error.key == "bluetooth.link_budget")
+            #expect(error.fix.contains("5 suits most USB dongles"))
+        }
     }
 
     @Test("a value of the wrong type names the expected type")

@@ -49,7 +49,7 @@ struct GatewayTests {
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
         #expect(try await Self.connected(bench, count: 1))
-        let events = bench.gateway.events()
+        let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
             for await event in events { items.append(event) }
@@ -119,7 +119,7 @@ struct GatewayTests {
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
         #expect(try await Self.connected(bench, count: 1))
-        let events = bench.gateway.events()
+        let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
             for await event in events { items.append(event) }

@@ -279,7 +279,8 @@ struct SessionStoreTests {
         #expect(statistics.queueDepth == 0)
         #expect(statistics.lastFlushLatency > .zero)
 
-        // Small flushes extend the open chunk in place; full chunks are never rewritten.
+        // Small flushes append to the open chunk's tail segment and commit nothing; a chunk is
+        // written once, in the flush that fills it.
         for start in stride(from: 0, to: 900, by: 300) {
             recorder.record(
                 samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
@@ -287,14 +288,20 @@ struct SessionStoreTests {
                 })
             try await recorder.flush()
         }
-        #expect(counter.commits.withLock { $0 } == 4)
+        #expect(counter.commits.withLock { $0 } == 2)
         let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
-        #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
+        #expect(chunks == [1000, 1000, 1000, 1000, 1000, 1000])
+        #expect(try await store.samples(of: session.id).count == 6400)
         recorder.update(counts: SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         let closed = try await recorder.finish(reason: .stopped)
         #expect(closed.endReason == .stopped)
+        #expect(counter.commits.withLock { $0 } == 3)
+        let closedChunks = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(closedChunks == [1000, 1000, 1000, 1000, 1000, 1000, 400])
 
         let stored = try await store.samples(of: session.id)
         #expect(stored.count == 6400)
@@ -551,38 +558,59 @@ struct SessionStoreTests {
         #expect(try await store.sensors().count == 2)
     }
 
-    @Test("prune deletes old finished sessions, or only their samples, and never an open one")
+    @Test(
+        "prune counts from when a session entered the store, deletes old finished sessions or only their samples, never an open one; a dry run deletes nothing; past the share it refuses"
+    )
     func prune() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let store = try SessionStore.open(at: temporary.stateDirectory)
-        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let now = Date()
         let samples = SyntheticMotion.rest(count: 5000, seed: 1)
         let events = [EventRecord(type: "step", t: 1), EventRecord(type: "step", t: 2)]
-        let old = try await store.importSession(
-            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base), samples: samples, events: events)
-        let older = try await store.importSession(
-            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(-10)),
-            samples: samples, events: events)
-        let openOld = try await store.createSession(
-            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base))
-        let recent = try await store.importSession(
-            NewSession(settings: DetectionSettings(profile: .steps), startedAt: base.addingTimeInterval(1000)),
-            samples: samples, events: events)
-        let cutoff = base.addingTimeInterval(500)
+        let settings = DetectionSettings(profile: .steps)
+        func imported(startedAt: Date) async throws -> SessionRecord {
+            try await store.importSession(
+                NewSession(settings: settings, startedAt: startedAt), samples: samples, events: events)
+        }
+        let old = try await imported(startedAt: now.addingTimeInterval(-100 * 86_400))
+        let older = try await imported(startedAt: now.addingTimeInterval(-101 * 86_400))
+        let openOld = try await store.createSession(NewSession(settings: settings, startedAt: now))
+        // Recorded two years ago, imported today: new to this store.
+        let importedToday = try await imported(startedAt: now.addingTimeInterval(-730 * 86_400))
+        let recent = try await imported(startedAt: now.addingTimeInterval(-86_400))
+        try await store.database.write { db in
+            for (session, days) in [(old, 100.0), (older, 101), (openOld, 100), (recent, 1)] {
+                try db.execute(
+                    sql: "UPDATE sessions SET stored_at = ? WHERE id = ?",
+                    arguments: [now.timeIntervalSince1970 - days * 86_400, session.idText])
+            }
+        }
+        let cutoff = now.addingTimeInterval(-30 * 86_400)
 
-        let samplesOnly = try await store.prune(olderThan: cutoff, samplesOnly: true)
+        let plan = try await store.prune(storedBefore: cutoff, .init(dryRun: true))
+        #expect(plan.sessionIDs == [older.id, old.id], "oldest first; the open and the imported one stay")
+        #expect(plan.samplesDeleted == 10_000 && plan.sampleBytes > 0 && plan.finishedSessions == 4)
+        #expect(try await store.sessions().count == 5, "a dry run deletes nothing")
+
+        await expectStoreError(.invalidArgument) {
+            _ = try await store.prune(storedBefore: cutoff, .init(maximumShare: 0.4))
+        }
+        #expect(try await store.sessions().count == 5, "past the share nothing is deleted")
+
+        let samplesOnly = try await store.prune(storedBefore: cutoff, .init(samplesOnly: true, maximumShare: 0.5))
         #expect(samplesOnly.sessionsAffected == 2 && samplesOnly.sessionsDeleted == 0)
         #expect(samplesOnly.chunksDeleted == 2 && samplesOnly.samplesDeleted == 10_000)
         #expect(try await store.samples(of: old.id).isEmpty)
         #expect(try await store.events(of: old.id).count == 2)
         #expect(sameSamples(try await store.samples(of: recent.id), samples))
+        #expect(sameSamples(try await store.samples(of: importedToday.id), samples))
 
-        let full = try await store.prune(olderThan: cutoff, vacuum: true)
+        let full = try await store.prune(storedBefore: cutoff, .init(vacuum: true))
         #expect(full.sessionsDeleted == 2 && full.eventsDeleted == 4)
-        #expect(Set(try await store.sessions().map(\.id)) == [openOld.id, recent.id])
+        #expect(Set(try await store.sessions().map(\.id)) == [openOld.id, importedToday.id, recent.id])
         await expectStoreError(.notFound) { _ = try await store.session(id: older.id) }
-        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 2)
+        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") } == 4)
         #expect(try await store.integrityCheck() == ["ok"])
     }
 }

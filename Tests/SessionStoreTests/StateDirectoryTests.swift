@@ -12,6 +12,8 @@ struct StateDirectoryTests {
         let nested = StateDirectory(path: temporary.path + "/a/b")
         try nested.create()
         #expect(FileManager.default.isWritableFile(atPath: nested.path))
+        let mode = try FileManager.default.attributesOfItem(atPath: nested.path)[.posixPermissions] as? Int
+        #expect(mode == 0o750, "the athletes' data: owner and group only, whatever the umask")
         #expect(nested.databasePath == nested.path + "/sportsensord.sqlite")
         let file = temporary.path + "/plain"
         #expect(throws: Never.self) { try "x".write(toFile: file, atomically: true, encoding: .utf8) }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import GRDB
@@ -243,9 +244,13 @@ struct StoreCommandTests {
             path, store, profile: .tableTennis, startedAt: Date(timeIntervalSinceNow: -30 * 86_400))
         let recent = try await importFile(path, store, profile: .tableTennis)
         let samples = Int64(try loadSamples(path).count)
+        // Age counts from when a session entered the store: as if each was stored when it started.
+        let stored = try DatabaseQueue(path: directory.stateDirectory.databasePath)
+        try await stored.write { db in try db.execute(sql: "UPDATE sessions SET stored_at = started_at") }
+        try stored.close()
 
         let samplesOnly = try await store.prune(
-            olderThan: Date(timeIntervalSinceNow: -(try StoreArguments.duration("2w"))), samplesOnly: true)
+            storedBefore: Date(timeIntervalSinceNow: -(try StoreArguments.duration("2w"))), .init(samplesOnly: true))
         #expect(samplesOnly.sessionsAffected == 2 && samplesOnly.sessionsDeleted == 0)
         #expect(samplesOnly.samplesDeleted == 2 * samples)
         #expect(try await store.sampleStorage(of: middle.session.id).samples == 0)
@@ -263,14 +268,26 @@ struct StoreCommandTests {
             (error as? StoreError).map { CommandFailure.exitCode(for: $0) } == 66
         }
 
-        let byAge = try await store.prune(olderThan: Date(timeIntervalSinceNow: -(try StoreArguments.duration("90d"))))
+        let cutoff = Date(timeIntervalSinceNow: -(try StoreArguments.duration("90d")))
+        let plan = try await store.prune(storedBefore: cutoff, .init(dryRun: true))
+        #expect(plan.sessionIDs == [old.session.id])
+        #expect(plan.sampleBytes == 0, "its samples went with the samples-only prune")
+        let byAge = try await store.prune(storedBefore: cutoff)
         #expect(byAge.sessionsDeleted == 1 && byAge.eventsDeleted == old.events.count)
         let left = try await store.sessions().map(\.id)
         #expect(Set(left) == [middle.session.id, recent.session.id])
         let report = PruneCommand.describe(
-            byAge, samplesOnly: false, cutoff: Date(timeIntervalSince1970: 0), json: false)
+            PruneReport(
+                sessionsDeleted: byAge.sessionsDeleted, sessionsAffected: byAge.sessionsAffected,
+                chunksDeleted: byAge.chunksDeleted, samplesDeleted: byAge.samplesDeleted,
+                eventsDeleted: byAge.eventsDeleted, sessionIds: [old.session.idText], sampleBytes: 1500,
+                finishedSessions: 3),
+            samplesOnly: false, cutoff: Date(timeIntervalSince1970: 0), json: false)
         #expect(
-            report.hasPrefix("removed 1 session(s) started before 1970-01-01T00:00:00Z: \(old.events.count) events"))
+            report.hasPrefix(
+                "removed 1 of 3 session(s) stored before 1970-01-01T00:00:00Z: \(old.events.count) events"))
+        #expect(report.contains("1.5 kB"))
+        #expect(report.hasSuffix("\n  \(old.session.idText)"))
     }
 
     @Test("durations and dates parse, and bad ones are usage errors naming the form")
@@ -464,7 +481,7 @@ struct StoreProcessTests {
         #expect(missing.status == 66 && missing.stderr.contains("cannot read the file"))
 
         let prune = try await run(["prune", "--older-than", "1d"], state: directory)
-        #expect(prune.status == 0 && prune.stdout.hasPrefix("removed 0 session(s)"))
+        #expect(prune.status == 0 && prune.stdout.hasPrefix("removed 0 of 1 session(s)"), "\(prune)")
         #expect(try await run(["sessions", "--json"], state: directory).stdout.contains(id))
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
 import ControlProtocol
 
 /// The Bluetooth side the executable injects (GatewayCore does not import the transport): the
@@ -12,16 +13,20 @@ public struct BluetoothSupport: Sendable {
     public var makeConnector: AdapterPool.ConnectorFactory
     /// Scans for the given seconds; each discovery names the adapter that heard it.
     public var scan: @Sendable (Double) async throws -> [DiscoveryInfo]
+    /// What the controller gave the latest link to a sensor, when known.
+    public var linkParameters: @Sendable (BluetoothAddress) -> LinkParametersInfo?
 
     /// Creates the support.
     public init(
         adapterChanges: @escaping @Sendable () -> AsyncStream<[AdapterInfo]>,
         makeConnector: @escaping AdapterPool.ConnectorFactory,
-        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo]
+        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo],
+        linkParameters: @escaping @Sendable (BluetoothAddress) -> LinkParametersInfo? = { _ in nil }
     ) {
         self.adapterChanges = adapterChanges
         self.makeConnector = makeConnector
         self.scan = scan
+        self.linkParameters = linkParameters
     }
 
     /// Fixed adapters, each with its connector: for tests and for hosts without adapter events.

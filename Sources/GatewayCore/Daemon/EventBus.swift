@@ -17,20 +17,40 @@ public final class EventBus<Element: Sendable>: Sendable {
 
     /// The buffer each subscriber gets unless it asks for another.
     public let defaultCapacity: Int
+    /// The most subscribers at once: each holds a buffer, so their number bounds the memory a
+    /// crowd of clients that never read can take.
+    public let maximumSubscribers: Int
     private let state = Mutex(State())
 
-    /// A bus whose subscribers buffer `defaultCapacity` values each.
-    public init(defaultCapacity: Int = 1024) {
+    /// A bus whose subscribers buffer `defaultCapacity` values each, at most
+    /// `maximumSubscribers` of them.
+    public init(defaultCapacity: Int = 1024, maximumSubscribers: Int = 64) {
         self.defaultCapacity = max(1, defaultCapacity)
+        self.maximumSubscribers = max(1, maximumSubscribers)
+    }
+
+    /// Like ``subscribe(capacity:)``, but nil when ``maximumSubscribers`` already subscribe.
+    public func subscribeIfRoom(capacity: Int? = nil) -> AsyncStream<Element>? {
+        subscribe(capacity: capacity, limited: true)
     }
 
     /// A stream of every value published from now on. It ends when the bus finishes; stop
     /// iterating (or drop the stream) to unsubscribe.
     public func subscribe(capacity: Int? = nil) -> AsyncStream<Element> {
+        // Unlimited: never nil.
+        subscribe(capacity: capacity, limited: false) ?? AsyncStream { $0.finish() }
+    }
+
+    private func subscribe(capacity: Int?, limited: Bool) -> AsyncStream<Element>? {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(max(1, capacity ?? defaultCapacity)))
+        var full = false
         let id = state.withLock { state -> Int? in
             guard !state.finished else { return nil }
+            guard !limited || state.subscribers.count < maximumSubscribers else {
+                full = true
+                return nil
+            }
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = continuation
@@ -38,7 +58,7 @@ public final class EventBus<Element: Sendable>: Sendable {
         }
         guard let id else {
             continuation.finish()
-            return stream
+            return full ? nil : stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }

@@ -133,7 +133,8 @@ extension Gateway: GatewayControl {
 
     private func checkAlias(_ alias: String, for address: BluetoothAddress?) throws(ControlError) {
         guard !alias.isEmpty else { return }
-        guard alias.count <= 64, !alias.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+        try NameRules.check(alias, field: "alias")
+        guard !alias.contains(where: { $0.isWhitespace || $0 == "/" }) else {
             throw ControlError(
                 .invalidRequest, "'\(alias)' cannot be an alias",
                 fix: "use up to 64 characters without spaces or slashes, e.g. anna-left")
@@ -194,8 +195,15 @@ extension Gateway: GatewayControl {
     }
 
     /// `GET /v1/events`.
-    public func events() -> AsyncStream<GatewayEvent> {
-        bus.subscribe()
+    ///
+    /// - Throws: `unavailable` (503) when ``EventBus/maximumSubscribers`` streams are open.
+    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+        guard let stream = bus.subscribeIfRoom() else {
+            throw ControlError(
+                .unavailable, "\(bus.maximumSubscribers) live event streams are open already",
+                fix: "close a `sportsensorctl tail` or a board tab, then try again")
+        }
+        return stream
     }
 
     // MARK: Shared by the routes
@@ -216,6 +224,7 @@ extension Gateway: GatewayControl {
     /// both get the athlete: the loser of the insert finds the winner's row.
     func findOrAddAthlete(_ name: String) async throws(ControlError) -> Athlete {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
+        try NameRules.check(trimmed, field: "athlete name")
         let store = dependencies.store
         return try await health.mapStore { () async throws(StoreError) in
             if let existing = try await store.athlete(named: trimmed) { return existing }

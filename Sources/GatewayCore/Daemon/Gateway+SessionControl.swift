@@ -4,6 +4,7 @@ import ControlProtocol
 import Detection
 import SDUSensor
 import SessionStore
+import Synchronization
 
 /// The control API's session routes over the session manager and the store.
 extension Gateway {
@@ -93,18 +94,23 @@ extension Gateway {
         let store = dependencies.store
         let samples = try await health.mapStore { () async throws(StoreError) in try await store.samples(of: record.id)
         }
-        return AsyncThrowingStream { continuation in
-            continuation.yield(SampleCSV.header + "\n")
-            var chunk = ""
-            for sample in samples {
-                chunk += SampleCSV.line(sample.acceleration) + "\n"
-                if chunk.utf8.count >= 64 * 1024 {
-                    continuation.yield(chunk)
-                    chunk = ""
+        // One 64 kB piece at a time, made when the client is ready for it: a slow download holds
+        // the samples, never the whole CSV text.
+        let cursor = CSVCursor()
+        return AsyncThrowingStream {
+            cursor.next.withLock { next -> String? in
+                guard next >= 0 else {
+                    next = 0
+                    return SampleCSV.header + "\n"
                 }
+                guard next < samples.count else { return nil }
+                var piece = ""
+                while next < samples.count, piece.utf8.count < 64 * 1024 {
+                    piece += SampleCSV.line(samples[next].acceleration) + "\n"
+                    next += 1
+                }
+                return piece
             }
-            if !chunk.isEmpty { continuation.yield(chunk) }
-            continuation.finish()
         }
     }
 
@@ -142,4 +148,9 @@ extension DetectionProfile {
         }
         return profile
     }
+}
+
+/// Where a CSV download stands: -1 before the header, else the next sample to write.
+private final class CSVCursor: Sendable {
+    let next = Mutex(-1)
 }

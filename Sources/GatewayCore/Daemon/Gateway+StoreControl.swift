@@ -100,20 +100,16 @@ extension Gateway {
     /// `POST /v1/prune`.
     public func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport {
         let store = dependencies.store
+        let options = SessionStore.PruneOptions(
+            samplesOnly: request.samplesOnly, dryRun: request.dryRun, vacuum: request.vacuum,
+            maximumShare: request.force ? nil : dependencies.configuration.retention.maximumShare)
         let result = try await health.mapStore { () async throws(StoreError) in
-            try await store.prune(
-                olderThan: request.startedBefore, samplesOnly: request.samplesOnly, vacuum: request.vacuum)
+            try await store.prune(storedBefore: request.storedBefore, options)
         }
-        logger.notice(
-            "pruned through the API",
-            metadata: [
-                "prune.started_before": "\(request.startedBefore)", "prune.samples_only": "\(request.samplesOnly)",
-                "prune.sessions_deleted": "\(result.sessionsDeleted)",
-                "prune.samples_deleted": "\(result.samplesDeleted)",
-            ])
         return PruneReport(
             sessionsDeleted: result.sessionsDeleted, sessionsAffected: result.sessionsAffected,
             chunksDeleted: result.chunksDeleted, samplesDeleted: result.samplesDeleted,
-            eventsDeleted: result.eventsDeleted)
+            eventsDeleted: result.eventsDeleted, sessionIds: result.sessionIDs.map { $0.uuidString.lowercased() },
+            sampleBytes: result.sampleBytes, finishedSessions: result.finishedSessions, dryRun: request.dryRun)
     }
 }

@@ -53,10 +53,20 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         (readiness, readySink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (shutdownSignal, shutdownSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         registry = SensorRegistry()
+        let registry = registry
         adapterPool = dependencies.bluetooth.map { bluetooth in
             AdapterPool(
                 linkBudget: dependencies.configuration.linkBudget, logger: dependencies.logger,
-                makeConnector: bluetooth.makeConnector)
+                makeConnector: bluetooth.makeConnector,
+                onWaiting: { address in
+                    // The link's own states come from its consumer; waiting for a slot is the pool's.
+                    bus.publish(
+                        .link(
+                            LinkPayload(
+                                sensor: registry.channel(at: address)?.label ?? "\(address)", address: "\(address)",
+                                state: "no-slot",
+                                detail: "every adapter's link budget is in use: add an adapter or raise link_budget")))
+                })
         }
         sessions = SessionManager(
             dependencies: dependencies, registry: registry, bus: bus, metrics: metrics, health: health,
@@ -175,9 +185,11 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         let link = SensorLink(
             address: record.address, connector: connector, configuration: dependencies.linkConfiguration,
             clock: dependencies.clock, logger: logger)
+        let bluetooth = isVirtual ? nil : dependencies.bluetooth
         let channel = SensorChannel(
             record: record, athleteName: athlete, isVirtual: isVirtual, link: link,
-            adapterPool: isVirtual ? nil : adapterPool)
+            adapterPool: isVirtual ? nil : adapterPool,
+            linkParameters: { address in bluetooth?.linkParameters(address) })
         registry.add(channel)
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }

@@ -5,8 +5,9 @@ import Logging
 import ServiceLifecycle
 import SessionStore
 
-/// Applies `[retention]`: at start and then daily, deletes finished sessions older than `days`
-/// and the samples of sessions older than `samples_days`. Open sessions are never touched.
+/// Applies `[retention]`: at start and then daily, deletes finished sessions stored longer ago
+/// than `days` and the samples of sessions stored longer ago than `samples_days`. Open sessions
+/// are never touched.
 public struct RetentionService<C: Clock>: Service where C.Duration == Duration {
     private let store: SessionStore
     private let policy: RetentionPolicy
@@ -40,25 +41,23 @@ public struct RetentionService<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    /// One pass of the policy as of `now`.
+    /// One pass of the policy as of `now`: ages count from when a session entered the store.
+    /// A pass that would take more than the policy's share deletes nothing and says how to
+    /// proceed; the deleted sessions are logged by id (by the store).
     public func prune(now: Date) async {
-        do {
-            if let days = policy.samplesDays {
-                let result = try await store.prune(
-                    olderThan: now.addingTimeInterval(-Double(days) * 86_400), samplesOnly: true)
-                if result.chunksDeleted > 0 {
-                    logger.info("retention: samples deleted", metadata: ["store.samples": "\(result.samplesDeleted)"])
-                }
+        let passes: [(days: Int?, samplesOnly: Bool)] = [(policy.samplesDays, true), (policy.days, false)]
+        for pass in passes {
+            guard let days = pass.days else { continue }
+            let options = SessionStore.PruneOptions(samplesOnly: pass.samplesOnly, maximumShare: policy.maximumShare)
+            do {
+                _ = try await store.prune(storedBefore: now.addingTimeInterval(-Double(days) * 86_400), options)
+            } catch  where error.code == .invalidArgument {
+                let command = "sportsensorctl prune --older-than \(days)d" + (pass.samplesOnly ? " --samples-only" : "")
+                logger.warning(
+                    "retention paused: \(error.message) (\(command) --force), or raise retention.max_share")
+            } catch {
+                logger.error("retention pass failed", metadata: ["error": "\(error)"])
             }
-            if let days = policy.days {
-                let result = try await store.prune(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
-                if result.sessionsDeleted > 0 {
-                    logger.info(
-                        "retention: sessions deleted", metadata: ["store.sessions": "\(result.sessionsDeleted)"])
-                }
-            }
-        } catch {
-            logger.error("retention pass failed", metadata: ["error": "\(error)"])
         }
     }
 }

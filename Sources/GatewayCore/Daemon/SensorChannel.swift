@@ -35,15 +35,19 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     let link: SensorLink<C>
     /// The adapters' slots the link takes one of; nil for a virtual sensor.
     let adapterPool: AdapterPool?
+    /// What the controller gave the link, when known.
+    let linkParameters: @Sendable (BluetoothAddress) -> LinkParametersInfo?
     let state: Mutex<State>
 
     init(
-        record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>, adapterPool: AdapterPool?
+        record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>, adapterPool: AdapterPool?,
+        linkParameters: @escaping @Sendable (BluetoothAddress) -> LinkParametersInfo? = { _ in nil }
     ) {
         address = record.address
         self.isVirtual = isVirtual
         self.link = link
         self.adapterPool = adapterPool
+        self.linkParameters = linkParameters
         state = Mutex(State(record: record, athleteName: athleteName))
     }
 
@@ -93,13 +97,15 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     func info() -> SensorInfo {
         let linkState = linkStateName
         let adapter = adapterPool?.adapter(holding: address)
+        let parameters = isConnected ? linkParameters(address) : nil
         return state.withLock { state in
             var live: String?
             if case .live(let pipeline) = state.session { live = pipeline.sessionID }
             return SensorInfo(
                 address: "\(address)", addressType: "\(address.kind)", alias: state.record.alias,
                 name: state.record.advertisedName, athlete: state.athleteName, linkState: linkState,
-                lastSeen: state.record.lastSeen, isVirtual: isVirtual, liveSessionId: live, adapter: adapter)
+                lastSeen: state.record.lastSeen, isVirtual: isVirtual, liveSessionId: live, adapter: adapter,
+                linkParameters: parameters)
         }
     }
 }

@@ -26,9 +26,10 @@ struct TextTable: Sendable {
     /// Appends a row.
     mutating func append(_ row: [String]) { rows.append(row) }
 
-    /// The table, two spaces between columns, no trailing spaces, each line ending in "\n".
+    /// The table, two spaces between columns, no trailing spaces, each line ending in "\n";
+    /// control characters in cells are shown escaped.
     var rendered: String {
-        let all = showsHeaders ? [headers] + rows : rows
+        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map(TerminalText.escaped) }
         var widths = Array(repeating: 0, count: headers.count)
         for row in all {
             for (column, cell) in row.prefix(headers.count).enumerated() {

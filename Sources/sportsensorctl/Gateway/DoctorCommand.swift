@@ -17,9 +17,10 @@ struct DoctorCommand: AsyncParsableCommand {
         commandName: "doctor",
         abstract: "Check this machine for what sportsensord needs; each problem comes with its fix.",
         discussion: """
-            Checks kernel Bluetooth support, adapters, capabilities, competing scanners (bluetoothd, hcitool, ...), \
-            the control socket's permissions, the daemon and the health of its store. Works without the daemon. \
-            Exits 1 when a check fails.
+            Checks kernel Bluetooth support, rfkill, adapters and their LE settings, capabilities, bluetoothd and \
+            whether it discovers, competing scanners (hcitool, ...), the systemd unit, the control socket's \
+            permissions, the daemon with its adapters' link budgets, and the health of its store. Works without the \
+            daemon. Exits 1 when a check fails.
             """)
 
     @Option(help: "The state directory to look at when the daemon does not answer (default as the daemon's).")
@@ -48,7 +49,9 @@ enum DoctorProbe {
         let adapterError: TransportError? =
             if case .failure(let error) = listing { error } else { nil }
         checks.append(DoctorChecks.kernel(protocols: readText("/proc/net/protocols"), adapterError: adapterError))
+        checks.append(DoctorChecks.rfkill(radioSwitches()))
         checks.append(DoctorChecks.adapters(listing))
+        if let lowEnergy = await lowEnergy(listing) { checks.append(lowEnergy) }
 
         let processes = processList()
         let daemon = processes.first { $0.name == "sportsensord" }.flatMap { process in
@@ -58,7 +61,17 @@ enum DoctorProbe {
         }
         let own = readText("/proc/self/status").flatMap(DoctorChecks.effectiveCapabilityMask(status:))
         checks.append(DoctorChecks.capabilities(daemon: daemon, own: own))
+        let bluetoothd = processes.first { $0.name == "bluetoothd" }?.pid
+        let bluetoothUnit = bluetoothd == nil ? try? await unitProperties("bluetooth.service")?.get() : nil
+        checks.append(DoctorChecks.bluetoothd(pid: bluetoothd, unit: bluetoothUnit))
+        let bluetoothdRunning = bluetoothd != nil || bluetoothUnit?["ActiveState"] == "active"
+        var discoveries: [(name: String, probe: DoctorChecks.DiscoveryProbe)] = []
+        if bluetoothdRunning, case .success(let adapters) = listing {
+            for adapter in adapters { discoveries.append((adapter.name, await discovery(of: adapter))) }
+        }
+        checks.append(DoctorChecks.discovery(bluetoothdRunning: bluetoothdRunning, adapters: discoveries))
         checks.append(DoctorChecks.competingScanners(processes: processes))
+        checks.append(DoctorChecks.unit(await unitProbe()))
 
         if case .unixSocket(let path) = endpoint {
             checks.append(DoctorChecks.controlSocket(path: path, probe: socketProbe(path)))
@@ -73,6 +86,7 @@ enum DoctorProbe {
         await client.shutdown()
         checks.append(DoctorChecks.daemon(answer))
         let status = try? answer.get()
+        if let links = DoctorChecks.links(status) { checks.append(links) }
         let directory = StateDirectory(path: GatewayPaths().stateDirectory(option: stateDirectory).path)
         checks.append(
             DoctorChecks.store(

@@ -97,11 +97,14 @@ enum GatewayFormatting {
 
     /// Paired sensors.
     static func sensors(_ sensors: [SensorInfo], now: Date) -> String {
-        var table = TextTable(["ALIAS", "ADDRESS", "NAME", "ATHLETE", "LINK", "ADAPTER", "LAST SEEN", "SESSION"])
+        var table = TextTable(
+            ["ALIAS", "ADDRESS", "NAME", "ATHLETE", "LINK", "ADAPTER", "INTERVAL", "LAST SEEN", "SESSION"])
         for sensor in sensors {
             table.append([
                 sensor.alias ?? "-", sensor.address + (sensor.isVirtual ? " (virtual)" : ""), sensor.name ?? "-",
-                sensor.athlete ?? "-", sensor.linkState, sensor.adapter ?? "-", ago(sensor.lastSeen, now: now),
+                sensor.athlete ?? "-", sensor.linkState, sensor.adapter ?? "-",
+                sensor.linkParameters.map { String(format: "%g ms", $0.intervalMs) } ?? "-",
+                ago(sensor.lastSeen, now: now),
                 sensor.liveSessionId.map(shortID) ?? "-",
             ])
         }

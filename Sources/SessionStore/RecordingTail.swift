@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+
+/// The open end of a recording, as a pure state machine: which chunk is open, and the samples,
+/// events and counters that so far live only in that chunk's tail segment. No I/O: `plan` says
+/// what a flush must write, the recorder writes it and `apply`s every step that succeeded.
+///
+/// A flush appends one record to the open chunk's segment (a few hundred bytes). When the chunk
+/// fills, or the session ends, a compaction writes the whole chunk as one `sample_chunks` row
+/// together with the events and counters the segment held, in one transaction, after which the
+/// segment is deleted. So a closed chunk is written once, and everything flushed is in the
+/// database or in a segment.
+struct RecordingTail: Sendable, Hashable {
+    /// How a session ends, written with its last compaction.
+    struct Close: Sendable, Hashable {
+        var endedAt: Date
+        var reason: SessionEndReason
+        var counts: SessionCounts
+    }
+
+    /// One record appended to segment `chunk`.
+    struct Append: Sendable, Hashable {
+        var chunk: Int64
+        var record: TailSegment.Record
+    }
+
+    /// One transaction: chunk `chunk` (when it has samples), the events and counters, the close;
+    /// then segment `chunk` is deleted.
+    struct Compaction: Sendable, Hashable {
+        var chunk: Int64
+        var samples: [StoredSample]
+        var events: [SequencedEvent]
+        var counts: SessionCounts?
+        var close: Close?
+    }
+
+    /// What to write, and how many of the flush's new rows it saves (the rest of a failed flush
+    /// stays buffered).
+    struct Step: Sendable, Hashable {
+        enum Action: Sendable, Hashable {
+            case append(Append)
+            case compact(Compaction)
+        }
+
+        var action: Action
+        var newSamples: Int
+        var newEvents: Int
+    }
+
+    /// Samples per closed chunk.
+    let chunkLength: Int
+    /// The open chunk's number.
+    private(set) var chunk: Int64
+    /// The open chunk's samples (all in its segment).
+    private(set) var samples: [StoredSample]
+    /// Events in the segment, not yet in the database.
+    private(set) var events: [SequencedEvent]
+    /// The latest counters in the segment, when newer than the session's row.
+    private(set) var counts: SessionCounts?
+    /// Records in the segment (0: there is no segment).
+    private(set) var records: Int64
+
+    /// A tail at chunk `chunk`, empty, or resuming `segment` (a segment of that chunk left by an
+    /// earlier recorder).
+    init(chunkLength: Int, chunk: Int64, segment: TailSegment? = nil) {
+        self.chunkLength = max(1, chunkLength)
+        self.chunk = chunk
+        samples = segment?.samples ?? []
+        events = segment?.events ?? []
+        counts = segment?.counts
+        records = Int64(segment?.records.count ?? 0)
+    }
+
+    /// What to write for rows handed over since the last flush, in order. With `close`, the last
+    /// step is a compaction that ends the session.
+    func plan(
+        samples new: [StoredSample], events newEvents: [SequencedEvent], counts newCounts: SessionCounts?,
+        close: Close? = nil
+    ) -> [Step] {
+        var steps: [Step] = []
+        var chunk = self.chunk
+        var open = samples
+        var rest = new[...]
+        var pendingEvents = events + newEvents
+        var freshEvents = newEvents.count
+        var counts = newCounts
+        var records = self.records
+        while open.count + rest.count >= chunkLength {
+            let take = max(0, chunkLength - open.count)
+            // The segment's counters go with it, unless newer ones came.
+            let compaction = Compaction(
+                chunk: chunk, samples: open + rest.prefix(take), events: pendingEvents,
+                counts: records > 0 ? counts ?? self.counts : counts, close: nil)
+            steps.append(Step(action: .compact(compaction), newSamples: take, newEvents: freshEvents))
+            rest = rest.dropFirst(take)
+            open = []
+            chunk += 1
+            pendingEvents = []
+            freshEvents = 0
+            counts = nil
+            records = 0
+        }
+        if let close {
+            let compaction = Compaction(
+                chunk: chunk, samples: open + rest, events: pendingEvents, counts: close.counts, close: close)
+            steps.append(Step(action: .compact(compaction), newSamples: rest.count, newEvents: freshEvents))
+        } else if !rest.isEmpty || freshEvents > 0 || counts != nil {
+            let record = TailSegment.Record(
+                ordinal: records, samples: Array(rest), events: Array(pendingEvents.suffix(freshEvents)), counts: counts
+            )
+            steps.append(
+                Step(
+                    action: .append(Append(chunk: chunk, record: record)), newSamples: rest.count,
+                    newEvents: freshEvents))
+        }
+        return steps
+    }
+
+    /// Takes in a step that was written.
+    mutating func apply(_ step: Step) {
+        switch step.action {
+        case .append(let append):
+            samples += append.record.samples
+            events += append.record.events
+            if let newCounts = append.record.counts { counts = newCounts }
+            records += 1
+        case .compact(let compaction):
+            chunk = compaction.chunk + 1
+            samples = []
+            events = []
+            counts = nil
+            records = 0
+        }
+    }
+
+    /// The new rows of `steps[failed...]`: what a flush that failed at step `failed` did not save.
+    static func unsaved(_ steps: [Step], from failed: Int) -> (samples: Int, events: Int) {
+        steps[failed...].reduce((0, 0)) { ($0.0 + $1.newSamples, $0.1 + $1.newEvents) }
+    }
+}

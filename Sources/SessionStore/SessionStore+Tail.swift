@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GRDB
+import Logging
+
+/// A session's rows that are still in tail segments (Docs/ARCHITECTURE.md, "Session store"):
+/// what every reader adds to the database's rows.
+struct SessionTail: Sendable {
+    /// The segments past the last stored chunk, in chunk order.
+    var segments: [TailSegment]
+
+    /// Their samples, in recording order.
+    var samples: [StoredSample] { segments.flatMap(\.samples) }
+    /// Their events past `stored` (the last sequence in the database), in sequence order.
+    func events(after stored: Int64?) -> [SequencedEvent] {
+        segments.flatMap(\.events).filter { $0.sequence > (stored ?? -1) }.sorted { $0.sequence < $1.sequence }
+    }
+    /// Their latest counters.
+    var counts: SessionCounts? { segments.last(where: { $0.counts != nil })?.counts }
+    /// Bytes their records take.
+    var bytes: Int64 { segments.reduce(0) { $0 + Int64($1.validLength - TailSegment.headerLength) } }
+}
+
+extension SessionStore {
+    var tailDirectory: TailDirectory { TailDirectory(databasePath: path) }
+
+    /// `body`'s reading of the database, with session `id`'s rows still in tail segments (past its
+    /// last stored chunk). The files are read first, on the reader's queue and before the read's
+    /// snapshot starts, so a compaction in between makes a segment obsolete, never a chunk missing.
+    func readWithTail<T: Sendable>(
+        _ action: String, of id: UUID, _ body: @Sendable @escaping (Database) throws -> T
+    ) async throws(StoreError) -> (T, SessionTail) {
+        let directory = tailDirectory
+        let logger = logger
+        let idText = id.uuidString.lowercased()
+        return try await read(action) { db in
+            let segments = Self.tailSegments(of: id, in: directory, logger: logger)
+            let value = try body(db)
+            let stored = try Self.storedEnds(of: idText, db).chunk ?? -1
+            return (value, SessionTail(segments: segments.filter { $0.header.chunk > stored }))
+        }
+    }
+
+    static func tailSegments(of id: UUID, in directory: TailDirectory, logger: Logger) -> [TailSegment] {
+        directory.segments(of: id, after: nil) { file, error in
+            logger.warning(
+                "ignoring an unreadable tail segment: \(error.message)",
+                metadata: ["store.path": "\(file)", "session.id": "\(id.uuidString.lowercased())"])
+        }
+    }
+
+    /// The last stored chunk and event sequence of a session.
+    static func storedEnds(of idText: String, _ db: Database) throws -> (chunk: Int64?, sequence: Int64?) {
+        let chunk = try ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
+            .select(max(ChunkRow.Columns.chunk), as: Int64.self).fetchOne(db)
+        let sequence = try EventRow.filter(EventRow.Columns.sessionID == idText)
+            .select(max(EventRow.Columns.sequence), as: Int64.self).fetchOne(db)
+        return (chunk, sequence)
+    }
+
+    /// Writes a session's tail into the database: each segment as its chunk, the events not stored
+    /// yet, the latest counters. Part of the caller's transaction.
+    static func compact(_ tail: SessionTail, session idText: String, storedSequence: Int64?, _ db: Database) throws {
+        for segment in tail.segments where !segment.samples.isEmpty {
+            try ChunkRow.write(segment.samples, number: segment.header.chunk, session: idText, db)
+        }
+        for event in tail.events(after: storedSequence) {
+            try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
+        }
+        if let counts = tail.counts { try SessionRow.update(counts, session: idText, db) }
+    }
+}
+
+extension SessionStore {
+    /// Closes sessions without an end, after writing their tail segments into the database:
+    /// `ended_at` becomes the time of the last stored sample, else the last event, else the start;
+    /// the reason `interrupted`. Then deletes every segment of a closed session. Runs only when no
+    /// other process has the store open, so a live recorder's sessions are never closed under it.
+    static func recoverInterruptedSessions(
+        _ pool: DatabasePool, path: String, logger: Logger
+    ) throws(StoreError) -> [UUID] {
+        let directory = TailDirectory(databasePath: path)
+        do {
+            let closed = try pool.writeWithoutTransaction { db -> [UUID] in
+                // The segments go only once the chunks that replace them are on disk.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                var closed: [UUID] = []
+                try db.inTransaction {
+                    for var session in try SessionRow.filter(SessionRow.Columns.endedAt == nil).fetchAll(db) {
+                        guard let id = UUID(uuidString: session.id) else { continue }
+                        let stored = try storedEnds(of: session.id, db)
+                        let segments = tailSegments(of: id, in: directory, logger: logger)
+                        let tail = SessionTail(segments: segments.filter { $0.header.chunk > (stored.chunk ?? -1) })
+                        try compact(tail, session: session.id, storedSequence: stored.sequence, db)
+                        let lastSample = try ChunkRow.filter(ChunkRow.Columns.sessionID == session.id)
+                            .select(max(ChunkRow.Columns.lastTime), as: Double.self).fetchOne(db)
+                        let lastEvent = try EventRow.filter(EventRow.Columns.sessionID == session.id)
+                            .select(max(EventRow.Columns.t), as: Double.self).fetchOne(db)
+                        session.endedAt = session.startedAt.addingTimeInterval(lastSample ?? lastEvent ?? 0)
+                        session.endReason = SessionEndReason.interrupted.rawValue
+                        try session.update(db, columns: [SessionRow.Columns.endedAt, SessionRow.Columns.endReason])
+                        closed.append(id)
+                    }
+                    return .commit
+                }
+                return closed
+            }
+            // Every session is closed now: what segments remain are compacted or obsolete.
+            for entry in directory.entries() {
+                do { try directory.remove(entry.path) } catch {
+                    logger.warning("\(error.message)", metadata: ["store.path": "\(entry.path)"])
+                }
+            }
+            return closed
+        } catch {
+            throw StoreError.wrap(error, path: path, doing: "closing interrupted sessions")
+        }
+    }
+}

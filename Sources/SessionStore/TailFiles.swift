@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import SystemCalls
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a store keeps its tail segments: `<database>-tail/<session id>.<chunk>.tail`, next to
+/// the database's `-wal` (Docs/ARCHITECTURE.md, "Session store").
+struct TailDirectory: Sendable {
+    /// One segment file found in the directory.
+    struct Entry: Sendable, Hashable {
+        var session: UUID
+        var chunk: Int64
+        var path: String
+    }
+
+    /// The directory.
+    let path: String
+
+    init(databasePath: String) { path = databasePath + "-tail" }
+
+    func filePath(session: UUID, chunk: Int64) -> String {
+        path + "/" + session.uuidString.lowercased() + ".\(chunk).tail"
+    }
+
+    /// Every segment file, by session and chunk. A missing directory has none; files that are not
+    /// named like a segment are not ours and are left alone.
+    func entries() -> [Entry] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
+        return names.compactMap { name -> Entry? in
+            let parts = name.split(separator: ".")
+            guard parts.count == 3, parts[2] == "tail", let session = UUID(uuidString: String(parts[0])),
+                let chunk = Int64(parts[1])
+            else { return nil }
+            return Entry(session: session, chunk: chunk, path: path + "/" + name)
+        }
+        .sorted { ($0.session.uuidString, $0.chunk) < ($1.session.uuidString, $1.chunk) }
+    }
+
+    /// The segments of `session` with a chunk number above `after`, in chunk order: the rows not in
+    /// the database yet. A file that vanished meanwhile (compacted) is skipped, so is one whose
+    /// header cannot be read (reported through `damaged`).
+    func segments(
+        of session: UUID, after: Int64?, damaged: (String, SampleChunkCodec.DecodeError) -> Void = { _, _ in }
+    )
+        -> [TailSegment]
+    {
+        let prefix = session.uuidString.lowercased() + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
+        var found: [TailSegment] = []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tail") {
+            let file = path + "/" + name
+            guard let data = FileManager.default.contents(atPath: file) else { continue }
+            do {
+                let segment = try TailSegment(parsing: [UInt8](data))
+                if segment.header.session == session, segment.header.chunk > (after ?? -1) { found.append(segment) }
+            } catch {
+                damaged(file, error)
+            }
+        }
+        return found.sorted { $0.header.chunk < $1.header.chunk }
+    }
+
+    /// Deletes a segment; one already gone is fine.
+    func remove(_ file: String) throws(StoreError) {
+        switch syscall("unlink", { unlink(file) }) {
+        case .success, .failure(.noSuchFileOrDirectory):
+            return
+        case .failure(let errno):
+            throw StoreError(
+                .permission,
+                "cannot delete the tail segment \(file) (\(errno)): check the state directory's permissions",
+                path: file, cause: errno)
+        }
+    }
+}
+
+/// A tail segment open for appending. Appends go at `length`, the end of the last whole record,
+/// so a record torn by a failed write is cut off (or overwritten) and never followed by another.
+struct TailSegmentWriter: Sendable {
+    let descriptor: Int32
+    let chunk: Int64
+    let path: String
+    private(set) var length: Int
+
+    /// Creates (or empties) segment `header.chunk` and writes its header with the first record.
+    static func create(
+        in directory: TailDirectory, header: TailSegment.Header, first record: TailSegment.Record
+    ) throws(StoreError) -> TailSegmentWriter {
+        switch syscall("mkdir", { mkdir(directory.path, 0o750) }) {
+        case .success, .failure(.fileExists): break
+        case .failure(let errno): throw failure(errno, directory.path, "create the tail directory")
+        }
+        let file = directory.filePath(session: header.session, chunk: header.chunk)
+        let descriptor: Int32
+        switch syscall("open", { open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let errno): throw failure(errno, file, "create the tail segment")
+        }
+        var writer = TailSegmentWriter(descriptor: descriptor, chunk: header.chunk, path: file, length: 0)
+        var bytes: [UInt8] = []
+        header.encode(into: &bytes)
+        record.encode(session: header.session, into: &bytes)
+        do { try writer.write(bytes) } catch {
+            writer.closeDescriptor()
+            throw error
+        }
+        return writer
+    }
+
+    /// Reopens a segment an earlier recorder left, cutting a torn record off its end.
+    static func resume(_ file: String, chunk: Int64, validLength: Int) throws(StoreError) -> TailSegmentWriter {
+        let descriptor: Int32
+        switch syscall("open", { open(file, O_WRONLY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let errno): throw failure(errno, file, "reopen the tail segment")
+        }
+        _ = syscall("ftruncate") { ftruncate(descriptor, off_t(validLength)) }
+        return TailSegmentWriter(descriptor: descriptor, chunk: chunk, path: file, length: validLength)
+    }
+
+    /// Appends one framed record.
+    mutating func append(_ record: TailSegment.Record, session: UUID) throws(StoreError) {
+        var bytes: [UInt8] = []
+        record.encode(session: session, into: &bytes)
+        try write(bytes)
+    }
+
+    private mutating func write(_ bytes: [UInt8]) throws(StoreError) {
+        var written = 0
+        while written < bytes.count {
+            let offset = length + written
+            let result = bytes.withUnsafeBytes { buffer in
+                syscall("pwrite") {
+                    pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset))
+                }
+            }
+            switch result {
+            case .success(let count) where count > 0:
+                written += count
+            case .success:
+                cutBack()
+                throw StoreError.diskFull(path: path, cause: Errno.noSpace)
+            case .failure(let errno):
+                cutBack()
+                throw Self.failure(errno, path, "append to the tail segment")
+            }
+        }
+        length += bytes.count
+    }
+
+    /// Drops a partly written record, so the file ends with a whole one (best effort: the next
+    /// append overwrites it anyway, and a reader stops at it).
+    private func cutBack() {
+        _ = syscall("ftruncate") { ftruncate(descriptor, off_t(length)) }
+    }
+
+    func closeDescriptor() {
+        _ = syscall("close", retryingOnEINTR: false) { close(descriptor) }
+    }
+
+    static func failure(_ errno: Errno, _ path: String, _ action: String) -> StoreError {
+        if errno == .noSpace || errno == .diskQuotaExceeded { return StoreError.diskFull(path: path, cause: errno) }
+        return StoreError(
+            .permission, "cannot \(action) \(path) (\(errno)): check the state directory's permissions and disk",
+            path: path, cause: errno)
+    }
+}

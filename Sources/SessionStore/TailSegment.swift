@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import GRDB
+
+/// An event with its place in its session.
+struct SequencedEvent: Hashable, Sendable {
+    /// 0-based, gap-free order of recording within the session.
+    var sequence: Int64
+    /// The event.
+    var record: EventRecord
+}
+
+/// A tail segment: the rows of a session's open chunk that are not in the database yet, as the
+/// recorder appended them, one record per flush (Docs/FORMATS.md, "Tail segments"). Pure: bytes
+/// in, values out.
+///
+/// A file is its header and then records, each framed by its payload's length and CRC-32. A crash
+/// or a full disk can tear the last record; reading stops at the first record that is incomplete,
+/// fails its checksum or is out of order, and `validLength` says where the next append goes.
+struct TailSegment: Hashable, Sendable {
+    typealias DecodeError = SampleChunkCodec.DecodeError
+
+    /// "SSTS": sportsensord tail segment.
+    static let magic: [UInt8] = [0x53, 0x53, 0x54, 0x53]
+    /// The format version written in the header.
+    static let version: UInt8 = 1
+    /// Bytes of the header: magic, version, session id (16), chunk number (8, little-endian).
+    static let headerLength = 29
+    /// Bytes before a record's payload: its length and its checksum (4 each, little-endian).
+    static let frameLength = 8
+    /// A record larger than this is damage, not a flush.
+    static let maxPayload = 64 << 20
+
+    /// Whose rows the segment holds.
+    struct Header: Hashable, Sendable {
+        /// The session.
+        var session: UUID
+        /// The chunk these samples will become.
+        var chunk: Int64
+
+        init(session: UUID, chunk: Int64) {
+            self.session = session
+            self.chunk = chunk
+        }
+
+        init(parsing bytes: [UInt8]) throws(DecodeError) {
+            guard bytes.count >= TailSegment.headerLength else {
+                throw DecodeError(code: .truncated, message: "tail segment shorter than its header")
+            }
+            guard Array(bytes[0..<4]) == TailSegment.magic else {
+                throw DecodeError(code: .malformed, message: "not a tail segment (no SSTS magic)")
+            }
+            guard bytes[4] == TailSegment.version else {
+                throw DecodeError(
+                    code: .unknownVersion,
+                    message: "tail segment version \(bytes[4]) is newer than this build: upgrade sportsensord")
+            }
+            let id = bytes[5..<21]
+            session = UUID(
+                uuid: (
+                    id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15], id[16],
+                    id[17], id[18], id[19], id[20]
+                ))
+            var number: UInt64 = 0
+            for offset in 0..<8 { number |= UInt64(bytes[21 + offset]) << UInt64(8 * offset) }
+            chunk = Int64(bitPattern: number)
+        }
+
+        func encode(into out: inout [UInt8]) {
+            out += TailSegment.magic
+            out.append(TailSegment.version)
+            withUnsafeBytes(of: session.uuid) { out += $0 }
+            let number = UInt64(bitPattern: chunk)
+            for offset in 0..<8 { out.append(UInt8(truncatingIfNeeded: number >> UInt64(8 * offset))) }
+        }
+    }
+
+    /// One flush's rows.
+    struct Record: Hashable, Sendable {
+        /// 0-based position in the segment (a stale record past a torn one cannot pass as the next).
+        var ordinal: Int64
+        /// Samples, in recording order.
+        var samples: [StoredSample]
+        /// Events, in sequence order.
+        var events: [SequencedEvent]
+        /// The session's counters when written, if they changed.
+        var counts: SessionCounts?
+
+        init(ordinal: Int64, samples: [StoredSample], events: [SequencedEvent], counts: SessionCounts?) {
+            self.ordinal = ordinal
+            self.samples = samples
+            self.events = events
+            self.counts = counts
+        }
+
+        /// Reads a payload (without its frame). Events are decoded through `EventRow`, as the table
+        /// holds them.
+        init(parsing payload: [UInt8], session: UUID) throws(DecodeError) {
+            var cursor = 0
+            ordinal = Int64(bitPattern: try SampleChunkCodec.readVarint(payload, &cursor))
+            let blobLength = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
+            guard blobLength <= payload.count - cursor else {
+                throw DecodeError(code: .truncated, message: "tail record ends inside its samples")
+            }
+            samples = blobLength == 0 ? [] : try SampleChunkCodec.decode(Array(payload[cursor..<cursor + blobLength]))
+            cursor += blobLength
+            let eventCount = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
+            guard eventCount <= payload.count - cursor else {
+                throw DecodeError(code: .malformed, message: "tail record announces more events than it holds")
+            }
+            let sessionValue = session.uuidString.lowercased().databaseValue
+            events = []
+            for _ in 0..<eventCount {
+                var values = [sessionValue]
+                for _ in 1..<EventRow.columnNames.count { values.append(try Self.readValue(payload, &cursor)) }
+                guard EventRow.accepts(values) else {
+                    throw DecodeError(code: .malformed, message: "tail record holds an event of the wrong shape")
+                }
+                let row = EventRow(values: values)
+                events.append(SequencedEvent(sequence: row.sequence, record: row.record))
+            }
+            guard cursor < payload.count else {
+                throw DecodeError(code: .truncated, message: "tail record ends before its counters")
+            }
+            let flags = payload[cursor]
+            cursor += 1
+            if flags & 1 == 1 {
+                var counts = SessionCounts(
+                    received: SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(payload, &cursor)),
+                    lost: SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(payload, &cursor)),
+                    malformed: SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(payload, &cursor)))
+                if flags & 2 == 2 { counts.sampleRate = try SampleChunkCodec.readDouble(payload, &cursor) }
+                self.counts = counts
+            } else {
+                counts = nil
+            }
+            guard cursor == payload.count else {
+                throw DecodeError(code: .malformed, message: "tail record has bytes after its counters")
+            }
+        }
+
+        /// Appends the framed record: length, CRC-32 and payload.
+        func encode(session: UUID, into out: inout [UInt8]) {
+            var payload: [UInt8] = []
+            SampleChunkCodec.appendVarint(UInt64(bitPattern: ordinal), to: &payload)
+            let blob = samples.isEmpty ? [] : SampleChunkCodec.encode(samples)
+            SampleChunkCodec.appendVarint(UInt64(blob.count), to: &payload)
+            payload += blob
+            SampleChunkCodec.appendVarint(UInt64(events.count), to: &payload)
+            let idText = session.uuidString.lowercased()
+            for event in events {
+                let values = EventRow(sessionID: idText, sequence: event.sequence, record: event.record).databaseValues
+                for value in values.dropFirst() { Self.appendValue(value, to: &payload) }
+            }
+            if let counts {
+                payload.append(counts.sampleRate == nil ? 1 : 3)
+                for value in [counts.received, counts.lost, counts.malformed] {
+                    SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(value), to: &payload)
+                }
+                if let rate = counts.sampleRate { SampleChunkCodec.appendDouble(rate, to: &payload) }
+            } else {
+                payload.append(0)
+            }
+            TailSegment.appendUInt32(UInt32(payload.count), to: &out)
+            TailSegment.appendUInt32(CRC32.checksum(payload), to: &out)
+            out += payload
+        }
+
+        /// A column value: a tag (0 null, 1 integer, 2 real, 3 text, 4 blob), then the value.
+        static func appendValue(_ value: DatabaseValue, to out: inout [UInt8]) {
+            switch value.storage {
+            case .null:
+                out.append(0)
+            case .int64(let number):
+                out.append(1)
+                SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(number), to: &out)
+            case .double(let number):
+                out.append(2)
+                SampleChunkCodec.appendDouble(number, to: &out)
+            case .string(let text):
+                out.append(3)
+                let bytes = Array(text.utf8)
+                SampleChunkCodec.appendVarint(UInt64(bytes.count), to: &out)
+                out += bytes
+            case .blob(let data):
+                out.append(4)
+                SampleChunkCodec.appendVarint(UInt64(data.count), to: &out)
+                out += data
+            }
+        }
+
+        static func readValue(_ bytes: [UInt8], _ cursor: inout Int) throws(DecodeError) -> DatabaseValue {
+            guard cursor < bytes.count else {
+                throw DecodeError(code: .truncated, message: "tail record ends in an event")
+            }
+            let tag = bytes[cursor]
+            cursor += 1
+            switch tag {
+            case 0:
+                return .null
+            case 1:
+                return SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor)).databaseValue
+            case 2:
+                return try SampleChunkCodec.readDouble(bytes, &cursor).databaseValue
+            case 3, 4:
+                let length = Int(clamping: try SampleChunkCodec.readVarint(bytes, &cursor))
+                guard length <= bytes.count - cursor else {
+                    throw DecodeError(code: .truncated, message: "tail record ends in an event's text")
+                }
+                let content = Array(bytes[cursor..<cursor + length])
+                cursor += length
+                return tag == 3 ? String(decoding: content, as: UTF8.self).databaseValue : Data(content).databaseValue
+            default:
+                throw DecodeError(code: .malformed, message: "unknown value tag \(tag) in a tail record")
+            }
+        }
+    }
+
+    /// Whose rows these are.
+    var header: Header
+    /// The whole, valid records, in order.
+    var records: [Record]
+    /// Bytes up to the end of the last valid record: where the next append goes.
+    var validLength: Int
+
+    /// Reads a whole file. Throws only when the header is unusable; a torn or damaged record ends
+    /// the segment there.
+    init(parsing bytes: [UInt8]) throws(DecodeError) {
+        header = try Header(parsing: bytes)
+        records = []
+        var cursor = Self.headerLength
+        while bytes.count - cursor >= Self.frameLength {
+            let length = Int(Self.readUInt32(bytes, at: cursor))
+            let checksum = Self.readUInt32(bytes, at: cursor + 4)
+            let start = cursor + Self.frameLength
+            guard length <= Self.maxPayload, length <= bytes.count - start else { break }
+            let payload = Array(bytes[start..<start + length])
+            guard CRC32.checksum(payload) == checksum,
+                let record = try? Record(parsing: payload, session: header.session),
+                record.ordinal == Int64(records.count)
+            else { break }
+            records.append(record)
+            cursor = start + length
+        }
+        validLength = cursor
+    }
+
+    /// The samples of every record, in order.
+    var samples: [StoredSample] { records.flatMap(\.samples) }
+    /// The events of every record, in order.
+    var events: [SequencedEvent] { records.flatMap(\.events) }
+    /// The counters of the last record that carried them.
+    var counts: SessionCounts? { records.last(where: { $0.counts != nil })?.counts }
+
+    static func appendUInt32(_ value: UInt32, to out: inout [UInt8]) {
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
+    }
+}

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import SDUSensor
+import Testing
+
+@testable import SessionStore
+
+/// The recorder's open end without I/O: what each flush writes, and what a failed flush keeps.
+@Suite("Recording tail (pure)")
+struct RecordingTailTests {
+    static let session = UUID(uuidString: "5e55e55e-1111-4222-8333-444455556666")!
+
+    func samples(_ range: Range<Int>) -> [StoredSample] {
+        range.map {
+            StoredSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0), y: 1, z: 2))
+        }
+    }
+
+    func event(_ sequence: Int64) -> SequencedEvent {
+        SequencedEvent(sequence: sequence, record: EventRecord(type: "hit", t: Double(sequence), peakG: 1.5))
+    }
+
+    func run(_ tail: inout RecordingTail, _ steps: [RecordingTail.Step]) {
+        for step in steps { tail.apply(step) }
+    }
+
+    @Test("flushes below a chunk append one record each; nothing is compacted")
+    func appendsOnly() {
+        var tail = RecordingTail(chunkLength: 100, chunk: 3)
+        let first = tail.plan(samples: samples(0..<40), events: [event(0)], counts: SessionCounts(received: 40))
+        #expect(
+            first == [
+                RecordingTail.Step(
+                    action: .append(
+                        .init(
+                            chunk: 3,
+                            record: .init(
+                                ordinal: 0, samples: samples(0..<40), events: [event(0)],
+                                counts: SessionCounts(received: 40)))),
+                    newSamples: 40, newEvents: 1)
+            ])
+        run(&tail, first)
+        let second = tail.plan(samples: samples(40..<99), events: [], counts: nil)
+        guard case .append(let append) = second.first?.action, second.count == 1 else {
+            Issue.record("expected one append, got \(second)")
+            return
+        }
+        #expect(append.record.ordinal == 1 && append.record.counts == nil && append.record.events.isEmpty)
+        run(&tail, second)
+        #expect(tail.samples == samples(0..<99) && tail.events == [event(0)] && tail.records == 2)
+        #expect(tail.counts == SessionCounts(received: 40))
+        #expect(tail.plan(samples: [], events: [], counts: nil).isEmpty)
+    }
+
+    @Test("the flush that fills a chunk compacts it with the segment's events and counters, then starts the next")
+    func fillsAChunk() {
+        var tail = RecordingTail(chunkLength: 100, chunk: 0)
+        run(&tail, tail.plan(samples: samples(0..<60), events: [event(0)], counts: SessionCounts(received: 60)))
+        let steps = tail.plan(samples: samples(60..<330), events: [event(1)], counts: nil)
+        let expected: [RecordingTail.Step] = [
+            .init(
+                action: .compact(
+                    .init(
+                        chunk: 0, samples: samples(0..<100), events: [event(0), event(1)],
+                        counts: SessionCounts(received: 60), close: nil)), newSamples: 40, newEvents: 1),
+            .init(
+                action: .compact(.init(chunk: 1, samples: samples(100..<200), events: [], counts: nil, close: nil)),
+                newSamples: 100, newEvents: 0),
+            .init(
+                action: .compact(.init(chunk: 2, samples: samples(200..<300), events: [], counts: nil, close: nil)),
+                newSamples: 100, newEvents: 0),
+            .init(
+                action: .append(
+                    .init(chunk: 3, record: .init(ordinal: 0, samples: samples(300..<330), events: [], counts: nil))),
+                newSamples: 30, newEvents: 0),
+        ]
+        #expect(steps == expected)
+        run(&tail, steps)
+        #expect(tail.chunk == 3 && tail.samples == samples(300..<330) && tail.events.isEmpty && tail.records == 1)
+        #expect(tail.counts == nil)
+    }
+
+    @Test("exactly a chunk: compacted, and no segment is started for nothing")
+    func exactChunk() {
+        var tail = RecordingTail(chunkLength: 50, chunk: 7)
+        let steps = tail.plan(samples: samples(0..<50), events: [], counts: nil)
+        #expect(steps.count == 1)
+        guard case .compact(let compaction) = steps[0].action else {
+            Issue.record("expected a compaction")
+            return
+        }
+        #expect(compaction.chunk == 7 && compaction.samples == samples(0..<50))
+        run(&tail, steps)
+        #expect(tail.chunk == 8 && tail.records == 0 && tail.samples.isEmpty)
+    }
+
+    @Test("closing compacts the partial chunk with the buffered rows and the end, in one step")
+    func closing() {
+        var tail = RecordingTail(chunkLength: 100, chunk: 2)
+        run(&tail, tail.plan(samples: samples(0..<30), events: [event(4)], counts: SessionCounts(received: 30)))
+        let close = RecordingTail.Close(
+            endedAt: Date(timeIntervalSince1970: 1_700_000_100), reason: .stopped,
+            counts: SessionCounts(received: 45, lost: 1))
+        let steps = tail.plan(samples: samples(30..<45), events: [event(5)], counts: nil, close: close)
+        #expect(
+            steps == [
+                .init(
+                    action: .compact(
+                        .init(
+                            chunk: 2, samples: samples(0..<45), events: [event(4), event(5)], counts: close.counts,
+                            close: close)), newSamples: 15, newEvents: 1)
+            ])
+
+        // A session with nothing pending still gets its close.
+        let empty = RecordingTail(chunkLength: 100, chunk: 0).plan(samples: [], events: [], counts: nil, close: close)
+        #expect(
+            empty == [
+                .init(
+                    action: .compact(.init(chunk: 0, samples: [], events: [], counts: close.counts, close: close)),
+                    newSamples: 0, newEvents: 0)
+            ])
+    }
+
+    @Test("a flush failing at a step keeps exactly the new rows of that step and those after it")
+    func unsaved() {
+        var tail = RecordingTail(chunkLength: 100, chunk: 0)
+        run(&tail, tail.plan(samples: samples(0..<90), events: [], counts: nil))
+        let steps = tail.plan(samples: samples(90..<250), events: [event(0), event(1)], counts: nil)
+        #expect(steps.count == 3)
+        #expect(RecordingTail.unsaved(steps, from: 0) == (160, 2))
+        #expect(RecordingTail.unsaved(steps, from: 1) == (150, 0))
+        #expect(RecordingTail.unsaved(steps, from: 2) == (50, 0))
+        #expect(RecordingTail.unsaved(steps, from: 3) == (0, 0))
+    }
+
+    @Test("resuming a segment: its rows are the open chunk's, and records continue its numbering")
+    func resuming() throws {
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 4).encode(into: &bytes)
+        TailSegment.Record(
+            ordinal: 0, samples: samples(0..<20), events: [event(9)], counts: SessionCounts(received: 20)
+        )
+        .encode(session: Self.session, into: &bytes)
+        let segment = try TailSegment(parsing: bytes)
+        let tail = RecordingTail(chunkLength: 100, chunk: 4, segment: segment)
+        #expect(tail.samples == samples(0..<20) && tail.events == [event(9)] && tail.records == 1)
+        guard case .append(let append) = tail.plan(samples: samples(20..<25), events: [], counts: nil).first?.action
+        else {
+            Issue.record("expected an append")
+            return
+        }
+        #expect(append.chunk == 4 && append.record.ordinal == 1)
+    }
+}
+
+@Suite("Tail segment format")
+struct TailSegmentFormatTests {
+    static let session = RecordingTailTests.session
+
+    static var record: TailSegment.Record {
+        TailSegment.Record(
+            ordinal: 0,
+            samples: [
+                StoredSample(index: 7, t: 0.07, raw: RawAcceleration(x: -3, y: 16384, z: 5)),
+                StoredSample(index: 8, t: 0.08, raw: RawAcceleration(x: -2, y: 16380, z: 4)),
+            ],
+            events: [
+                SequencedEvent(
+                    sequence: 3,
+                    record: EventRecord(type: "jump", t: 0.5, takeoff: 0.5, landing: 0.9, flightS: 0.4, heightM: 0.196)),
+                SequencedEvent(sequence: 4, record: EventRecord(type: "step", t: 0.75, cadenceSpm: 123.4)),
+            ],
+            counts: SessionCounts(received: 9, lost: 1, malformed: 0, sampleRate: 99.75))
+    }
+
+    /// The bytes of a segment holding `record`: the format as written first. A change to them is
+    /// a new segment version (or a bug).
+    static let fixture = """
+        53535453015e55e55e11114222833344445555666602000000000000009d0000008ff1bcad002202020e0002ec51b81e\
+        85ebb13f7814ae47e17a843f008d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f0000020000\
+        00000000e03f02cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f000000000108030473746570020000\
+        00000000e83f00000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f0\
+        5840
+        """
+
+    @Test("CRC-32 check value")
+    func checksum() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+    }
+
+    @Test("header and records round-trip: samples, events bit for bit, counters")
+    func roundTrip() throws {
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &bytes)
+        #expect(bytes.count == TailSegment.headerLength)
+        Self.record.encode(session: Self.session, into: &bytes)
+        var second = Self.record
+        second.ordinal = 1
+        second.counts = nil
+        second.events = []
+        second.samples = []
+        second.encode(session: Self.session, into: &bytes)
+        let segment = try TailSegment(parsing: bytes)
+        #expect(segment.header == TailSegment.Header(session: Self.session, chunk: 2))
+        #expect(segment.records == [Self.record, second])
+        #expect(segment.validLength == bytes.count)
+        #expect(segment.counts == Self.record.counts)
+        #expect(segment.events.map(\.sequence) == [3, 4])
+    }
+
+    @Test("a torn, corrupted or out-of-order record ends the segment where the last whole one ends")
+    func damage() throws {
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
+        Self.record.encode(session: Self.session, into: &bytes)
+        let whole = bytes.count
+        var next = Self.record
+        next.ordinal = 1
+        next.encode(session: Self.session, into: &bytes)
+        for cut in [whole + 1, whole + 7, whole + 8, bytes.count - 1] {
+            let torn = try TailSegment(parsing: Array(bytes[..<cut]))
+            #expect(torn.records == [Self.record], "cut at \(cut)")
+            #expect(torn.validLength == whole)
+        }
+        var corrupted = bytes
+        corrupted[bytes.count - 3] ^= 0x40
+        #expect(try TailSegment(parsing: corrupted).records == [Self.record])
+        // A stale record (an earlier, longer write's bytes) cannot follow with the wrong ordinal.
+        var stale = Array(bytes[..<whole])
+        Self.record.encode(session: Self.session, into: &stale)
+        #expect(try TailSegment(parsing: stale).records == [Self.record])
+        #expect(try TailSegment(parsing: stale).validLength == whole)
+    }
+
+    @Test("a bad header is refused with what it is")
+    func badHeader() {
+        #expect(throws: SampleChunkCodec.DecodeError.self) { try TailSegment(parsing: Array("SQLite format 3".utf8)) }
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
+        bytes[4] = 9
+        do {
+            _ = try TailSegment(parsing: bytes)
+            Issue.record("a version-9 segment was read")
+        } catch {
+            #expect(error.code == .unknownVersion && error.message.contains("upgrade sportsensord"))
+        }
+    }
+
+    @Test("the fixture: the encoder's bytes are stable and decode to the record")
+    func fixture() throws {
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &bytes)
+        Self.record.encode(session: Self.session, into: &bytes)
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        #expect(hex == Self.fixture)
+        #expect(try TailSegment(parsing: bytes).records == [Self.record])
+    }
+}

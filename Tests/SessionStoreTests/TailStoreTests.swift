@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import GRDB
+import SDUSensor
+import Testing
+
+@testable import SessionStore
+
+/// The store with tail segments: every reader sees the same rows whatever state the open end is
+/// in, and a session a crash left open keeps its tail.
+@Suite("Session store: tail segments")
+struct TailStoreTests {
+    /// What every reader of a session sees.
+    struct View: Equatable {
+        var samples: [StoredSample]
+        var events: [EventRecord]
+        var storedSamples: Int64
+        var received: Int64
+
+        static func of(_ store: SessionStore, _ id: UUID) async throws -> View {
+            View(
+                samples: try await store.samples(of: id), events: try await store.events(of: id),
+                storedSamples: try await store.sampleStorage(of: id).samples,
+                received: try await store.session(id: id).counts.received)
+        }
+    }
+
+    func segmentFiles(_ store: SessionStore) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: store.tailDirectory.path)) ?? []).sorted()
+    }
+
+    func events(_ range: Range<Int>) -> [EventRecord] {
+        range.map { EventRecord(type: "hit", t: Double($0) / 10, peakG: 1 + Double($0) / 100, saturated: $0 % 2 == 0) }
+    }
+
+    @Test("readers see every flushed row: all in the tail, chunks and a tail, at a chunk boundary, finished")
+    func readersAcrossStates() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
+        let recorder = try await store.recorder(
+            for: session, configuration: .init(chunkLength: 1000), clock: ContinuousClock())
+        let samples = SyntheticMotion.training(count: 4000, seed: 11)
+        let allEvents = events(0..<40)
+        var flushed = 0
+        var received: Int64 = 0
+        // 700: all in the tail; 1000: one chunk, no segment; 2300: chunks and a tail; 4000: boundary.
+        for (end, expectedChunks, expectedSegments) in [(700, 0, 1), (1000, 1, 0), (2300, 2, 1), (4000, 4, 0)] {
+            recorder.record(samples: samples[flushed..<end])
+            for event in allEvents[flushed / 100..<end / 100] { recorder.record(event: event) }
+            received = Int64(end)
+            recorder.update(counts: SessionCounts(received: received, lost: 2, sampleRate: 100))
+            flushed = end
+            try await recorder.flush()
+            let view = try await View.of(store, session.id)
+            #expect(sameSamples(view.samples, samples[..<end]), "after \(end)")
+            #expect(view.events == Array(allEvents[..<(end / 100)]), "after \(end)")
+            #expect(view.storedSamples == Int64(end))
+            #expect(view.received == received)
+            let chunks = try await store.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sample_chunks")
+            }
+            #expect(chunks == expectedChunks, "after \(end)")
+            #expect(segmentFiles(store).count == expectedSegments, "after \(end)")
+            // A reading command next to the daemon sees the same.
+            let reader = try SessionStore.openReadOnly(path: store.path)
+            #expect(try await View.of(reader, session.id) == view)
+            try reader.close()
+        }
+        recorder.record(
+            samples: SyntheticMotion.rest(count: 10, seed: 1).map {
+                StoredSample(index: 4000 + $0.index, t: 40 + $0.t, raw: $0.raw)
+            })
+        try await recorder.finish(reason: .stopped)
+        #expect(segmentFiles(store).isEmpty)
+        let view = try await View.of(store, session.id)
+        #expect(view.samples.count == 4010 && sameSamples(view.samples.prefix(4000), samples))
+        #expect(view.events == allEvents)
+        let counts = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(counts == [1000, 1000, 1000, 1000, 10])
+    }
+
+    @Test("a session whose process died keeps its tail: recovery writes it as a chunk and deletes the segment")
+    func recoveryKeepsTheTail() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let started = Date(timeIntervalSince1970: 1_700_000_000)
+        let samples = SyntheticMotion.training(count: 2600, seed: 5)
+        let session: SessionRecord
+        do {
+            let store = try SessionStore.open(at: temporary.stateDirectory)
+            session = try await store.createSession(
+                NewSession(settings: DetectionSettings(profile: .tableTennis), startedAt: started))
+            let recorder = try await store.recorder(
+                for: session, configuration: .init(chunkLength: 1000), clock: ContinuousClock())
+            recorder.record(samples: samples[..<2450])
+            for event in events(0..<24) { recorder.record(event: event) }
+            recorder.update(counts: SessionCounts(received: 2450, lost: 3, malformed: 1, sampleRate: 99.9))
+            try await recorder.flush()
+            // Rows buffered but never flushed are what a crash loses (at most a flush interval).
+            recorder.record(samples: samples[2450...])
+            #expect(segmentFiles(store).count == 1)
+            // No finish: the process "dies" here.
+            try store.close()
+        }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        #expect(store.recoveredSessions == [session.id])
+        #expect(segmentFiles(store).isEmpty)
+        let recovered = try await store.session(id: session.id)
+        #expect(recovered.endReason == .interrupted)
+        #expect(recovered.counts == SessionCounts(received: 2450, lost: 3, malformed: 1, sampleRate: 99.9))
+        #expect(abs(recovered.endedAt!.timeIntervalSince(started) - samples[2449].t) < 1e-6)
+        #expect(sameSamples(try await store.samples(of: session.id), samples[..<2450]))
+        #expect(try await store.events(of: session.id) == events(0..<24))
+        #expect(try await eventSequences(store, session.id) == (0..<24).map { Int64($0) })
+        let chunks = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(chunks == [1000, 1000, 450])
+    }
+
+    @Test("a torn last record (killed mid-write) is ignored; the records before it are kept")
+    func tornRecord() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let samples = SyntheticMotion.rest(count: 300, seed: 3)
+        let session: SessionRecord
+        let segment: String
+        do {
+            let store = try SessionStore.open(at: temporary.stateDirectory)
+            session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
+            let recorder = try await store.recorder(for: session)
+            for start in stride(from: 0, to: 300, by: 100) {
+                recorder.record(samples: samples[start..<start + 100])
+                try await recorder.flush()
+            }
+            segment = store.tailDirectory.path + "/" + segmentFiles(store)[0]
+            try store.close()
+        }
+        // The last record loses its last 10 bytes, as a write cut short would leave it.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+        try bytes.prefix(bytes.count - 10).write(to: URL(fileURLWithPath: segment))
+        let reader = try SessionStore.openReadOnly(at: temporary.stateDirectory)
+        #expect(sameSamples(try await reader.samples(of: session.id), samples[..<200]))
+        try reader.close()
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        #expect(store.recoveredSessions == [session.id])
+        #expect(sameSamples(try await store.samples(of: session.id), samples[..<200]))
+    }
+
+    @Test("a segment a compaction made obsolete (killed before deleting it) is never read twice")
+    func obsoleteSegment() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let samples = SyntheticMotion.training(count: 700, seed: 8)
+        let session: SessionRecord
+        do {
+            let store = try SessionStore.open(at: temporary.stateDirectory)
+            session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
+            let recorder = try await store.recorder(
+                for: session, configuration: .init(chunkLength: 500), clock: ContinuousClock())
+            recorder.record(samples: samples[..<400])
+            for event in events(0..<4) { recorder.record(event: event) }
+            try await recorder.flush()
+            let file = store.tailDirectory.path + "/" + segmentFiles(store)[0]
+            let kept = try Data(contentsOf: URL(fileURLWithPath: file))
+            recorder.record(samples: samples[400...])
+            recorder.record(event: events(4..<5)[0])
+            try await recorder.flush()
+            // Put the compacted chunk's segment back, as if the process died before deleting it.
+            try kept.write(to: URL(fileURLWithPath: file))
+            #expect(segmentFiles(store).count == 2)
+            let view = try await View.of(store, session.id)
+            #expect(sameSamples(view.samples, samples))
+            #expect(view.events == events(0..<5))
+            #expect(view.storedSamples == 700)
+            try store.close()
+        }
+        let reopened = try SessionStore.open(at: temporary.stateDirectory)
+        #expect(reopened.recoveredSessions == [session.id])
+        #expect(segmentFiles(reopened).isEmpty)
+        #expect(sameSamples(try await reopened.samples(of: session.id), samples))
+        #expect(try await reopened.events(of: session.id) == events(0..<5))
+    }
+
+    @Test("a new recorder for a session with a tail continues its segment, events and chunks")
+    func resumesATail() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
+        let samples = SyntheticMotion.training(count: 900, seed: 9)
+        do {
+            let first = try await store.recorder(
+                for: session, configuration: .init(chunkLength: 400), clock: ContinuousClock())
+            first.record(samples: samples[..<550])
+            for event in events(0..<3) { first.record(event: event) }
+            try await first.flush()
+        }
+        let second = try await store.recorder(
+            for: session, configuration: .init(chunkLength: 400), clock: ContinuousClock())
+        second.record(samples: samples[550...])
+        for event in events(3..<6) { second.record(event: event) }
+        try await second.finish(reason: .stopped)
+        #expect(sameSamples(try await store.samples(of: session.id), samples))
+        #expect(try await eventSequences(store, session.id) == (0..<6).map { Int64($0) })
+        #expect(try await store.events(of: session.id) == events(0..<6))
+        let counts = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(counts == [400, 400, 100])
+        #expect(segmentFiles(store).isEmpty)
+    }
+}
