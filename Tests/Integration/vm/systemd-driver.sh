@@ -219,8 +219,8 @@ check "every session still live" test "$(sessions_json | jq '[.[] | select(.ende
 step "tail done ($(wc -l <$W/tail.jsonl) lines)"
 
 # --- stop all sessions but one; that one ends with the service ------------------------------
-# (Ending a session flushes and summarises it: under TCG that took 6-14 s each, and two of them
-# outlasted the unit's TimeoutStopSec=20s. One is what the stage can prove here.)
+# (Ending a session flushes and summarises it: under TCG that took 6-14 s each, one after the
+# other, and two outlasted a 20-s TimeoutStopSec. One is what the stage can prove here.)
 HALF=$((SENSORS - 1))
 # A `stop` that fails is recorded and the run goes on: whether the session ended shows below.
 for n in $(seq 1 $HALF); do
