@@ -167,7 +167,8 @@ fuzz-smoke:
 	@corpus=$$(mktemp -d); $(MAKE) --no-print-directory fuzz FUZZ_LIMIT="-runs=$(FUZZ_SMOKE_RUNS) -seed=1" \
 		FUZZ_CORPUS=$$corpus/; status=$$?; rm -rf "$$corpus"; exit $$status
 
-## itest: the transport against the real Linux Bluetooth stack in a qemu VM (see Docs/TESTING.md)
+## itest: the transport against the real Linux Bluetooth stack in a qemu VM, then the installed
+## gateway under systemd in a Debian VM (see Docs/TESTING.md; STAGES=vng or STAGES=systemd: one)
 itest: deps
 	Tests/Integration/vm/itest.sh
 

@@ -21,17 +21,20 @@
 #        USE_KVM=1 (only where /dev/kvm works)  SWIFT=swift
 #        ENV_RETRIES=1 (fresh VMs after a failure of the emulation itself, never of the project)
 #        VM_TIMEOUT=900 (seconds the whole VM may take; a hang fails the test)
+#        STAGES="vng systemd": vng = stages 1 and 2 in the virtme-ng VM, systemd = the systemd
+#        stage in a Debian image (systemd-stage.sh); e.g. STAGES=systemd runs only that one
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 SAMPLES=${SAMPLES:-2000}
+STAGES=${STAGES:-vng systemd}
 DROP_AFTER=${DROP_AFTER:-1000}
-up() { cut -d' ' -f1 /proc/uptime; }
 
 if [ "${1:-}" != --guest ]; then # ------------------------------------------------ host side
     set -o pipefail
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-    APT_PACKAGES="qemu-system-x86 linux-image-amd64 bluez bluez-test-tools busybox-static python3-venv util-linux"
+    APT_PACKAGES="qemu-system-x86 qemu-utils linux-image-amd64 bluez bluez-test-tools busybox-static python3-venv util-linux
+        mmdebstrap e2fsprogs jq gcc"
     missing=""
     for p in $APT_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
     if [ -n "$missing" ]; then
@@ -52,53 +55,67 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
             { tail -30 "$ROOT/.build/itest-build.log"; echo "itest: FAIL: build"; exit 2; }
     done
     BINDIR=$(cd "$ROOT" && ${SWIFT:-swift} build --show-bin-path)
+    has_stage() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
     OUT="$ROOT/.build/itest/out"
-    rm -rf "$OUT" && mkdir -p "$OUT"
-    # TCG; -svm avoids probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
-    ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
-    [ "${USE_KVM:-0}" = 1 ] && ACCEL=()
+    rc=0
     t0=$(date +%s)
-    # A failure of the emulated environment itself (the VM did not boot, the kernel modules or
-    # btvirt's controllers did not come up: nothing of the project ran yet) boots a fresh VM, up
-    # to ENV_RETRIES more times. A failure after the project's code started is never retried.
-    for attempt in $(seq 0 "${ENV_RETRIES:-1}"); do
-        rm -f "$OUT/result"
-        echo "itest: booting $KERNEL under qemu"
-        # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
-        # A guest that hangs (a process that ignores SIGTERM, a wedged emulation) must fail, not
-        # hold CI: the whole VM gets VM_TIMEOUT seconds.
-        PATH="$VENV/bin:$PATH" timeout -k 30 "${VM_TIMEOUT:-900}" vng --run "$KERNEL" "${ACCEL[@]}" --force-9p -m 1G -p 2 --rwdir="$OUT" \
-            --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BINDIR" 2>&1 | cat
-        rc=${PIPESTATUS[0]}
-        result=$(cat "$OUT/result" 2>/dev/null || echo "NO RESULT")
-        if [ "$result" = PASS ]; then rc=0; break; fi
-        # Timed out: something hung after the project's code started (bring-up has its own limits).
-        if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-            echo "itest: FAIL: the VM did not finish within ${VM_TIMEOUT:-900} s"
-            break
+    if has_stage vng; then
+        rm -rf "$OUT" && mkdir -p "$OUT"
+        # TCG; -svm avoids probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
+        ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
+        [ "${USE_KVM:-0}" = 1 ] && ACCEL=()
+        # A failure of the emulated environment itself (the VM did not boot, the kernel modules or
+        # btvirt's controllers did not come up: nothing of the project ran yet) boots a fresh VM, up
+        # to ENV_RETRIES more times. A failure after the project's code started is never retried.
+        for attempt in $(seq 0 "${ENV_RETRIES:-1}"); do
+            rm -f "$OUT/result"
+            echo "itest: booting $KERNEL under qemu"
+            # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
+            # A guest that hangs (a process that ignores SIGTERM, a wedged emulation) must fail, not
+            # hold CI: the whole VM gets VM_TIMEOUT seconds.
+            PATH="$VENV/bin:$PATH" timeout -k 30 "${VM_TIMEOUT:-900}" vng --run "$KERNEL" "${ACCEL[@]}" --force-9p -m 1G -p 2 --rwdir="$OUT" \
+                --exec "SAMPLES=$SAMPLES DROP_AFTER=$DROP_AFTER bash $HERE/itest.sh --guest $OUT $BINDIR" 2>&1 | cat
+            rc=${PIPESTATUS[0]}
+            result=$(cat "$OUT/result" 2>/dev/null || echo "NO RESULT")
+            if [ "$result" = PASS ]; then rc=0; break; fi
+            # Timed out: something hung after the project's code started (bring-up has its own limits).
+            if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+                echo "itest: FAIL: the VM did not finish within ${VM_TIMEOUT:-900} s"
+                break
+            fi
+            [ "$rc" = 0 ] && rc=1
+            case "$result" in
+            PASS | FAIL) break ;;
+            *) echo "itest: the emulated environment failed ($result), not the project's code" ;;
+            esac
+        done
+        # Stage 2's capture, decoded here (btmon under emulation takes minutes): on hci0 the kernel's
+        # discoveries, scans, the gateway's Busy answers and connections, on the capture's clock.
+        # Debian's btmon 5.66 sometimes crashes partway through this capture (after the first
+        # connection); what it printed until then stands, and the crash is not the test's result.
+        if [ -s "$OUT/stage2.btsnoop" ]; then
+            echo "itest: stage 2 on hci0 (btmon, seconds of the capture)"
+            (btmon -P -r "$OUT/stage2.btsnoop" || true) 2>/dev/null | awk '
+                /^[<>@]/ { hci0 = ($0 ~ /\[hci0\]/); t = $(NF); next }
+                hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
+                    sub(/^ +/, ""); print "  " t, $0 }' | head -60
         fi
-        [ "$rc" = 0 ] && rc=1
-        case "$result" in
-        PASS | FAIL) break ;;
-        *) echo "itest: the emulated environment failed ($result), not the project's code" ;;
-        esac
-    done
-    # Stage 2's capture, decoded here (btmon under emulation takes minutes): on hci0 the kernel's
-    # discoveries, scans, the gateway's Busy answers and connections, on the capture's clock.
-    # Debian's btmon 5.66 sometimes crashes partway through this capture (after the first
-    # connection); what it printed until then stands, and the crash is not the test's result.
-    if [ -s "$OUT/stage2.btsnoop" ]; then
-        echo "itest: stage 2 on hci0 (btmon, seconds of the capture)"
-        (btmon -P -r "$OUT/stage2.btsnoop" || true) 2>/dev/null | awk '
-            /^[<>@]/ { hci0 = ($0 ~ /\[hci0\]/); t = $(NF); next }
-            hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
-                sub(/^ +/, ""); print "  " t, $0 }' | head -60
+        echo "itest: stages 1 and 2 $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
+        if [ "${KEEP:-0}" = 1 ]; then echo "itest: output kept in $OUT"; else rm -rf "$ROOT/.build/itest"; fi
+    fi
+    # The systemd stage: the installed gateway under systemd beside bluetoothd, four sensors on
+    # two adapters (systemd-stage.sh). It runs after a failure of the stages before, too: its own
+    # result is worth having.
+    if has_stage systemd; then
+        "$HERE/systemd-stage.sh" "$BINDIR"
+        rc_systemd=$?
+        [ "$rc" = 0 ] && rc=$rc_systemd
     fi
     echo "itest: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
-    if [ "${KEEP:-0}" = 1 ]; then echo "itest: output kept in $OUT"; else rm -rf "$ROOT/.build/itest"; fi
     exit "$rc"
 fi
 # ------------------------------------------------------------------------------- guest (root)
+source "$HERE/guest-lib.sh"
 OUT=$2
 CTL=$3/sportsensorctl
 DEV=$3/sportsensor-dev
@@ -129,7 +146,6 @@ fail_env() {
     FAIL_KIND=ENVIRONMENT
     fail "$@"
 }
-step() { echo "T $(up) $*"; }
 
 step guest-start
 modprobe bluetooth && modprobe hci_vhci || fail_env "modprobe bluetooth hci_vhci"
@@ -139,30 +155,10 @@ modprobe bluetooth && modprobe hci_vhci || fail_env "modprobe bluetooth hci_vhci
 sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216
 chrt -f 30 btmon -w $W/hci.btsnoop >/dev/null 2>&1 &
 BTMON=$!
-# btvirt emulates the controllers on /dev/vhci. Under a CPU-starved TCG guest the kernel's HCI
-# Reset to a new controller sometimes times out (hciN: Opcode 0x0c03 failed: -110) and the index
-# never reaches mgmt: restart btvirt, up to five times.
-# A timed-out reset shows in the kernel log at once, so a failed try is restarted without
-# waiting for mgmt. Killing btvirt can make the other controller's pending reset fail late, so
-# each try waits a moment before taking the count it compares against.
-resets_failed() { dmesg | grep -c 'Opcode 0x0c03 failed'; }
-for try in 1 2 3 4 5; do
-    btvirt -h >/dev/null 2>&1 # page btvirt and its libraries in from 9p first
-    failed_before=$(resets_failed)
-    chrt -f 20 btvirt -L -l2 >$W/btvirt.log 2>&1 &
-    BTVIRT=$!
-    for i in $(seq 60); do
-        [ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] && break 2
-        [ "$(resets_failed)" != "$failed_before" ] && break
-        sleep 0.3
-    done
-    echo "controllers not ready (try $try): restarting btvirt"
-    kill $BTVIRT
-    wait $BTVIRT 2>/dev/null
-    sleep 2
-done
+# btvirt emulates the controllers on /dev/vhci (guest-lib.sh: restarted when a reset times out).
+btvirt_up 2 $W/btvirt.log
 PIDS+=($BTVIRT $BTMON)
-[ "$(btmgmt info 2>/dev/null | grep -c '^hci[01]:')" = 2 ] || fail_env "the virtual controllers did not come up"
+[ "$(btvirt_controllers)" = 2 ] || fail_env "the virtual controllers did not come up"
 # No bluetoothd: the transport is raw HCI plus kernel L2CAP. The kernel's mgmt interface still
 # owns the controllers and leaves them powered off until told otherwise.
 for h in hci0 hci1; do btmgmt -i $h power on | grep -q 'settings: powered' || fail_env "power on $h"; done
