@@ -61,7 +61,7 @@ struct Decode: ParsableCommand {
         var output = SampleCSV.header + "\n"
         output.reserveCapacity(recording.readings.count * 40)
         for sample in recording.samples() { output += SampleCSV.line(sample) + "\n" }
-        FileHandle.standardOutput.write(Data(output.utf8))
+        writeStandardOutput(output)
         if stats { FileHandle.standardError.write(Data(Self.statistics(recording, decoded).utf8)) }
     }
 

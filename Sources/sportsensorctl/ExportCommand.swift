@@ -48,7 +48,7 @@ struct ExportCommand: AsyncParsableCommand {
                         "cannot write \(output): check that its directory exists and is writable")
                 }
             } else {
-                FileHandle.standardOutput.write(Data(bytes))
+                writeStandardOutput(Data(bytes))
             }
         }
     }

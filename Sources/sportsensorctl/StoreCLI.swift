@@ -221,6 +221,6 @@ enum StoreFormat {
 
     /// Writes text to standard output as is.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeStandardOutput(text)
     }
 }

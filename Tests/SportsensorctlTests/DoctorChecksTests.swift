@@ -86,7 +86,8 @@ struct DoctorChecksTests {
         let quiet = DoctorChecks.competingScanners(processes: [(pid: 1, name: "systemd"), (pid: 9, name: "sshd")])
         #expect(quiet.status == .ok)
         let bluez = DoctorChecks.competingScanners(processes: [
-            (pid: 1, name: "systemd"), (pid: 300, name: "bluetoothd"),
+            (pid: 1, name: "systemd"), (pid: 300, name: "bluetoothd"), (pid: 302, name: "btmon"),
+            (pid: 303, name: "bluetoothctl"), (pid: 304, name: "btmgmt"),
         ])
         #expect(bluez.status == .ok)
         #expect(bluez.detail == "no other scanner running")

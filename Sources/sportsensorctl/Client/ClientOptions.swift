@@ -62,7 +62,18 @@ func writeStandardError(_ text: String) {
 
 /// Writes to standard output at once (`print` buffers when stdout is a pipe).
 func writeStandardOutput(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    writeStandardOutput(Data(text.utf8))
+}
+
+/// Writes bytes to standard output at once. When the reader has gone (`tail --json | head`
+/// ended: EPIPE), there is nobody left to tell anything: the command ends quietly, as
+/// command-line tools do, instead of trapping in Foundation's non-throwing `write(_:)`.
+func writeStandardOutput(_ data: Data) {
+    do {
+        try FileHandle.standardOutput.write(contentsOf: data)
+    } catch {
+        exit(EXIT_SUCCESS)
+    }
 }
 
 /// The JSON that `--json` prints: the control API's own encoding, pretty and with sorted keys.

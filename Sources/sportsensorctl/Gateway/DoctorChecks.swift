@@ -137,11 +137,12 @@ enum DoctorChecks {
                 + "`sudo setcap cap_net_raw,cap_net_admin+ep $(command -v sportsensord)`")
     }
 
-    /// Programs that compete for the adapter: command-line tools that may drive the controller
-    /// behind the kernel's back. bluetoothd does not (its own check says so): the daemon
-    /// discovers through the kernel and shares the adapter with it.
+    /// Programs that compete for the adapter: tools that scan over a raw HCI socket, behind the
+    /// kernel's back (`hcitool lescan`, `sportsensor-dev hci-scan`). bluetoothctl and btmgmt go
+    /// through the kernel, which shares their discovery with the gateway; btmon and hcidump only
+    /// listen; bluetoothd has its own check.
     static func competingScanners(processes: [(pid: Int, name: String)]) -> DoctorCheck {
-        let scanners = processes.filter { ["hcitool", "btmgmt", "bluetoothctl", "hcidump", "btmon"].contains($0.name) }
+        let scanners = processes.filter { ["hcitool", "sportsensor-dev"].contains($0.name) }
         if !scanners.isEmpty {
             let names = scanners.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", ")
             return DoctorCheck(
