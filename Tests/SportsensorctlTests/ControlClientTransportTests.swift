@@ -62,6 +62,27 @@ struct ControlClientTransportTests {
         #expect(try JSONDecoder.controlAPI.decode(PairRequest.self, from: Data(received.body)) == request)
     }
 
+    @Test("a daemon that takes the request but does not answer in time: said so, not 'cannot reach'")
+    func slowAnswer() async throws {
+        let answer = DispatchSemaphore(value: 0)
+        let server = try UnixSocketHTTPServer(path: Self.socketPath()) { _ in
+            // Holds the answer until the client has given up.
+            answer.wait()
+            return .hangUp
+        }
+        defer { server.close() }
+        await #expect {
+            let _: SessionInfo = try await ControlClient.with(.unixSocket(path: server.path)) { client in
+                try await client.send(ControlRoute.stopSession.request("abc"), json: String?.none, timeout: 1)
+            }
+        } throws: { error in
+            let error = error as? ClientError
+            return error?.code == .connectionLost && error?.message.contains("did not answer within 1 s") == true
+                && error?.fix?.contains("it may still have done it") == true
+        }
+        answer.signal()
+    }
+
     @Test("an error answer becomes the daemon's message, fix and exit code")
     func errorAnswer() async throws {
         let body = ControlErrorBody(

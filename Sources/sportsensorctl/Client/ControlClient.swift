@@ -82,8 +82,16 @@ struct ControlClient: Sendable {
     ) async throws(ClientError) -> [UInt8] {
         let request = try makeRequest(request, body: body)
         let response: HTTPClientResponse
+        let seconds = timeout ?? requestTimeout
         do {
-            response = try await http.execute(request, timeout: .seconds(timeout ?? requestTimeout))
+            response = try await http.execute(request, timeout: .seconds(seconds))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // Connected and sent: the daemon is there but slow, and may still do what was asked.
+            throw ClientError(
+                code: .connectionLost, message: "sportsensord at \(endpoint) did not answer within \(seconds) s",
+                fix: "it may still have done it: look with `sportsensorctl status` or `sessions` before repeating; "
+                    + "`journalctl -u sportsensord` says why it is slow",
+                cause: error)
         } catch {
             throw connectionError(error)
         }
