@@ -170,8 +170,12 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         else {
             return
         }
-        for channel in registry.all {
-            await sessions.end(on: channel, reason: .shutdown)
+        // Together, not one after another: each ends with its own last flush and compaction, and
+        // sixteen in sequence on a slow card would outlast the unit's TimeoutStopSec.
+        await withDiscardingTaskGroup { group in
+            for channel in registry.all {
+                group.addTask { await self.sessions.end(on: channel, reason: .shutdown) }
+            }
         }
         for channel in registry.all { channel.link.stop() }
         shutdownSink.finish()
