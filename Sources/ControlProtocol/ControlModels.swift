@@ -26,12 +26,17 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
     public var liveSessions: Int
     /// Paired sensors waiting for a free adapter slot (link state `no-slot`).
     public var sensorsWaitingForSlot: Int
+    /// Live sessions whose rows the store cannot take now (`store_degraded`); `store_healthy` is
+    /// false while there are any.
+    public var storeDegradedSessions: Int
 
     /// Creates a status.
     public init(
         version: String, uptimeSeconds: Double, stateDirectory: String, storeHealthy: Bool, adapters: [AdapterInfo],
-        sensorsPaired: Int, sensorsConnected: Int, liveSessions: Int, sensorsWaitingForSlot: Int = 0
+        sensorsPaired: Int, sensorsConnected: Int, liveSessions: Int, sensorsWaitingForSlot: Int = 0,
+        storeDegradedSessions: Int = 0
     ) {
+        self.storeDegradedSessions = storeDegradedSessions
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.stateDirectory = stateDirectory
@@ -46,6 +51,7 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case version, uptimeSeconds, stateDirectory, storeHealthy, adapters, sensorsPaired, sensorsConnected
         case liveSessions, sensorsWaitingForSlot
+        case storeDegradedSessions
     }
 
     /// Decodes; a daemon from before link budgets sends no `sensors_waiting_for_slot`.
@@ -60,6 +66,7 @@ public struct GatewayStatus: Codable, Hashable, Sendable {
         sensorsConnected = try container.decode(Int.self, forKey: .sensorsConnected)
         liveSessions = try container.decode(Int.self, forKey: .liveSessions)
         sensorsWaitingForSlot = try container.decodeIfPresent(Int.self, forKey: .sensorsWaitingForSlot) ?? 0
+        storeDegradedSessions = try container.decodeIfPresent(Int.self, forKey: .storeDegradedSessions) ?? 0
     }
 }
 
@@ -278,13 +285,17 @@ public struct SessionInfo: Codable, Hashable, Sendable {
     public var malformedNotifications: Int
     /// The recovered sample rate in Hz.
     public var sampleRate: Double?
+    /// Live sessions: true while the store cannot take the session's rows (disk full, I/O error;
+    /// they wait in memory and are retried). Absent for stored sessions.
+    public var storeDegraded: Bool?
 
     /// Creates session information.
     public init(
         id: String, sensor: String, alias: String?, athlete: String?, profile: String, startedAt: Date,
         endedAt: Date?, endReason: String?, isLive: Bool, eventCounts: [String: Int], samples: Int,
-        lostSamples: Int, malformedNotifications: Int, sampleRate: Double?
+        lostSamples: Int, malformedNotifications: Int, sampleRate: Double?, storeDegraded: Bool? = nil
     ) {
+        self.storeDegraded = storeDegraded
         self.id = id
         self.sensor = sensor
         self.alias = alias

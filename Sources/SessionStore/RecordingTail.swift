@@ -117,6 +117,19 @@ struct RecordingTail: Sendable, Hashable {
         return steps
     }
 
+    /// One append that saves everything the database could not take, with the session's end, in
+    /// the open chunk's segment (even past `chunkLength`: crash recovery stores the segment as one
+    /// chunk).
+    func spill(
+        samples new: [StoredSample], events newEvents: [SequencedEvent], close: Close
+    ) -> Step {
+        let record = TailSegment.Record(
+            ordinal: records, samples: new, events: newEvents, counts: close.counts,
+            ending: TailSegment.Ending(endedAt: close.endedAt, reason: close.reason))
+        return Step(
+            action: .append(Append(chunk: chunk, record: record)), newSamples: new.count, newEvents: newEvents.count)
+    }
+
     /// Takes in a step that was written.
     mutating func apply(_ step: Step) {
         switch step.action {

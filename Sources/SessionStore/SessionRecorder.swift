@@ -17,8 +17,11 @@ import Synchronization
 ///
 /// Back-pressure is measured: `statistics` reports queue depth, rows written, flush latency,
 /// failed flushes and drops. When the buffer bound is reached new rows are dropped (and counted,
-/// and logged once per episode). A failed flush (disk full) keeps its rows buffered and is retried
-/// on the next tick; the recorder keeps running.
+/// and logged once per episode). A failed flush (disk full) keeps its rows buffered and is retried,
+/// backing off (1, 2, 4, 8, then every 16 ticks); the recorder keeps running. When `finish` cannot
+/// close the session in the database, the recorder spills: it writes everything still in memory,
+/// with the session's end, into its tail segment (in space the store reserved, `SpillReserve`),
+/// and throws `spilled` naming that recovery file, which the next start imports.
 public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Duration {
     /// Batching and buffering limits.
     public struct Configuration: Sendable {
@@ -74,6 +77,17 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         public var ignoredAfterFinish: Int64 = 0
         /// The last flush error's description, nil after a flush commits.
         public var lastError: String?
+        /// Failed flushes since the last one that committed (retries back off with it).
+        public var consecutiveFailures: Int = 0
+        /// Samples spilled to the recovery file because the session's end could not be stored.
+        public var spilledSamples: Int64 = 0
+        /// Events spilled to the recovery file.
+        public var spilledEvents: Int64 = 0
+        /// The recovery file, once spilled.
+        public var spillFile: String?
+
+        /// True while the store cannot take this session's rows: they wait in memory.
+        public var isDegraded: Bool { lastError != nil }
 
         /// Rows waiting in memory.
         public var queueDepth: Int { bufferedSamples + bufferedEvents }
@@ -231,12 +245,26 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     wake.yield()
                 }
             }
+            var skip = 0
             for await _ in wakes {
                 if Task.isCancelled { break }
-                try? await flush()
+                if skip > 0 {
+                    skip -= 1
+                    continue
+                }
+                do { try await flush() } catch {
+                    skip = Self.wakesBeforeRetry(afterFailures: statistics.consecutiveFailures)
+                }
             }
             group.cancelAll()
         }
+    }
+
+    /// Wakes (ticks) to let pass before retrying after `failures` failed flushes in a row: 0, 1,
+    /// 3, 7, then 15. A full disk rarely frees itself within a second, and each attempt logs and
+    /// costs a transaction; the rows wait in memory meanwhile, and `finish` never waits for it.
+    static func wakesBeforeRetry(afterFailures failures: Int) -> Int {
+        (1 << min(max(failures, 1) - 1, 4)) - 1
     }
 
     /// Saves everything buffered now: one record appended to the open chunk's tail segment, and a
@@ -257,6 +285,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             let storeError = StoreError.wrap(error, path: store.path, doing: "recording session \(session.idText)")
             let firstFailure = buffer.withLock { state -> Bool in
                 state.statistics.failedFlushes += 1
+                state.statistics.consecutiveFailures += 1
                 state.statistics.lastError = storeError.description
                 defer { state.failing = true }
                 return !state.failing
@@ -278,6 +307,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             let recovered = state.failing
             state.failing = false
             state.statistics.lastError = nil
+            state.statistics.consecutiveFailures = 0
             var dropped: Int64 = 0
             if state.dropping, state.samples.count < configuration.maxBufferedSamples / 2 {
                 state.dropping = false
@@ -285,7 +315,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             return (recovered, dropped)
         }
-        if recovered { logger.notice("store writable again: saved the buffered rows", metadata: outcome.metadata) }
+        if recovered {
+            logger.notice("store writable again: saved the buffered rows", metadata: outcome.metadata)
+            store.spillReserve?.renew()
+        }
         if dropped > 0 { logger.warning("recorder caught up; rows dropped so far: \(dropped)") }
     }
 
@@ -423,8 +456,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     }
 
     /// Stops accepting rows, then writes what is buffered and what the tail segment holds and
-    /// closes the session with `reason` at `endedAt` (default now), in one transaction. Throws if
-    /// that fails; calling it again retries.
+    /// closes the session with `reason` at `endedAt` (default now), in one transaction. When that
+    /// fails it spills and throws `spilled` (the rows and the end are in the recovery file the
+    /// error names); when the spill fails too, it throws the database's error and the rows stay in
+    /// memory (calling it again retries).
     @discardableResult
     public func finish(
         reason: SessionEndReason, endedAt: Date = Date(), counts: SessionCounts? = nil
@@ -439,7 +474,12 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
         }
         let finalCounts = buffer.withLock { $0.counts ?? SessionCounts(received: $0.samplesRecorded) }
-        try await flush(closing: RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts))
+        let close = RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts)
+        do {
+            try await flush(closing: close)
+        } catch {
+            try await spill(close, failure: error)
+        }
         wake.finish()
         let statistics = self.statistics
         logger.info(
@@ -455,5 +495,79 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         record.endReason = reason
         record.counts = finalCounts
         return record
+    }
+
+    // MARK: Spilling
+
+    /// Writes what the database could not take, with the end, to the open chunk's segment after
+    /// releasing the store's reserve; always throws: `spilled` naming the file, else `failure`.
+    private func spill(_ close: RecordingTail.Close, failure: StoreError) async throws(StoreError) {
+        store.spillReserve?.release()
+        let spilled: (samples: Int, events: Int, file: String)
+        do {
+            spilled = try await store.database.writeWithoutTransaction { _ in try self.spillOnWriter(close) }
+        } catch {
+            let unsaved = statistics
+            logger.critical(
+                "cannot save the session's last rows, nor spill them to a recovery file: they are lost when "
+                    + "sportsensord stops: \(failure.message)",
+                metadata: [
+                    "store.unsaved_samples": "\(unsaved.bufferedSamples)", "store.unsaved_events": "\(unsaved.bufferedEvents)",
+                    "store.spill_error": "\(error)",
+                ])
+            throw failure
+        }
+        wake.finish()
+        logger.error(
+            "cannot close the session in the database: spilled its unsaved rows to a recovery file, imported at "
+                + "the next start",
+            metadata: [
+                "store.path": "\(spilled.file)", "store.samples": "\(spilled.samples)", "store.events": "\(spilled.events)",
+                "error": "\(failure.message)",
+            ])
+        throw StoreError(
+            .spilled,
+            "session \(session.idText) ended, but the database could not take its end (\(failure.message)): "
+                + "\(spilled.samples) samples and \(spilled.events) events not in it were spilled to the recovery file "
+                + "\(spilled.file), which the next start of sportsensord imports",
+            path: spilled.file, cause: failure)
+    }
+
+    /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.
+    private func spillOnWriter(_ close: RecordingTail.Close) throws -> (samples: Int, events: Int, file: String) {
+        let (samples, events) = buffer.withLock { state -> ([StoredSample], [SequencedEvent]) in
+            let taken = (state.samples, state.events)
+            state.samples = []
+            state.events = []
+            state.inFlightSamples = taken.0.count
+            state.inFlightEvents = taken.1.count
+            return taken
+        }
+        var writerState = writer.withLock { $0 }
+        let step = writerState.tail.spill(samples: samples, events: events, close: close)
+        do {
+            guard case .append(let append) = step.action else { preconditionFailure("a spill is an append") }
+            try self.append(append, &writerState)
+            try writerState.segment?.sync()
+        } catch {
+            buffer.withLock { state in
+                state.samples = samples + state.samples
+                state.events = events + state.events
+                state.inFlightSamples = 0
+                state.inFlightEvents = 0
+            }
+            throw error
+        }
+        writerState.tail.apply(step)
+        let file = writerState.segment?.path ?? store.tailDirectory.path
+        writer.withLock { $0 = writerState }
+        buffer.withLock { state in
+            state.inFlightSamples = 0
+            state.inFlightEvents = 0
+            state.statistics.spilledSamples += Int64(samples.count)
+            state.statistics.spilledEvents += Int64(events.count)
+            state.statistics.spillFile = file
+        }
+        return (samples.count, events.count, file)
     }
 }

@@ -63,8 +63,15 @@ extension SessionStore {
                 metadata: ["store.path": "\(path)"])
         }
         lock.holdShared()
+        var reserve: SpillReserve?
+        if exclusive, options.spillReserveBytes > 0 {
+            reserve = SpillReserve(
+                directory: TailDirectory(databasePath: path), bytes: options.spillReserveBytes, logger: logger)
+            reserve?.renew()
+        }
         return SessionStore(
-            path: path, database: pool, lock: lock, logger: logger, recovered: recovered, isReadOnly: false)
+            path: path, database: pool, lock: lock, logger: logger, recovered: recovered, isReadOnly: false,
+            spillReserve: reserve)
     }
 
     /// Opens the database in a state directory for reading only.

@@ -17,6 +17,8 @@ struct SessionTail: Sendable {
     }
     /// Their latest counters.
     var counts: SessionCounts? { segments.last(where: { $0.counts != nil })?.counts }
+    /// The session's end, when the recorder spilled it (the database could not take it).
+    var ending: TailSegment.Ending? { segments.last(where: { $0.ending != nil })?.ending }
     /// Bytes their records take.
     var bytes: Int64 { segments.reduce(0) { $0 + Int64($1.validLength - TailSegment.headerLength) } }
 }
@@ -99,6 +101,16 @@ extension SessionStore {
                             .select(max(EventRow.Columns.t), as: Double.self).fetchOne(db)
                         session.endedAt = session.startedAt.addingTimeInterval(lastSample ?? lastEvent ?? 0)
                         session.endReason = SessionEndReason.interrupted.rawValue
+                        if let ending = tail.ending {
+                            session.endedAt = ending.endedAt
+                            session.endReason = ending.reason.rawValue
+                            logger.notice(
+                                "imported the recovery file of a session whose end the disk could not take",
+                                metadata: [
+                                    "session.id": "\(session.id)", "session.reason": "\(ending.reason)",
+                                    "store.samples": "\(tail.samples.count)",
+                                ])
+                        }
                         try session.update(db, columns: [SessionRow.Columns.endedAt, SessionRow.Columns.endReason])
                         closed.append(id)
                     }

@@ -29,14 +29,19 @@ public final class SessionStore: Sendable {
         public var maxPageCount: Int?
         /// Where the store logs.
         public var logger: Logger
+        /// Disk space held back for spilling unsaved rows when the disk fills (`SpillReserve`);
+        /// 0 holds none. Only an open for writing that recovered the store allocates it.
+        public var spillReserveBytes: Int
 
-        /// Defaults: 5 s busy timeout, no cap.
+        /// Defaults: 5 s busy timeout, no cap, no spill reserve.
         public init(
-            busyTimeout: Double = 5, maxPageCount: Int? = nil, logger: Logger = Logger(label: "sportsensord.store")
+            busyTimeout: Double = 5, maxPageCount: Int? = nil, logger: Logger = Logger(label: "sportsensord.store"),
+            spillReserveBytes: Int = 0
         ) {
             self.busyTimeout = busyTimeout
             self.maxPageCount = maxPageCount
             self.logger = logger
+            self.spillReserveBytes = spillReserveBytes
         }
     }
 
@@ -48,13 +53,16 @@ public final class SessionStore: Sendable {
     public let isReadOnly: Bool
     let database: any DatabaseWriter
     let logger: Logger
+    /// Space held back for recorders to spill into when the disk is full.
+    let spillReserve: SpillReserve?
     private let lock: StoreLock?
 
     init(
         path: String, database: any DatabaseWriter, lock: StoreLock?, logger: Logger, recovered: [UUID],
-        isReadOnly: Bool
+        isReadOnly: Bool, spillReserve: SpillReserve? = nil
     ) {
         self.path = path
+        self.spillReserve = spillReserve
         self.database = database
         self.lock = lock
         self.logger = logger

@@ -35,6 +35,10 @@ public struct StoreError: CodedError, Sendable {
         public static let finished = Code(name: "finished")
         /// Any other SQLite failure.
         public static let database = Code(name: "database")
+        /// The database could not take a session's end (disk full, I/O error): the rows not in it
+        /// were spilled to a recovery file (`path`) that the next start imports. Nothing is lost,
+        /// but it is not in the database yet.
+        public static let spilled = Code(name: "spilled")
         public var description: String { name }
     }
 

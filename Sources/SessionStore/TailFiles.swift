@@ -160,6 +160,13 @@ struct TailSegmentWriter: Sendable {
         _ = syscall("ftruncate") { ftruncate(descriptor, off_t(length)) }
     }
 
+    /// Flushes the file to the device: a spilled record must outlive the process.
+    func sync() throws(StoreError) {
+        if case .failure(let errno) = syscall("fsync", { fsync(descriptor) }) {
+            throw Self.failure(errno, path, "sync the tail segment")
+        }
+    }
+
     func closeDescriptor() {
         _ = syscall("close", retryingOnEINTR: false) { close(descriptor) }
     }

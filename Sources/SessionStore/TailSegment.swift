@@ -76,6 +76,13 @@ struct TailSegment: Hashable, Sendable {
         }
     }
 
+    /// How a session ended, when the database could not take it (disk full): the end goes into
+    /// the segment with the last rows, and crash recovery writes it.
+    struct Ending: Hashable, Sendable {
+        var endedAt: Date
+        var reason: SessionEndReason
+    }
+
     /// One flush's rows.
     struct Record: Hashable, Sendable {
         /// 0-based position in the segment (a stale record past a torn one cannot pass as the next).
@@ -86,12 +93,19 @@ struct TailSegment: Hashable, Sendable {
         var events: [SequencedEvent]
         /// The session's counters when written, if they changed.
         var counts: SessionCounts?
+        /// How the session ended, in a record spilled because the database could not take the
+        /// end: crash recovery closes the session so instead of as `interrupted`.
+        var ending: Ending?
 
-        init(ordinal: Int64, samples: [StoredSample], events: [SequencedEvent], counts: SessionCounts?) {
+        init(
+            ordinal: Int64, samples: [StoredSample], events: [SequencedEvent], counts: SessionCounts?,
+            ending: Ending? = nil
+        ) {
             self.ordinal = ordinal
             self.samples = samples
             self.events = events
             self.counts = counts
+            self.ending = ending
         }
 
         /// Reads a payload (without its frame). Events are decoded through `EventRow`, as the table
@@ -125,6 +139,9 @@ struct TailSegment: Hashable, Sendable {
             }
             let flags = payload[cursor]
             cursor += 1
+            guard flags & ~7 == 0 else {
+                throw DecodeError(code: .malformed, message: "tail record has unknown flags \(flags)")
+            }
             if flags & 1 == 1 {
                 var counts = SessionCounts(
                     received: SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(payload, &cursor)),
@@ -134,6 +151,17 @@ struct TailSegment: Hashable, Sendable {
                 self.counts = counts
             } else {
                 counts = nil
+            }
+            ending = nil
+            if flags & 4 == 4 {
+                let endedAt = Date(timeIntervalSince1970: try SampleChunkCodec.readDouble(payload, &cursor))
+                let length = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
+                guard length <= payload.count - cursor else {
+                    throw DecodeError(code: .truncated, message: "tail record ends in its end reason")
+                }
+                let reason = String(decoding: payload[cursor..<cursor + length], as: UTF8.self)
+                cursor += length
+                ending = Ending(endedAt: endedAt, reason: SessionEndReason(rawValue: reason))
             }
             guard cursor == payload.count else {
                 throw DecodeError(code: .malformed, message: "tail record has bytes after its counters")
@@ -153,14 +181,21 @@ struct TailSegment: Hashable, Sendable {
                 let values = EventRow(sessionID: idText, sequence: event.sequence, record: event.record).databaseValues
                 for value in values.dropFirst() { Self.appendValue(value, to: &payload) }
             }
+            let endingFlag: UInt8 = ending == nil ? 0 : 4
             if let counts {
-                payload.append(counts.sampleRate == nil ? 1 : 3)
+                payload.append((counts.sampleRate == nil ? 1 : 3) | endingFlag)
                 for value in [counts.received, counts.lost, counts.malformed] {
                     SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(value), to: &payload)
                 }
                 if let rate = counts.sampleRate { SampleChunkCodec.appendDouble(rate, to: &payload) }
             } else {
-                payload.append(0)
+                payload.append(endingFlag)
+            }
+            if let ending {
+                SampleChunkCodec.appendDouble(ending.endedAt.timeIntervalSince1970, to: &payload)
+                let reason = Array(ending.reason.rawValue.utf8)
+                SampleChunkCodec.appendVarint(UInt64(reason.count), to: &payload)
+                payload += reason
             }
             TailSegment.appendUInt32(UInt32(payload.count), to: &out)
             TailSegment.appendUInt32(CRC32.checksum(payload), to: &out)
@@ -252,6 +287,8 @@ struct TailSegment: Hashable, Sendable {
     var events: [SequencedEvent] { records.flatMap(\.events) }
     /// The counters of the last record that carried them.
     var counts: SessionCounts? { records.last(where: { $0.counts != nil })?.counts }
+    /// The session's end, when a record spilled it.
+    var ending: Ending? { records.last(where: { $0.ending != nil })?.ending }
 
     static func appendUInt32(_ value: UInt32, to out: inout [UInt8]) {
         for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }

@@ -10,12 +10,13 @@ import SessionStore
 extension Gateway: GatewayControl {
     /// `GET /v1/status`.
     public func status() async throws(ControlError) -> GatewayStatus {
-        GatewayStatus(
+        let degraded = registry.all.filter { $0.pipeline?.storeDegraded == true }.count
+        return GatewayStatus(
             version: dependencies.version, uptimeSeconds: Date().timeIntervalSince(startedAt),
-            stateDirectory: dependencies.stateDirectory, storeHealthy: health.isHealthy,
+            stateDirectory: dependencies.stateDirectory, storeHealthy: health.isHealthy && degraded == 0,
             adapters: adapterPool?.adapters ?? [], sensorsPaired: registry.all.count,
             sensorsConnected: registry.connectedCount, liveSessions: registry.liveCount,
-            sensorsWaitingForSlot: adapterPool?.waitingCount ?? 0)
+            sensorsWaitingForSlot: adapterPool?.waitingCount ?? 0, storeDegradedSessions: degraded)
     }
 
     /// `GET /v1/adapters`.

@@ -74,7 +74,9 @@ extension Gateway {
                     + (record.endReason.map { " (it ended: \($0.rawValue))" } ?? ""),
                 fix: "list live sessions with `sportsensorctl sessions --live`")
         }
-        await sessions.end(on: channel, reason: .stopped)
+        if let failure = await sessions.end(on: channel, reason: .stopped) {
+            throw Self.unsavedEnd(failure, session: record.idText, stateDirectory: dependencies.stateDirectory)
+        }
         let store = dependencies.store
         let ended = try await health.mapStore { () async throws(StoreError) in try await store.session(id: record.id) }
         return await sessionInfo(ended)
@@ -112,6 +114,19 @@ extension Gateway {
                 return piece
             }
         }
+    }
+
+    /// A stop whose session's end is not in the store: never reported as success.
+    static func unsavedEnd(_ failure: StoreError, session: String, stateDirectory: String) -> ControlError {
+        if failure.code == .spilled {
+            return ControlError(
+                .unavailable, failure.message,
+                fix: "free space in \(stateDirectory) (`df -h \(stateDirectory)`), then restart sportsensord")
+        }
+        return ControlError(
+            .unavailable,
+            "session \(session) ended, but its last samples could not be saved nor spilled: \(failure.message)",
+            fix: "free space in \(stateDirectory) now: the samples are lost when sportsensord stops")
     }
 
     private func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {

@@ -18,6 +18,8 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     private struct Phase {
         var started = false
         var shuttingDown = false
+        /// Sessions whose end shutdown could not store.
+        var unsavedEnds: [StoreError] = []
     }
 
     /// Every event for `events()` subscribers.
@@ -93,6 +95,8 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                 group.addTask { await job() }
             }
         }
+        let unsaved = phase.withLock { $0.unsavedEnds }
+        guard unsaved.isEmpty else { throw UnsavedShutdownError(failures: unsaved) }
         logger.info("gateway stopped")
     }
 
@@ -174,7 +178,10 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
         // sixteen in sequence on a slow card would outlast the unit's TimeoutStopSec.
         await withDiscardingTaskGroup { group in
             for channel in registry.all {
-                group.addTask { await self.sessions.end(on: channel, reason: .shutdown) }
+                group.addTask {
+                    guard let failure = await self.sessions.end(on: channel, reason: .shutdown) else { return }
+                    self.phase.withLock { $0.unsavedEnds.append(failure) }
+                }
             }
         }
         for channel in registry.all { channel.link.stop() }

@@ -81,7 +81,9 @@ public struct GatewayApplication: Sendable {
     public func run() async throws {
         let directory = stateDirectory
         let storeLogger = logger.with(label: "store")
-        let store = try SessionStore.open(at: directory, options: SessionStore.Options(logger: storeLogger))
+        // 16 MiB held back for spilling when the disk fills: minutes of 16 sensors' unsaved samples.
+        let store = try SessionStore.open(
+            at: directory, options: SessionStore.Options(logger: storeLogger, spillReserveBytes: 16 << 20))
         defer { try? store.close() }
         if !store.recoveredSessions.isEmpty {
             logger.warning(

@@ -98,18 +98,23 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         )
     }
 
-    /// Ends the session on `channel`, if one records; errors of the store are logged and mark it
-    /// unhealthy (the recorder keeps what it could not write, see `SessionRecorder`).
-    func end(on channel: SensorChannel<C>, reason: SessionEndReason) async {
-        guard let pipeline = channel.takePipeline() else { return }
+    /// Ends the session on `channel`, if one records. Returns nil when its end is in the store;
+    /// else the store's error, logged and marking the store unhealthy: `spilled` when the rows
+    /// the database could not take are in a recovery file (see `SessionRecorder`), any other code
+    /// when they are only in memory.
+    @discardableResult
+    func end(on channel: SensorChannel<C>, reason: SessionEndReason) async -> StoreError? {
+        guard let pipeline = channel.takePipeline() else { return nil }
         metrics.liveSessions.record(registry.liveCount)
         do {
             _ = try await pipeline.finish(reason: reason)
+            return nil
         } catch {
             health.record(healthy: false)
             logger.error(
                 "cannot close the session in the store",
                 metadata: ["session.id": "\(pipeline.sessionID)", "error": "\(error)"])
+            return error
         }
     }
 

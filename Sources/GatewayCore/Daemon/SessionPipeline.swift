@@ -85,6 +85,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var linkState: LinkState?
         var reportedQueueDepth = 0
         var reportedFlushes = 0
+        var reportedFailures = 0
+        var reportedDegraded = false
         var eventCounts: [String: Int] = [:]
         var samples: Int64 = 0
         var firstSample: (index: Int64, t: Double)?
@@ -257,15 +259,25 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// Adds this session's change of queue depth to the gateway's total, and the latest write's
     /// duration when a write happened since the last tick.
     private func reportStore(_ statistics: SessionRecorder<C>.Statistics) {
-        let (depthChange, newWrite) = state.withLock { state -> (Int, Bool) in
+        let (depthChange, newWrite, newFailures, degradedChange) = state.withLock {
+            state -> (Int, Bool, Int, Int) in
             // After finish, `finish(reason:)` takes the session's share back out of the total.
-            guard !state.finished else { return (0, false) }
+            guard !state.finished else { return (0, false, 0, 0) }
             defer {
                 state.reportedQueueDepth = statistics.queueDepth
                 state.reportedFlushes = statistics.flushes
+                state.reportedFailures = statistics.failedFlushes
+                state.reportedDegraded = statistics.isDegraded
             }
-            return (statistics.queueDepth - state.reportedQueueDepth, statistics.flushes != state.reportedFlushes)
+            let degradedChange = statistics.isDegraded == state.reportedDegraded ? 0 : statistics.isDegraded ? 1 : -1
+            return (
+                statistics.queueDepth - state.reportedQueueDepth, statistics.flushes != state.reportedFlushes,
+                statistics.failedFlushes - state.reportedFailures, degradedChange
+            )
         }
+        if newFailures > 0 { metrics.storeFailedWrites.increment(by: Int64(newFailures)) }
+        if degradedChange > 0 { metrics.storeDegradedSessions.increment(by: 1.0) }
+        if degradedChange < 0 { metrics.storeDegradedSessions.decrement(by: 1.0) }
         // A meter takes positive steps only, up or down.
         if depthChange > 0 { metrics.storeQueueDepth.increment(by: Double(depthChange)) }
         if depthChange < 0 { metrics.storeQueueDepth.decrement(by: Double(-depthChange)) }
@@ -286,6 +298,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 sampleRate: rate)
         }
     }
+
+    /// True while the store cannot take this session's rows (they wait in memory, retried).
+    public var storeDegraded: Bool { recorder.statistics.isDegraded }
+
+    /// The recorder's counters.
+    public var storeStatistics: SessionRecorder<C>.Statistics { recorder.statistics }
 
     /// The live numbers `sportsensorctl tail` shows.
     public func counters() -> SessionCounters {
@@ -316,7 +334,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             profile: context.settings.profile.rawValue, startedAt: session.startedAt, endedAt: nil, endReason: nil,
             isLive: true,
             eventCounts: eventCounts, samples: Int(counts.received), lostSamples: Int(counts.lost),
-            malformedNotifications: Int(counts.malformed), sampleRate: counts.sampleRate)
+            malformedNotifications: Int(counts.malformed), sampleRate: counts.sampleRate,
+            storeDegraded: storeDegraded)
     }
 
     /// Ends the session: the detector's pending events are recorded, the recorder flushes and
@@ -343,13 +362,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             record = try await recorder.finish(reason: reason, endedAt: endedAt, counts: counts)
         } catch {
             abandonSink.yield()
+            let spilled = recorder.statistics.spilledSamples
+            if spilled > 0 { metrics.storeSpilledSamples.increment(by: spilled) }
+            withdrawStoreReport()
             throw error
         }
-        let reported = state.withLock { state in
-            defer { state.reportedQueueDepth = 0 }
-            return state.reportedQueueDepth
-        }
-        if reported != 0 { metrics.storeQueueDepth.decrement(by: Double(reported)) }
+        withdrawStoreReport()
         logger.info("session ended", metadata: ["session.reason": "\(reason)"])
         var info = self.info()
         info.isLive = false
@@ -357,6 +375,20 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         info.endReason = reason.rawValue
         bus.publish(.session(info))
         return record
+    }
+
+    /// Takes this session's share out of the gateway's store gauges, once it has ended.
+    private func withdrawStoreReport() {
+        let (depth, degraded) = state.withLock { state in
+            defer {
+                state.reportedQueueDepth = 0
+                state.reportedDegraded = false
+            }
+            return (state.reportedQueueDepth, state.reportedDegraded)
+        }
+        if depth > 0 { metrics.storeQueueDepth.decrement(by: Double(depth)) }
+        if depth < 0 { metrics.storeQueueDepth.increment(by: Double(-depth)) }
+        if degraded { metrics.storeDegradedSessions.decrement(by: 1.0) }
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {

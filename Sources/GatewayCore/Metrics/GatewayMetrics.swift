@@ -33,6 +33,13 @@ public struct GatewayMetrics: Sendable {
         public static let storeQueueDepth = "sportsensord_store_queue_depth"
         /// Timer (histogram in seconds): one store write of a session's buffered samples and events.
         public static let storeWriteSeconds = "sportsensord_store_write_seconds"
+        /// Counter: store writes of a live session that failed (disk full, I/O error); the rows stay
+        /// in memory and are retried.
+        public static let storeFailedWrites = "sportsensord_store_failed_writes_total"
+        /// Gauge: live sessions whose last store write failed (`store_degraded`).
+        public static let storeDegradedSessions = "sportsensord_store_degraded_sessions"
+        /// Counter: samples spilled to a recovery file because a session's end could not be stored.
+        public static let storeSpilledSamples = "sportsensord_store_spilled_samples_total"
         /// The dimension of ``events``.
         public static let eventType = "type"
 
@@ -40,6 +47,7 @@ public struct GatewayMetrics: Sendable {
         public static let all = [
             notifications, samples, lostSamples, malformedNotifications, events, reconnects, eventBusDropped,
             sensorsConnected, liveSessions, storeQueueDepth, storeWriteSeconds,
+            storeFailedWrites, storeDegradedSessions, storeSpilledSamples,
         ]
     }
 
@@ -63,6 +71,12 @@ public struct GatewayMetrics: Sendable {
     public let storeQueueDepth: Meter
     /// Store write durations.
     public let storeWriteSeconds: Metrics.Timer
+    /// Failed store writes of live sessions.
+    public let storeFailedWrites: Counter
+    /// Live sessions whose store writes fail now; each session adds its own change.
+    public let storeDegradedSessions: Meter
+    /// Samples spilled to recovery files.
+    public let storeSpilledSamples: Counter
     private let eventCounters: [EventKind: Counter]
 
     /// Creates (and so registers) every series through `factory`, by default the bootstrapped
@@ -78,6 +92,9 @@ public struct GatewayMetrics: Sendable {
         liveSessions = Gauge(label: Name.liveSessions, factory: factory)
         storeQueueDepth = Meter(label: Name.storeQueueDepth, factory: factory)
         storeWriteSeconds = Metrics.Timer(label: Name.storeWriteSeconds, factory: factory)
+        storeFailedWrites = Counter(label: Name.storeFailedWrites, factory: factory)
+        storeDegradedSessions = Meter(label: Name.storeDegradedSessions, factory: factory)
+        storeSpilledSamples = Counter(label: Name.storeSpilledSamples, factory: factory)
         var counters: [EventKind: Counter] = [:]
         for kind in EventKind.allCases {
             counters[kind] = Counter(
@@ -93,11 +110,15 @@ public struct GatewayMetrics: Sendable {
 
     /// Shows every counter and gauge at zero (the timer shows once it is created).
     public func registerAtZero() {
-        for counter in [notifications, samples, lostSamples, malformedNotifications, reconnects, eventBusDropped] {
+        for counter in [
+            notifications, samples, lostSamples, malformedNotifications, reconnects, eventBusDropped, storeFailedWrites,
+            storeSpilledSamples,
+        ] {
             counter.increment(by: 0)
         }
         for counter in eventCounters.values { counter.increment(by: 0) }
         for gauge in [sensorsConnected, liveSessions] { gauge.record(0) }
         storeQueueDepth.increment(by: 0.0)
+        storeDegradedSessions.increment(by: 0.0)
     }
 }

@@ -52,7 +52,7 @@ enum GatewayFormatting {
             ["version", status.version],
             ["uptime", duration(status.uptimeSeconds)],
             ["state directory", status.stateDirectory],
-            ["store", status.storeHealthy ? "healthy" : "UNHEALTHY (see `journalctl -u sportsensord`)"],
+            ["store", storeState(status)],
             ["adapters", adapters],
             [
                 "sensors",
@@ -67,6 +67,15 @@ enum GatewayFormatting {
     }
 
     /// `hci0 00:1A:7D:DA:71:13 up, 3/5 links`.
+    /// The store line of `status`: degraded sessions keep their rows in memory until it can write.
+    static func storeState(_ status: GatewayStatus) -> String {
+        if status.storeDegradedSessions > 0 {
+            return "DEGRADED: \(status.storeDegradedSessions) live session(s) cannot save (disk full or I/O error; "
+                + "samples kept in memory and retried): free space in \(status.stateDirectory)"
+        }
+        return status.storeHealthy ? "healthy" : "UNHEALTHY (see `journalctl -u sportsensord`)"
+    }
+
     static func adapter(_ adapter: AdapterInfo) -> String {
         "\(adapter.name) \(adapter.address) \(adapter.up ? "up" : "DOWN"), \(adapter.links)/\(adapter.linkBudget) links"
     }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import Testing
+
+@testable import SessionStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A full disk at a session's end: what the database cannot take goes to a recovery file that the
+/// next open imports, with the session's real end.
+@Suite("Session store: spilling when the disk is full")
+struct SpillTests {
+    @Test("the end a full database cannot take is spilled with every unsaved row and imported at the next open")
+    func spillAndImport() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(
+            at: temporary.stateDirectory, options: SessionStore.Options(maxPageCount: 40, spillReserveBytes: 1 << 20))
+        let reserve = try #require(store.spillReserve)
+        #expect(reserve.isHeld)
+        #expect(FileManager.default.fileExists(atPath: reserve.path))
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
+        let recorder = try await store.recorder(
+            for: session, configuration: .init(chunkLength: 512), clock: ContinuousClock())
+        let samples = SyntheticMotion.training(count: 200_000, seed: 5)
+        var recorded = 0
+        var full = false
+        while recorded < samples.count - 3000, !full {
+            recorder.record(samples: samples[recorded..<recorded + 3000])
+            recorder.record(event: EventRecord(type: "hit", t: samples[recorded].t))
+            recorded += 3000
+            do { try await recorder.flush() } catch { full = true }
+        }
+        #expect(full, "the page cap was never reached")
+        // More rows while full, then the end: none of it fits in the database.
+        recorder.record(samples: samples[recorded..<recorded + 1000])
+        recorder.record(event: EventRecord(type: "hit", t: samples[recorded].t))
+        recorded += 1000
+        let events = recorded / 3000 + 1
+        let unsaved = recorder.statistics.bufferedSamples
+        let endedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let counts = SessionCounts(received: Int64(recorded), lost: 3, sampleRate: 100)
+        var thrown: StoreError?
+        do { try await recorder.finish(reason: .stopped, endedAt: endedAt, counts: counts) } catch { thrown = error }
+        let error = try #require(thrown, "finish must not report success for rows that are not in the database")
+        #expect(error.code == .spilled)
+        #expect(error.message.contains("\(unsaved) samples"), "\(error.message)")
+        #expect(error.message.contains("recovery file"))
+        let file = try #require(error.path)
+        #expect(FileManager.default.fileExists(atPath: file))
+        #expect(recorder.statistics.spilledSamples == Int64(unsaved))
+        #expect(recorder.statistics.spillFile == file)
+        #expect(!reserve.isHeld, "the reserve was given back for the spill")
+        #expect(!FileManager.default.fileExists(atPath: reserve.path))
+        try store.close()
+
+        // The next open (space back) imports the recovery file with the spilled end.
+        let reopened = try SessionStore.open(at: temporary.stateDirectory)
+        defer { try? reopened.close() }
+        #expect(reopened.recoveredSessions == [session.id])
+        let stored = try await reopened.session(id: session.id)
+        #expect(stored.endReason == .stopped, "not interrupted: the spilled end")
+        #expect(stored.endedAt == endedAt)
+        #expect(stored.counts.received == Int64(recorded))
+        #expect(stored.counts.lost == 3)
+        #expect(sameSamples(try await reopened.samples(of: session.id), samples[..<recorded]))
+        #expect(try await eventSequences(reopened, session.id) == (0..<Int64(events)).map { $0 })
+        #expect(!FileManager.default.fileExists(atPath: file), "the recovery file is gone once imported")
+    }
+
+    @Test("a tail record with an end round-trips; a torn end ends the segment before it")
+    func recordWithEnding() throws {
+        let id = UUID(uuidString: "0F5C2D0E-8A51-4D55-9C1B-35E0D4B0A7C1")!
+        let samples = SyntheticMotion.training(count: 300, seed: 9)
+        let ending = TailSegment.Ending(endedAt: Date(timeIntervalSince1970: 1_700_000_123.25), reason: .shutdown)
+        let first = TailSegment.Record(ordinal: 0, samples: Array(samples[..<100]), events: [], counts: nil)
+        let last = TailSegment.Record(
+            ordinal: 1, samples: Array(samples[100...]), events: [],
+            counts: SessionCounts(received: 300, lost: 0, sampleRate: 99.5), ending: ending)
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: id, chunk: 4).encode(into: &bytes)
+        first.encode(session: id, into: &bytes)
+        let firstEnd = bytes.count
+        last.encode(session: id, into: &bytes)
+        let segment = try TailSegment(parsing: bytes)
+        #expect(segment.records.count == 2)
+        #expect(segment.ending == ending)
+        #expect(segment.counts?.received == 300)
+        #expect(sameSamples(segment.samples, samples))
+        let torn = try TailSegment(parsing: Array(bytes.dropLast(3)))
+        #expect(torn.records.count == 1)
+        #expect(torn.ending == nil)
+        #expect(torn.validLength == firstEnd)
+    }
+
+    @Test("failed flushes back off: 1, 2, 4, 8, then every 16 ticks")
+    func retryBackoff() {
+        let waits = (1...7).map { SessionRecorder<ContinuousClock>.wakesBeforeRetry(afterFailures: $0) }
+        #expect(waits == [0, 1, 3, 7, 15, 15, 15])
+    }
+
+    @Test("the spill reserve holds allocated blocks until released, and is renewed")
+    func reserveAllocates() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = TailDirectory(databasePath: temporary.databasePath)
+        let reserve = SpillReserve(directory: directory, bytes: 256 << 10, logger: .init(label: "test"))
+        #expect(reserve.renew())
+        var info = stat()
+        #expect(stat(reserve.path, &info) == 0)
+        #expect(Int(info.st_blocks) * 512 >= 256 << 10, "allocated, not a sparse file")
+        #expect(reserve.release())
+        #expect(!reserve.release(), "released once")
+        #expect(!FileManager.default.fileExists(atPath: reserve.path))
+        #expect(reserve.renew())
+        #expect(reserve.isHeld)
+        #expect(directory.entries().isEmpty, "the reserve is not taken for a segment")
+    }
+}
