@@ -40,13 +40,16 @@ public struct ControlServerConfiguration: Sendable {
     public var keepAliveInterval: Duration
     /// How long a connection may send nothing, between requests or within a request's head.
     public var idleTimeout: Duration
+    /// Open connections per listener; past it the one idle longest is closed (`ConnectionLimit`).
+    public var maxConnections: Int
 
     /// A configuration; by default the Unix socket only, mode 0660, group `sportsensor`.
     public init(
         socketPath: String = GatewayPaths().controlSocket().path, socketGroup: String? = "sportsensor",
         socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15),
-        idleTimeout: Duration = .seconds(30)
+        idleTimeout: Duration = .seconds(30), maxConnections: Int = 512
     ) {
+        self.maxConnections = max(1, maxConnections)
         self.socketPath = socketPath
         self.socketGroup = socketGroup
         self.socketMode = socketMode
@@ -148,9 +151,11 @@ public struct ControlServer: Service {
     /// A connection that sends nothing for `idleTimeout` (between requests, or in the middle of a
     /// request's head) is closed: idle or half-open clients cannot pile up until descriptors run
     /// out. A response in progress (an SSE stream) is never cut.
-    var httpConfiguration: HTTP1Channel.Configuration {
+    /// Each listener has its own `ConnectionLimit`, so a flood on TCP leaves the socket alone.
+    func httpConfiguration(limit: ConnectionLimit) -> HTTP1Channel.Configuration {
         let (seconds, attoseconds) = configuration.idleTimeout.components
         return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimitHandler(limit: limit)],
             idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
@@ -163,8 +168,9 @@ public struct ControlServer: Service {
         let onListening = onListening
         let router = ControlRoutes.router(
             control: control, registry: registry, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
+        let limit = ConnectionLimit(maximum: configuration.maxConnections, listener: path, logger: logger)
         return Application(
-            router: router, server: .http1(configuration: httpConfiguration),
+            router: router, server: .http1(configuration: httpConfiguration(limit: limit)),
             configuration: ApplicationConfiguration(address: .unixDomainSocket(path: path), serverName: nil),
             onServerRunning: { _ in
                 bound.identity = UnixSocketFile.identity(path: path)
@@ -189,8 +195,10 @@ public struct ControlServer: Service {
         let router = ControlRoutes.router(
             control: control, registry: registry, bearerToken: tcp.bearerToken,
             keepAliveInterval: configuration.keepAliveInterval, logger: logger)
+        let limit = ConnectionLimit(
+            maximum: configuration.maxConnections, listener: "\(tcp.host):\(tcp.port)", logger: logger)
         return Application(
-            router: router, server: .http1(configuration: httpConfiguration),
+            router: router, server: .http1(configuration: httpConfiguration(limit: limit)),
             configuration: ApplicationConfiguration(address: .hostname(tcp.host, port: tcp.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? tcp.port

@@ -53,7 +53,7 @@ struct ConfigurationReader {
     static let sections: [String: [String]] = [
         "gateway": ["state_dir", "socket", "default_profile", "log_level"],
         "bluetooth": ["adapters", "link_budget"],
-        "api": ["tcp_listen", "token"],
+        "api": ["tcp_listen", "token", "max_connections"],
         "sessions": ["auto_start", "idle_stop_minutes"],
         "detection": DetectionProfile.allCases.map(\.rawValue),
         "retention": ["days", "samples_days", "max_share"],
@@ -127,6 +127,16 @@ struct ConfigurationReader {
                         fix: "use at least 16 random characters, e.g. from `openssl rand -hex 24`")
                 }
                 configuration.apiToken = token
+            }
+            if let limit = try integer(api, "api.max_connections") {
+                guard GatewayConfiguration.maxConnectionsRange.contains(limit) else {
+                    throw invalid(
+                        "api.max_connections", "\(limit) connections per listener is out of range",
+                        fix: "use \(GatewayConfiguration.maxConnectionsRange.lowerBound)–"
+                            + "\(GatewayConfiguration.maxConnectionsRange.upperBound) (default "
+                            + "\(GatewayConfiguration.defaultMaxConnections)), within the unit's LimitNOFILE")
+                }
+                configuration.maxConnections = limit
             }
             if configuration.tcpListen != nil, configuration.apiToken == nil {
                 throw invalid(

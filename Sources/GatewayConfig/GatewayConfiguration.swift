@@ -35,6 +35,14 @@ public struct GatewayConfiguration: Hashable, Sendable {
     public var tcpListen: TCPListenAddress?
     /// `[api] token`: the bearer token TCP clients must send.
     public var apiToken: String?
+    /// `[api] max_connections`: open connections per listener; past it the one idle longest is
+    /// closed (Docs/API.md, "The listeners").
+    public var maxConnections = GatewayConfiguration.defaultMaxConnections
+    /// The default `max_connections`: with the Unix socket and TCP, 1 024 descriptors at most,
+    /// far below the unit's `LimitNOFILE=8192`.
+    public static let defaultMaxConnections = 512
+    /// The `max_connections` values accepted.
+    public static let maxConnectionsRange = 8...4096
     /// `[sessions] auto_start`: start a session when a paired sensor connects and moves.
     public var autoStart = false
     /// `[sessions] idle_stop_minutes`: end a live session after this long without movement; nil never.

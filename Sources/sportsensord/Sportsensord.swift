@@ -278,7 +278,8 @@ extension Sportsensord {
         }
         return ControlServer(
             control: context.control,
-            configuration: ControlServerConfiguration(socketPath: context.socketPath, tcp: tcp),
+            configuration: ControlServerConfiguration(
+                socketPath: context.socketPath, tcp: tcp, maxConnections: context.maxConnections),
             logger: context.logger, onListening: { _ in context.onListening() })
     }
 }

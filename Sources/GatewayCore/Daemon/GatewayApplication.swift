@@ -19,6 +19,8 @@ public struct ControlServerContext: Sendable {
     public var tcpListen: TCPListenAddress?
     /// The bearer token TCP clients must present.
     public var token: String?
+    /// Open connections per listener (`[api] max_connections`).
+    public var maxConnections: Int = GatewayConfiguration.defaultMaxConnections
     /// Call once the socket listens: systemd's `READY=1` waits for it.
     public var onListening: @Sendable () -> Void
     /// The logger.
@@ -113,7 +115,8 @@ public struct GatewayApplication: Sendable {
         if let makeControlServer {
             let context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
-                token: configuration.apiToken, onListening: { listeningSink.yield() }, logger: logger)
+                token: configuration.apiToken, maxConnections: configuration.maxConnections,
+                onListening: { listeningSink.yield() }, logger: logger)
             services.append(.init(service: try makeControlServer(context)))
         } else {
             listeningSink.yield()

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Logging
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// The open connections of one listener, capped: when one more arrives past `maximum`, the
+/// connection idle longest (connected but no request yet, or between requests) is closed to make
+/// room; when every one has a request in progress (an event stream, a download) the new one is
+/// closed at once. So idle clients, however many, cannot lock the API out: a client that sends
+/// its request after connecting gets answered, and the daemon never holds more than `maximum`
+/// descriptors per listener for long (the kernel's accept backlog never fills either, since
+/// accepting goes on).
+final class ConnectionLimit: Sendable {
+    /// What one open connection is doing.
+    struct Entry {
+        var channel: any Channel
+        /// A request's head arrived and its response has not ended.
+        var busy: Bool
+        /// When it last became idle, in the table's own order (smaller is longer ago).
+        var idleSince: UInt64
+    }
+
+    struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var clock: UInt64 = 0
+        var overflowing = false
+        /// Connections closed to make room, for the log and tests.
+        var evicted = 0
+    }
+
+    /// Open connections allowed.
+    let maximum: Int
+    private let listener: String
+    private let logger: Logger
+    private let table = Mutex(Table())
+
+    init(maximum: Int, listener: String, logger: Logger) {
+        self.maximum = max(1, maximum)
+        self.listener = listener
+        self.logger = logger
+    }
+
+    /// Connections open now.
+    var count: Int { table.withLock { $0.entries.count } }
+    /// Connections closed so far to stay within the cap.
+    var evicted: Int { table.withLock { $0.evicted } }
+
+    /// Takes in a new connection; returns the connection to close (the idle-longest one, or this
+    /// one when all are busy), nil within the cap.
+    func opened(_ channel: any Channel) -> (any Channel)? {
+        let (victim, firstOverflow) = table.withLock { table -> ((any Channel)?, Bool) in
+            table.clock += 1
+            table.entries[ObjectIdentifier(channel)] = Entry(channel: channel, busy: false, idleSince: table.clock)
+            guard table.entries.count > maximum else {
+                table.overflowing = false
+                return (nil, false)
+            }
+            let idle = table.entries.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }
+            // Only the new connection is idle: every other one is serving a request.
+            let victim = idle?.key ?? ObjectIdentifier(channel)
+            let closing = table.entries.removeValue(forKey: victim)?.channel
+            table.evicted += 1
+            defer { table.overflowing = true }
+            return (closing, !table.overflowing)
+        }
+        if firstOverflow {
+            logger.warning(
+                "control API connection cap reached: closing the connection idle longest for each new one",
+                metadata: ["api.listener": "\(listener)", "api.max_connections": "\(maximum)"])
+        }
+        return victim
+    }
+
+    /// A request's head arrived on `channel`.
+    func requestBegan(_ channel: any Channel) {
+        table.withLock { $0.entries[ObjectIdentifier(channel)]?.busy = true }
+    }
+
+    /// `channel` wrote the end of a response.
+    func responseEnded(_ channel: any Channel) {
+        table.withLock { table in
+            table.clock += 1
+            let clock = table.clock
+            table.entries[ObjectIdentifier(channel)]?.busy = false
+            table.entries[ObjectIdentifier(channel)]?.idleSince = clock
+        }
+    }
+
+    /// `channel` closed.
+    func closed(_ channel: any Channel) {
+        _ = table.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}
+
+/// Reports one connection's requests and responses to its listener's `ConnectionLimit`; sits
+/// after the HTTP codec, passing every part through unchanged.
+final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limit: ConnectionLimit
+
+    init(limit: ConnectionLimit) {
+        self.limit = limit
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let limit = self.limit
+        channel.closeFuture.whenComplete { _ in limit.closed(channel) }
+        limit.opened(channel)?.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { limit.requestBegan(context.channel) }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { limit.responseEnded(context.channel) }
+        context.write(data, promise: promise)
+    }
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GatewayTesting
+import SessionStore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real disk that fills while sessions record: the state directory is a small tmpfs, and a file
+/// takes its last byte mid-session, so every write of the daemon fails with ENOSPC as on a full SD
+/// card.
+@Suite("End to end: the disk fills mid-session", .serialized, .timeLimit(.minutes(5)))
+struct DiskFullEndToEndTests {
+    static let twoSensors = "[virtual]\nsensors = 2\n"
+
+    /// Mounts a tmpfs of `megabytes` on `path` (needs root, as CI and the build machine run).
+    static func mountTmpfs(_ path: String, megabytes: Int) async throws {
+        try #require(
+            geteuid() == 0,
+            "this test mounts a small tmpfs to fill a real file system: run the tests as root (make test does in CI)")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let mounted = try await runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0750", "tmpfs", path])
+        try #require(mounted.status == 0, "mount -t tmpfs: \(mounted)")
+    }
+
+    static func unmount(_ path: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/umount")
+        process.arguments = ["-l", path]
+        try? process.run()
+        process.waitUntilExit()
+    }
+
+    /// Writes `path` until the file system has no byte left; returns the bytes written.
+    static func fill(_ path: String) throws -> Int {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        defer { try? handle.close() }
+        var written = 0
+        for size in [1 << 20, 4096, 1] {
+            let block = Data(repeating: 0xA5, count: size)
+            while (try? handle.write(contentsOf: block)) != nil { written += size }
+        }
+        return written
+    }
+
+    @Test("degraded is shown; stop and SIGTERM spill instead of claiming success; the restart imports every sample")
+    func diskFillsMidSession() async throws {
+        let directory = try RunningGateway.makeDirectory()
+        let state = directory + "/state"
+        try await Self.mountTmpfs(state, megabytes: 48)
+        defer {
+            Self.unmount(state)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        var ids: [String: String] = [:]
+        try await RunningGateway.with(config: Self.twoSensors, in: directory) { gateway in
+            #expect(FileManager.default.fileExists(atPath: state + "/sportsensord.sqlite-tail/spill.reserve"))
+            for sensor in ["virtual-1", "virtual-2"] {
+                #expect(try await gateway.waitForLink(sensor))
+                let started = try await gateway.controlJSON(["start", "--sensor", sensor, "--json"]) as? [String: Any]
+                ids[sensor] = try #require(started?["id"] as? String)
+            }
+            try await Task.sleep(for: .seconds(2))
+            let filled = try Self.fill(state + "/filler")
+            #expect(filled > 0)
+
+            // Both sessions go degraded, and status says so.
+            let degraded = try await gateway.waitUntil(timeout: .seconds(60)) {
+                let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
+                return status?["store_degraded_sessions"] as? Int == 2
+            }
+            #expect(degraded, "\(gateway.log.suffix(2000))")
+            let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
+            #expect(status?["store_healthy"] as? Bool == false)
+            let text = try await gateway.control(["status"])
+            #expect(text.standardOutput.contains("DEGRADED: 2 live session(s) cannot save"), "\(text)")
+            let shown = try await gateway.controlJSON(["show", try #require(ids["virtual-1"]), "--json"])
+            #expect((shown as? [String: Any])?["store_degraded"] as? Bool == true, "\(shown)")
+            try await Task.sleep(for: .seconds(2))
+
+            // stop reports the truth: not in the store, spilled to a named file, non-zero exit.
+            let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
+            #expect(stopped.status == 69, "\(stopped)")
+            #expect(stopped.standardError.contains("spilled to the recovery file"), "\(stopped)")
+            #expect(stopped.standardError.contains("which the next start of sportsensord imports"), "\(stopped)")
+
+            // SIGTERM spills the other session and exits with a failure, not 0.
+            try await Task.sleep(for: .seconds(1))
+            gateway.daemon.send(SIGTERM)
+            let exit = await gateway.daemon.waitForExit(timeout: .seconds(20))
+            #expect(exit == 1, "\(gateway.log.suffix(3000))")
+            #expect(gateway.log.contains("spilled to recovery files"), "\(gateway.log.suffix(3000))")
+
+            // Space back: the restart imports both recovery files with their real ends.
+            try FileManager.default.removeItem(atPath: state + "/filler")
+            try await Self.checkRestart(directory: directory, ids: ids)
+        }
+    }
+
+    static func checkRestart(directory: String, ids: [String: String]) async throws {
+        let state = directory + "/state"
+        try await RunningGateway.with(config: Self.twoSensors, in: directory) { restarted in
+            #expect(restarted.log.contains("imported the recovery file"), "\(restarted.log.suffix(3000))")
+            let reasons = ["virtual-1": "stopped", "virtual-2": "shutdown"]
+            let store = try SessionStore.openReadOnly(at: StateDirectory(path: state))
+            defer { try? store.close() }
+            for (sensor, reason) in reasons {
+                let id = try #require(ids[sensor])
+                let shown = try await restarted.controlJSON(["show", id, "--json"]) as? [String: Any]
+                #expect(shown?["end_reason"] as? String == reason, "\(String(describing: shown))")
+                let received = try #require(shown?["samples"] as? Int)
+                let lost = try #require(shown?["lost_samples"] as? Int)
+                let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
+                #expect(received > 500, "seconds of samples at 100 Hz")
+                #expect(samples.count == received, "every sample the daemon received is stored: \(sensor)")
+                let gaps = zip(samples, samples.dropFirst()).map { $1.index - $0.index - 1 }
+                #expect(gaps.allSatisfy { $0 >= 0 })
+                #expect(gaps.reduce(0, +) == Int64(lost), "index gaps are the lost count: \(sensor)")
+            }
+        }
+    }
+}
