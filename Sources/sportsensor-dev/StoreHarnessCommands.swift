@@ -100,6 +100,9 @@ struct StoreBenchmark: AsyncParsableCommand {
     @Option(help: "With --sensors: the recorder's flush interval in milliseconds (the daemon's default if absent).")
     var flushIntervalMs: Int?
 
+    @Option(help: "With --sensors: samples per stored chunk (the daemon's default if absent).")
+    var chunkLength: Int?
+
     func run() async throws {
         if let sensors {
             try await measureWear(sensors: sensors)
@@ -158,13 +161,14 @@ extension StoreBenchmark {
         defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         var configuration = SessionRecorder<ContinuousClock>.Configuration()
         if let flushIntervalMs { configuration.flushInterval = .milliseconds(flushIntervalMs) }
+        if let chunkLength { configuration.chunkLength = max(1, chunkLength) }
         let benchmark = StoreWearBenchmark(
             sensors: sensors, minutes: minutes, directory: directory, realtime: realtime, configuration: configuration)
         let result = try await benchmark.run()
         print("state directory:       \(directory)")
         print(
             "sensors, minutes:      \(sensors) × 100 Hz, \(minutes) min (\(realtime ? "real time" : "simulated time"))")
-        print("flush interval:        \(configuration.flushInterval)")
+        print("flush interval:        \(configuration.flushInterval), chunks of \(configuration.chunkLength)")
         print("samples, events:       \(result.samples), \(result.events)")
         print("flushes:               \(result.flushes) (wall \(String(format: "%.1f", result.wallSeconds)) s)")
         print("write_bytes:           \(result.writeBytes) (cancelled \(result.cancelledBytes))")
