@@ -123,13 +123,13 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     public let session: SessionRecord
     /// The limits in force.
     public let configuration: Configuration
-    private let store: SessionStore
+    let store: SessionStore
     private let clock: C
-    private let logger: Logger
-    private let buffer: Mutex<Buffer>
-    private let writer: Mutex<WriterState>
+    let logger: Logger
+    let buffer: Mutex<Buffer>
+    let writer: Mutex<WriterState>
     private let wakes: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    let wake: AsyncStream<Void>.Continuation
 
     init(
         store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resumeLength: Int?,
@@ -398,7 +398,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Appends a record to the open chunk's segment, creating the segment with its first record
     /// (or continuing one an earlier recorder left).
-    private func append(_ append: RecordingTail.Append, _ state: inout WriterState) throws(StoreError) {
+    func append(_ append: RecordingTail.Append, _ state: inout WriterState) throws(StoreError) {
         if state.segment?.chunk != append.chunk {
             state.segment?.closeDescriptor()
             state.segment = nil
@@ -495,79 +495,5 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         record.endReason = reason
         record.counts = finalCounts
         return record
-    }
-
-    // MARK: Spilling
-
-    /// Writes what the database could not take, with the end, to the open chunk's segment after
-    /// releasing the store's reserve; always throws: `spilled` naming the file, else `failure`.
-    private func spill(_ close: RecordingTail.Close, failure: StoreError) async throws(StoreError) {
-        store.spillReserve?.release()
-        let spilled: (samples: Int, events: Int, file: String)
-        do {
-            spilled = try await store.database.writeWithoutTransaction { _ in try self.spillOnWriter(close) }
-        } catch {
-            let unsaved = statistics
-            logger.critical(
-                "cannot save the session's last rows, nor spill them to a recovery file: they are lost when "
-                    + "sportsensord stops: \(failure.message)",
-                metadata: [
-                    "store.unsaved_samples": "\(unsaved.bufferedSamples)", "store.unsaved_events": "\(unsaved.bufferedEvents)",
-                    "store.spill_error": "\(error)",
-                ])
-            throw failure
-        }
-        wake.finish()
-        logger.error(
-            "cannot close the session in the database: spilled its unsaved rows to a recovery file, imported at "
-                + "the next start",
-            metadata: [
-                "store.path": "\(spilled.file)", "store.samples": "\(spilled.samples)", "store.events": "\(spilled.events)",
-                "error": "\(failure.message)",
-            ])
-        throw StoreError(
-            .spilled,
-            "session \(session.idText) ended, but the database could not take its end (\(failure.message)): "
-                + "\(spilled.samples) samples and \(spilled.events) events not in it were spilled to the recovery file "
-                + "\(spilled.file), which the next start of sportsensord imports",
-            path: spilled.file, cause: failure)
-    }
-
-    /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.
-    private func spillOnWriter(_ close: RecordingTail.Close) throws -> (samples: Int, events: Int, file: String) {
-        let (samples, events) = buffer.withLock { state -> ([StoredSample], [SequencedEvent]) in
-            let taken = (state.samples, state.events)
-            state.samples = []
-            state.events = []
-            state.inFlightSamples = taken.0.count
-            state.inFlightEvents = taken.1.count
-            return taken
-        }
-        var writerState = writer.withLock { $0 }
-        let step = writerState.tail.spill(samples: samples, events: events, close: close)
-        do {
-            guard case .append(let append) = step.action else { preconditionFailure("a spill is an append") }
-            try self.append(append, &writerState)
-            try writerState.segment?.sync()
-        } catch {
-            buffer.withLock { state in
-                state.samples = samples + state.samples
-                state.events = events + state.events
-                state.inFlightSamples = 0
-                state.inFlightEvents = 0
-            }
-            throw error
-        }
-        writerState.tail.apply(step)
-        let file = writerState.segment?.path ?? store.tailDirectory.path
-        writer.withLock { $0 = writerState }
-        buffer.withLock { state in
-            state.inFlightSamples = 0
-            state.inFlightEvents = 0
-            state.statistics.spilledSamples += Int64(samples.count)
-            state.statistics.spilledEvents += Int64(events.count)
-            state.statistics.spillFile = file
-        }
-        return (samples.count, events.count, file)
     }
 }

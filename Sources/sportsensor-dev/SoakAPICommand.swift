@@ -104,7 +104,9 @@ struct UnixStream {
         }
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                syscall("connect") { Glibc.connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                syscall("connect") {
+                    Glibc.connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
         }
         if case .failure(let errno) = connected {

@@ -21,7 +21,8 @@ struct DiskFullEndToEndTests {
             geteuid() == 0,
             "this test mounts a small tmpfs to fill a real file system: run the tests as root (make test does in CI)")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mounted = try await runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0750", "tmpfs", path])
+        let mounted = try await runCommand(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0750", "tmpfs", path])
         try #require(mounted.status == 0, "mount -t tmpfs: \(mounted)")
     }
 

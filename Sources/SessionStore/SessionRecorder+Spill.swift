@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import Logging
+
+/// Spilling: when the database cannot take a session's end, what is still in memory goes with the
+/// end into the open chunk's tail segment, the recovery file the next start imports.
+extension SessionRecorder {
+    /// Writes what the database could not take, with the end, to the open chunk's segment after
+    /// releasing the store's reserve; always throws: `spilled` naming the file, else `failure`.
+    func spill(_ close: RecordingTail.Close, failure: StoreError) async throws(StoreError) {
+        store.spillReserve?.release()
+        let spilled: (samples: Int, events: Int, file: String)
+        do {
+            spilled = try await store.database.writeWithoutTransaction { _ in try self.spillOnWriter(close) }
+        } catch {
+            let unsaved = statistics
+            logger.critical(
+                "cannot save the session's last rows, nor spill them to a recovery file: they are lost when "
+                    + "sportsensord stops: \(failure.message)",
+                metadata: [
+                    "store.unsaved_samples": "\(unsaved.bufferedSamples)",
+                    "store.unsaved_events": "\(unsaved.bufferedEvents)",
+                    "store.spill_error": "\(error)",
+                ])
+            throw failure
+        }
+        wake.finish()
+        logger.error(
+            "cannot close the session in the database: spilled its unsaved rows to a recovery file, imported at "
+                + "the next start",
+            metadata: [
+                "store.path": "\(spilled.file)", "store.samples": "\(spilled.samples)",
+                "store.events": "\(spilled.events)",
+                "error": "\(failure.message)",
+            ])
+        throw StoreError(
+            .spilled,
+            "session \(session.idText) ended, but the database could not take its end (\(failure.message)): "
+                + "\(spilled.samples) samples and \(spilled.events) events not in it were spilled to the recovery file "
+                + "\(spilled.file), which the next start of sportsensord imports",
+            path: spilled.file, cause: failure)
+    }
+
+    /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.
+    private func spillOnWriter(_ close: RecordingTail.Close) throws -> (samples: Int, events: Int, file: String) {
+        let (samples, events) = buffer.withLock { state -> ([StoredSample], [SequencedEvent]) in
+            let taken = (state.samples, state.events)
+            state.samples = []
+            state.events = []
+            state.inFlightSamples = taken.0.count
+            state.inFlightEvents = taken.1.count
+            return taken
+        }
+        var writerState = writer.withLock { $0 }
+        let step = writerState.tail.spill(samples: samples, events: events, close: close)
+        do {
+            guard case .append(let append) = step.action else { preconditionFailure("a spill is an append") }
+            try self.append(append, &writerState)
+            try writerState.segment?.sync()
+        } catch {
+            buffer.withLock { state in
+                state.samples = samples + state.samples
+                state.events = events + state.events
+                state.inFlightSamples = 0
+                state.inFlightEvents = 0
+            }
+            throw error
+        }
+        writerState.tail.apply(step)
+        let file = writerState.segment?.path ?? store.tailDirectory.path
+        writer.withLock { $0 = writerState }
+        buffer.withLock { state in
+            state.inFlightSamples = 0
+            state.inFlightEvents = 0
+            state.statistics.spilledSamples += Int64(samples.count)
+            state.statistics.spilledEvents += Int64(events.count)
+            state.statistics.spillFile = file
+        }
+        return (samples.count, events.count, file)
+    }
+}
