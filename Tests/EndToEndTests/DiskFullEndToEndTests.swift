@@ -78,8 +78,15 @@ struct DiskFullEndToEndTests {
             #expect(status?["store_healthy"] as? Bool == false)
             let text = try await gateway.control(["status"])
             #expect(text.standardOutput.contains("DEGRADED: 2 live session(s) cannot save"), "\(text)")
-            let shown = try await gateway.controlJSON(["show", try #require(ids["virtual-1"]), "--json"])
-            #expect((shown as? [String: Any])?["store_degraded"] as? Bool == true, "\(shown)")
+            // The live session and /metrics say so too.
+            let api = try RawHTTPClient.connect(unixSocket: gateway.socketPath)
+            let live = try await api.exchange("GET", "/v1/sessions/" + (try #require(ids["virtual-1"])))
+            let session = try JSONSerialization.jsonObject(with: Data(live.body)) as? [String: Any]
+            #expect(session?["store_degraded"] as? Bool == true, "\(live.text)")
+            let metricsClient = try RawHTTPClient.connect(unixSocket: gateway.socketPath)
+            let metrics = try await metricsClient.exchange("GET", "/metrics").text
+            #expect(metrics.contains("sportsensord_store_degraded_sessions 2"), "\(metrics)")
+            #expect(!metrics.contains("sportsensord_store_failed_writes_total 0\n"), "\(metrics)")
             try await Task.sleep(for: .seconds(2))
 
             // stop reports the truth: not in the store, spilled to a named file, non-zero exit.
@@ -112,8 +119,8 @@ struct DiskFullEndToEndTests {
                 let id = try #require(ids[sensor])
                 let shown = try await restarted.controlJSON(["show", id, "--json"]) as? [String: Any]
                 #expect(shown?["end_reason"] as? String == reason, "\(String(describing: shown))")
-                let received = try #require(shown?["samples"] as? Int)
-                let lost = try #require(shown?["lost_samples"] as? Int)
+                let received = try #require(shown?["received"] as? Int)
+                let lost = try #require(shown?["lost"] as? Int)
                 let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
                 #expect(received > 500, "seconds of samples at 100 Hz")
                 #expect(samples.count == received, "every sample the daemon received is stored: \(sensor)")
