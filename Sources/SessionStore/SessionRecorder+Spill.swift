@@ -16,8 +16,10 @@ extension SessionRecorder {
         } catch {
             let unsaved = statistics
             logger.critical(
-                "cannot save the session's last rows, nor spill them to a recovery file: they are lost when "
-                    + "sportsensord stops: \(failure.message)",
+                """
+                cannot save the session's last rows, nor spill them to a recovery file: they are lost when \
+                sportsensord stops: \(failure.message)
+                """,
                 metadata: [
                     "store.unsaved_samples": "\(unsaved.bufferedSamples)",
                     "store.unsaved_events": "\(unsaved.bufferedEvents)",
@@ -27,8 +29,7 @@ extension SessionRecorder {
         }
         wake.finish()
         logger.error(
-            "cannot close the session in the database: spilled its unsaved rows to a recovery file, imported at "
-                + "the next start",
+            "cannot close the session in the database: spilled its unsaved rows to a recovery file, imported next start",
             metadata: [
                 "store.path": "\(spilled.file)", "store.samples": "\(spilled.samples)",
                 "store.events": "\(spilled.events)",

@@ -55,8 +55,7 @@ final class SpillReserve: Sendable {
             guard result == 0 else {
                 _ = syscall("unlink") { unlink(path) }
                 logger.warning(
-                    "cannot reserve \(bytes) bytes for spilling unsaved samples (\(Errno(rawValue: result))): "
-                        + "free space in the state directory",
+                    "cannot reserve \(bytes) bytes for spilling unsaved samples (\(Errno(rawValue: result)))",
                     metadata: ["store.path": "\(path)"])
                 return false
             }

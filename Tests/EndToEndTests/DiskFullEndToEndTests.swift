@@ -36,7 +36,7 @@ struct DiskFullEndToEndTests {
 
     /// Writes `path` until the file system has no byte left; returns the bytes written.
     static func fill(_ path: String) throws -> Int {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         defer { try? handle.close() }
         var written = 0
