@@ -11,68 +11,79 @@ import Glibc
 import Darwin
 #endif
 
-/// Disk space held back for spilling: `<database>-tail/spill.reserve`, allocated (not just sized)
-/// while the disk has room. When the disk fills, a recorder that cannot close its session in the
-/// database releases it and writes what it still holds into its tail segment (Docs/FORMATS.md,
-/// "Tail segments"), so a full disk does not also take the last seconds of every session.
+/// Disk space held back for spilling: `<database>-tail/spill.reserve.N`, a few files allocated
+/// (not just sized) while the disk has room. When the disk fills, a recorder that cannot close its
+/// session in the database releases one of them and writes what it still holds into its tail
+/// segment (Docs/FORMATS.md, "Tail segments"), so a full disk does not also take the last seconds
+/// of every session. One slot per spill: whatever else grabs the freed space (the database, other
+/// sessions' retries) leaves the other slots for the sessions that end later.
 final class SpillReserve: Sendable {
-    /// The reserve file.
-    let path: String
-    /// Bytes to hold.
-    let bytes: Int
+    /// The slot files.
+    let paths: [String]
+    /// Bytes per slot.
+    let slotBytes: Int
     private let logger: Logger
-    private let held = Mutex(false)
+    private let held: Mutex<[Bool]>
 
-    init(directory: TailDirectory, bytes: Int, logger: Logger) {
-        path = directory.path + "/spill.reserve"
-        self.bytes = bytes
+    /// `bytes` in all, in `slots` files.
+    init(directory: TailDirectory, bytes: Int, slots: Int = 4, logger: Logger) {
+        let slots = max(1, slots)
+        paths = (0..<slots).map { directory.path + "/spill.reserve.\($0)" }
+        slotBytes = max(0, bytes) / slots
         self.logger = logger
+        held = Mutex(Array(repeating: false, count: slots))
     }
 
-    /// True while the space is held.
-    var isHeld: Bool { held.withLock { $0 } }
+    /// Slots held now.
+    var heldSlots: Int { held.withLock { $0.filter { $0 }.count } }
+    /// True while any space is held.
+    var isHeld: Bool { heldSlots > 0 }
 
-    /// Allocates the reserve when it is not held; logs (once per call) when the disk has no room
-    /// for it. Returns whether it is held now.
+    /// Allocates every slot not held; logs when the disk has no room for one. Returns whether all
+    /// are held now.
     @discardableResult
     func renew() -> Bool {
-        guard bytes > 0 else { return false }
+        guard slotBytes > 0 else { return false }
         return held.withLock { held -> Bool in
-            if held { return true }
-            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-            _ = syscall("mkdir") { mkdir(directory, 0o750) }
-            let descriptor: Int32
-            switch syscall("open", { open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640) }) {
-            case .success(let opened): descriptor = opened
-            case .failure(let errno):
-                logger.warning(
-                    "cannot reserve space for spilling unsaved samples (\(errno))", metadata: ["store.path": "\(path)"])
-                return false
-            }
-            defer { _ = syscall("close", retryingOnEINTR: false) { close(descriptor) } }
-            // posix_fallocate returns the error instead of setting errno.
-            let result = posix_fallocate(descriptor, 0, off_t(bytes))
-            guard result == 0 else {
-                _ = syscall("unlink") { unlink(path) }
-                logger.warning(
-                    "cannot reserve \(bytes) bytes for spilling unsaved samples (\(Errno(rawValue: result)))",
-                    metadata: ["store.path": "\(path)"])
-                return false
-            }
-            held = true
-            return true
+            for index in held.indices where !held[index] { held[index] = allocate(paths[index]) }
+            return held.allSatisfy { $0 }
         }
     }
 
-    /// Gives the space back to the file system, for a spill. Returns whether there was any.
+    private func allocate(_ path: String) -> Bool {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        _ = syscall("mkdir") { mkdir(directory, 0o750) }
+        let descriptor: Int32
+        switch syscall("open", { open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let errno):
+            logger.warning(
+                "cannot reserve space for spilling unsaved samples (\(errno))", metadata: ["store.path": "\(path)"])
+            return false
+        }
+        defer { _ = syscall("close", retryingOnEINTR: false) { close(descriptor) } }
+        // posix_fallocate returns the error instead of setting errno.
+        let result = posix_fallocate(descriptor, 0, off_t(slotBytes))
+        guard result == 0 else {
+            _ = syscall("unlink") { unlink(path) }
+            logger.warning(
+                "cannot reserve \(slotBytes) bytes for spilling unsaved samples (\(Errno(rawValue: result)))",
+                metadata: ["store.path": "\(path)"])
+            return false
+        }
+        return true
+    }
+
+    /// Gives one slot's space back to the file system, for a spill. Returns whether there was one.
     @discardableResult
     func release() -> Bool {
         held.withLock { held -> Bool in
-            guard held else { return false }
-            _ = syscall("unlink") { unlink(path) }
-            held = false
+            guard let index = held.lastIndex(of: true) else { return false }
+            _ = syscall("unlink") { unlink(paths[index]) }
+            held[index] = false
             logger.warning(
-                "released the space reserved for spilling: the disk is full", metadata: ["store.path": "\(path)"])
+                "released space reserved for spilling: the disk is full",
+                metadata: ["store.path": "\(paths[index])", "store.reserve_slots_left": "\(held.filter { $0 }.count)"])
             return true
         }
     }

@@ -58,7 +58,7 @@ struct DiskFullEndToEndTests {
         }
         var ids: [String: String] = [:]
         try await RunningGateway.with(config: Self.twoSensors, in: directory) { gateway in
-            #expect(FileManager.default.fileExists(atPath: state + "/sportsensord.sqlite-tail/spill.reserve"))
+            #expect(FileManager.default.fileExists(atPath: state + "/sportsensord.sqlite-tail/spill.reserve.0"))
             for sensor in ["virtual-1", "virtual-2"] {
                 #expect(try await gateway.waitForLink(sensor))
                 let started = try await gateway.controlJSON(["start", "--sensor", sensor, "--json"]) as? [String: Any]
@@ -83,9 +83,14 @@ struct DiskFullEndToEndTests {
             let live = try await api.exchange("GET", "/v1/sessions/" + (try #require(ids["virtual-1"])))
             let session = try JSONSerialization.jsonObject(with: Data(live.body)) as? [String: Any]
             #expect(session?["store_degraded"] as? Bool == true, "\(live.text)")
-            let metricsClient = try RawHTTPClient.connect(unixSocket: gateway.socketPath)
-            let metrics = try await metricsClient.exchange("GET", "/metrics").text
-            #expect(metrics.contains("sportsensord_store_degraded_sessions 2"), "\(metrics)")
+            // The gauges follow each session's once-a-second tick.
+            var metrics = ""
+            let counted = try await gateway.waitUntil(timeout: .seconds(30)) {
+                let client = try RawHTTPClient.connect(unixSocket: gateway.socketPath)
+                metrics = try await client.exchange("GET", "/metrics").text
+                return metrics.contains("sportsensord_store_degraded_sessions 2")
+            }
+            #expect(counted, "\(metrics)")
             #expect(!metrics.contains("sportsensord_store_failed_writes_total 0\n"), "\(metrics)")
             try await Task.sleep(for: .seconds(2))
 
@@ -95,7 +100,9 @@ struct DiskFullEndToEndTests {
             #expect(stopped.standardError.contains("spilled to the recovery file"), "\(stopped)")
             #expect(stopped.standardError.contains("which the next start of sportsensord imports"), "\(stopped)")
 
-            // SIGTERM spills the other session and exits with a failure, not 0.
+            // The spill gave a reserve slot back: fill that space too, so the other session's end
+            // cannot be stored either. SIGTERM spills it and exits with a failure, not 0.
+            #expect(try Self.fill(state + "/filler-2") > 0)
             try await Task.sleep(for: .seconds(1))
             gateway.daemon.send(SIGTERM)
             let exit = await gateway.daemon.waitForExit(timeout: .seconds(20))
@@ -104,6 +111,7 @@ struct DiskFullEndToEndTests {
 
             // Space back: the restart imports both recovery files with their real ends.
             try FileManager.default.removeItem(atPath: state + "/filler")
+            try FileManager.default.removeItem(atPath: state + "/filler-2")
             try await Self.checkRestart(directory: directory, ids: ids)
         }
     }

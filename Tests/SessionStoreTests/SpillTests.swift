@@ -20,8 +20,8 @@ struct SpillTests {
         let store = try SessionStore.open(
             at: temporary.stateDirectory, options: SessionStore.Options(maxPageCount: 40, spillReserveBytes: 1 << 20))
         let reserve = try #require(store.spillReserve)
-        #expect(reserve.isHeld)
-        #expect(FileManager.default.fileExists(atPath: reserve.path))
+        #expect(reserve.heldSlots == 4)
+        #expect(reserve.paths.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(
             for: session, configuration: .init(chunkLength: 512), clock: ContinuousClock())
@@ -53,8 +53,8 @@ struct SpillTests {
         #expect(FileManager.default.fileExists(atPath: file))
         #expect(recorder.statistics.spilledSamples == Int64(unsaved))
         #expect(recorder.statistics.spillFile == file)
-        #expect(!reserve.isHeld, "the reserve was given back for the spill")
-        #expect(!FileManager.default.fileExists(atPath: reserve.path))
+        #expect(reserve.heldSlots == 3, "one slot was given back for the spill, the others stay for later ones")
+        #expect(reserve.paths.filter { FileManager.default.fileExists(atPath: $0) }.count == 3)
         try store.close()
 
         // The next open (space back) imports the recovery file with the spilled end.
@@ -102,21 +102,25 @@ struct SpillTests {
         #expect(waits == [0, 1, 3, 7, 15, 15, 15])
     }
 
-    @Test("the spill reserve holds allocated blocks until released, and is renewed")
+    @Test("the spill reserve holds allocated blocks, gives them back one slot per spill, and is renewed")
     func reserveAllocates() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let directory = TailDirectory(databasePath: temporary.databasePath)
-        let reserve = SpillReserve(directory: directory, bytes: 256 << 10, logger: .init(label: "test"))
+        let reserve = SpillReserve(directory: directory, bytes: 256 << 10, slots: 2, logger: .init(label: "test"))
         #expect(reserve.renew())
-        var info = stat()
-        #expect(stat(reserve.path, &info) == 0)
-        #expect(Int(info.st_blocks) * 512 >= 256 << 10, "allocated, not a sparse file")
+        for path in reserve.paths {
+            var info = stat()
+            #expect(stat(path, &info) == 0)
+            #expect(Int(info.st_blocks) * 512 >= 128 << 10, "allocated, not a sparse file")
+        }
         #expect(reserve.release())
-        #expect(!reserve.release(), "released once")
-        #expect(!FileManager.default.fileExists(atPath: reserve.path))
+        #expect(reserve.heldSlots == 1)
+        #expect(reserve.release())
+        #expect(!reserve.release(), "nothing left to give")
+        #expect(reserve.paths.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
         #expect(reserve.renew())
-        #expect(reserve.isHeld)
+        #expect(reserve.heldSlots == 2)
         #expect(directory.entries().isEmpty, "the reserve is not taken for a segment")
     }
 }
