@@ -124,6 +124,17 @@ struct GatewayConfigurationTests {
         }
     }
 
+    @Test("api.max_connections: 512 by default, 8–4096, anything else refused naming the range")
+    func maximumConnections() throws {
+        #expect(GatewayConfiguration().maxConnections == 512)
+        #expect(try GatewayConfiguration.parse("[api]\nmax_connections = 64\n", file: "c").maxConnections == 64)
+        for bad in ["0", "7", "4097", "-1"] {
+            let error = try Self.error("[api]\nmax_connections = \(bad)\n")
+            #expect(error.key == "api.max_connections")
+            #expect(error.fix.contains("8–4096 (default 512)"))
+        }
+    }
+
     @Test("link_budget: 1–32 per adapter, anything else refused with the common values")
     func linkBudget() throws {
         #expect(try GatewayConfiguration.parse("[bluetooth]\nlink_budget = 7\n", file: "c").linkBudget == 7)
