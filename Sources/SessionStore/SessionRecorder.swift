@@ -38,10 +38,12 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
         /// Defaults: 1 s (at most a second of samples waits in memory; a flush of 100 samples per
         /// sensor costs one small record, Docs/PERFORMANCE.md), 16 384 rows, one million samples
-        /// (about 2.8 h at 100 Hz), 65 536 events, 8192-sample chunks (about 35 KB).
+        /// (about 2.8 h at 100 Hz), 65 536 events, 32 768-sample chunks (about 130 KB, 5.5 min at
+        /// 100 Hz: each chunk's commit touches a few pages besides its BLOB, twice with the WAL, so
+        /// fewer, larger chunks write less; Docs/PERFORMANCE.md).
         public init(
             flushInterval: Duration = .seconds(1), flushThreshold: Int = 16_384,
-            maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 8192
+            maxBufferedSamples: Int = 1_048_576, maxBufferedEvents: Int = 65_536, chunkLength: Int = 32_768
         ) {
             self.flushInterval = flushInterval
             self.flushThreshold = flushThreshold
