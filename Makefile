@@ -196,11 +196,13 @@ bench: deps
 ## (/proc/self/io write_bytes; BENCH_STORE_DIR must be on a real disk, not tmpfs)
 BENCH_STORE_DIR ?= /var/tmp
 BENCH_STORE_MINUTES ?= 10
+# BENCH_STORE_FLAGS=--realtime: at the daemon's pace (10 minutes per sensor count, Docs/PERFORMANCE.md)
+BENCH_STORE_FLAGS ?=
 bench-store: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	@for n in 1 16 64; do \
 		dir=$$(mktemp -d $(BENCH_STORE_DIR)/sportsensord-bench-store.XXXXXX); \
 		out=$$(.build/release/sportsensor-dev bench-store --sensors $$n --minutes $(BENCH_STORE_MINUTES) \
-			--state-dir $$dir 2>&1); status=$$?; rm -rf "$$dir"; \
+			$(BENCH_STORE_FLAGS) --state-dir $$dir 2>&1); status=$$?; rm -rf "$$dir"; \
 		echo "$$out" | grep -E '^(sensors|written|store growth|Error)'; [ $$status -eq 0 ] || exit 1; \
 	done
