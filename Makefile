@@ -188,17 +188,17 @@ eval: deps
 
 ## validate: the detectors and the baseline rules on real public recordings (Docs/VALIDATION.md): downloads
 ## the pinned wheels in Validation/requirements.txt (once, into VALIDATION_DIR), converts them with
-## Validation/convert.py in a venv with VALIDATION_NUMPY, and regenerates the table in Docs/VALIDATION.md.
+## Validation/convert.py in a venv with VALIDATION_PYTHON_PACKAGES, and regenerates the table in Docs/VALIDATION.md.
 ## Needs PyPI; not part of `make test`.
 VALIDATION_DIR ?= .build/validation-data
 VALIDATION_VENV ?= .build/validation-venv
-VALIDATION_NUMPY ?= numpy==2.4.6
+VALIDATION_PYTHON_PACKAGES ?= numpy==2.4.6 h5py==3.16.0
 validate: deps
 	@dpkg -s python3-venv >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
 	[ -x $(VALIDATION_VENV)/bin/python ] || python3 -m venv $(VALIDATION_VENV)
-	$(VALIDATION_VENV)/bin/python -c 'import numpy' 2>/dev/null || \
-		$(VALIDATION_VENV)/bin/python -m pip install -q $(VALIDATION_NUMPY)
+	$(VALIDATION_VENV)/bin/python -c "import numpy, h5py" 2>/dev/null || \
+		$(VALIDATION_VENV)/bin/python -m pip install -q $(VALIDATION_PYTHON_PACKAGES)
 	$(VALIDATION_VENV)/bin/python -m pip download -q --no-deps --require-hashes \
 		-r Validation/requirements.txt -d $(VALIDATION_DIR)/packages
 	rm -rf $(VALIDATION_DIR)/converted

@@ -103,7 +103,7 @@ def convert_biomdp_kistler(out, packages):
     force = data[:, [names.index("Fx"), names.index("Fy"), names.index("Fz")]]
     weight = np.mean(force[(t < 1.0), 2])
     labels = [("jump", a, b) for a, b in flights(t, force[:, 2], 30.0)]
-    out.add("biomdp-jumps", "kistler-cmj", "A", "centre-of-mass (force plate)", "development", ["jump"], t,
+    out.add("biomdp-jumps", "kistler-cmj", "A", "centre-of-mass (force plate)", "development", ["jump", "throw"], t,
             grf_specific_force(force, weight), labels)
     # Drop jump: the athlete stands on a box on plate 2, drops onto plate 1 and rebounds.
     names, data = kistler_export(wheel_member(packages, pattern, "biomdp/tests/datasets/kistler_DJ_2plates.txt"))
@@ -114,7 +114,7 @@ def convert_biomdp_kistler(out, packages):
     force = np.stack([data[:, fx].sum(1), data[:, fy].sum(1), data[:, fz].sum(1)], axis=1)
     weight = np.mean(force[(t < 1.0), 2])
     labels = [("jump", a, b) for a, b in flights(t, force[:, 2], 30.0)]
-    out.add("biomdp-jumps", "kistler-dj", "B", "centre-of-mass (force plate)", "development", ["jump"], t,
+    out.add("biomdp-jumps", "kistler-dj", "B", "centre-of-mass (force plate)", "development", ["jump", "throw"], t,
             grf_specific_force(force, weight), labels)
 
 
@@ -154,7 +154,7 @@ def convert_biomdp_vicon(out, packages):
     rpsi = groups.index("S03:RPSI")
     sacrum = (markers[:, lpsi:lpsi + 3] + markers[:, rpsi:rpsi + 3]) / 2
     t = np.arange(len(markers)) / marker_rate
-    out.add("biomdp-jumps", "vicon-cmj-sacrum", "S03", "lower back (sacrum marker)", "held-out", ["jump"], t,
+    out.add("biomdp-jumps", "vicon-cmj-sacrum", "S03", "lower back (sacrum marker)", "held-out", ["jump", "throw"], t,
             marker_specific_force(sacrum, marker_rate), labels)
 
 
@@ -208,6 +208,44 @@ def convert_daphnet(out, packages):
                 trunk[keep], labels)
 
 
+# --- biosignalsnotebooks 0.6.14: countermovement jumps, worn accelerometer and force platform ----
+
+def plux_accelerometer_g(raw):
+    """PLUX's transfer function for its 16-bit triaxial accelerometer, with the typical calibration
+    values C_min = 28000 and C_max = 38000 of its datasheet: g = 2 (ADC − C_min) / (C_max − C_min) − 1."""
+    return 2 * (raw - 28000.0) / (38000.0 - 28000.0) - 1
+
+
+def convert_biosignalsnotebooks(out, packages):
+    """Two subjects, one countermovement jump each, on PLUX's force platform (four load cells,
+    500 Hz) while wearing PLUX's triaxial accelerometer (500 Hz, same start). The package does not
+    say where the accelerometer was worn."""
+    import h5py  # only this dataset needs it; the venv `make validate` builds has it
+
+    paths = sorted(glob.glob(os.path.join(packages, "biosignalsnotebooks-0.6.14-*.whl")))
+    if not paths:
+        sys.exit(f"convert.py: no biosignalsnotebooks-0.6.14 wheel in {packages}: run `make validate`")
+    with zipfile.ZipFile(paths[-1]) as wheel:
+        for subject, split in (("1", "development"), ("2", "held-out")):
+            member = f"biosignalsnotebooks/notebook_files/osf_files/signal_samples/loft_time_subject_{subject}.h5"
+            with h5py.File(io.BytesIO(wheel.read(member)), "r") as recording:
+                plate = recording["00:07:80:4D:2E:81"]
+                accelerometer = recording["00:07:80:D8:AB:46"]
+                rate = float(plate.attrs["sampling rate"])
+                force = np.hstack([plate["raw"][f"channel_{i}"][:] for i in range(1, 5)]).astype(float).sum(1)
+                raw = np.hstack([accelerometer["raw"][f"channel_{i}"][:] for i in range(1, 4)]).astype(float)
+            t = np.arange(len(force)) / rate
+            # The platform's raw sum: about 2200 unloaded, over 20000 with the subject on it.
+            unloaded = np.min(np.convolve(force, np.ones(25) / 25, mode="valid"))
+            standing = np.median(force[force > 10000])
+            labels = [("jump", a, b) for a, b in flights(t, force, unloaded + 0.05 * (standing - unloaded))]
+            acceleration = plux_accelerometer_g(raw)
+            # The typical calibration reads 0.93 g at rest; scale so the first second reads 1 g.
+            acceleration /= np.median(np.linalg.norm(acceleration[t < 1.0], axis=1))
+            out.add("biosignalsnotebooks-cmj", f"subject-{subject}", f"S{subject}", "worn (site not stated)", split,
+                    ["jump", "throw"], t, acceleration, labels)
+
+
 def main(argv):
     if len(argv) != 3:
         sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR")
@@ -216,6 +254,7 @@ def main(argv):
     convert_biomdp_kistler(out, argv[1])
     convert_biomdp_vicon(out, argv[1])
     convert_daphnet(out, argv[1])
+    convert_biosignalsnotebooks(out, argv[1])
     out.write_manifest()
     print(f"convert.py: {len(out.rows)} recordings in {argv[2]}/manifest.csv")
 
