@@ -46,7 +46,8 @@ struct ValidateCommand: ParsableCommand {
                 loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
                 details: details ? { print($0) } : nil))
         if let update {
-            let report = try readValidationFile(update, what: "report")
+            let report = try readValidationFile(
+                update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")
             try replacingGeneratedTable(in: report, with: table).write(
                 toFile: update, atomically: true, encoding: .utf8)
         } else {
@@ -79,11 +80,13 @@ extension LoadedRecording {
     }
 }
 
-private func readValidationFile(_ path: String, what: String) throws(ValidationDataError) -> String {
+private func readValidationFile(
+    _ path: String, what: String, fix: String = "run `make validate` (it fetches and converts the data)"
+) throws(ValidationDataError) -> String {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
         throw ValidationDataError(
             code: .missingData,
-            message: "cannot read the \(what) file \(path): run `make validate` (it fetches and converts the data)")
+            message: "cannot read the \(what) file \(path): \(fix)")
     }
     return text
 }
