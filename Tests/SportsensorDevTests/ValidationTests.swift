@@ -37,14 +37,15 @@ struct ValidationTests {
             for value in [sample.x, sample.y, sample.z] {
                 let counts = value * 16384
                 #expect(abs(counts - counts.rounded()) < 0.02, "whole counts")
-                #expect(value <= 32767.0 / 16384 && value >= -2)
+                #expect(counts.rounded() <= 32767 && counts.rounded() >= -32768)
             }
             #expect(sample.z == 1)
-            #expect(sample.y == (16384.0 / 3).rounded() / 16384)
+            // The CSV's six decimals hold every count exactly once rounded back (Docs/FORMATS.md).
+            #expect((sample.y * 16384).rounded() == (16384.0 / 3).rounded())
         }
         // The 2.5 g, 5 Hz sine is clipped at the sensor's range and kept where it is within it.
-        #expect(samples.map(\.x).max() == 32767.0 / 16384)
-        #expect(samples.map(\.x).min() == -2)
+        #expect(samples.map { ($0.x * 16384).rounded() }.max() == 32767)
+        #expect(samples.map { ($0.x * 16384).rounded() }.min() == -32768)
         #expect(abs(samples[42].x - 2.5 * sin(2 * Double.pi * 5 * 0.42)) < 0.02)
     }
 
