@@ -17,6 +17,8 @@ import zipfile
 
 import numpy as np
 
+# sdu.py sits beside this script; no __pycache__ in the work tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sdu  # noqa: E402
 
