@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BUILD_FLAGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd
+APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd python3-numpy
 
 # make install: PREFIX for the binaries and the systemd files (systemd reads units, sysusers.d and
 # tmpfiles.d under /usr/local/lib as well as /usr/lib), /etc for the config; DESTDIR for staging.
@@ -34,7 +34,7 @@ FUZZ_CORPUS ?= Fuzz/corpus-
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval bench bench-store \
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store \
 	install install-binaries install-check security-check itest
 
 all: build
@@ -185,6 +185,27 @@ eval: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	.build/release/sportsensor-dev eval
 	.build/release/sportsensor-dev bench
+
+## validate: the detectors and the baseline rules on real public recordings (Docs/VALIDATION.md): downloads
+## the pinned wheels in Validation/requirements.txt (once, into VALIDATION_DIR), converts them with
+## Validation/convert.py in a venv with VALIDATION_PYTHON_PACKAGES, and regenerates the table in Docs/VALIDATION.md.
+## Needs PyPI; not part of `make test`.
+VALIDATION_DIR ?= .build/validation-data
+VALIDATION_VENV ?= .build/validation-venv
+VALIDATION_PYTHON_PACKAGES ?= numpy==2.4.6 h5py==3.16.0
+validate: deps
+	@dpkg -s python3-venv >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
+	[ -x $(VALIDATION_VENV)/bin/python ] || python3 -m venv $(VALIDATION_VENV)
+	$(VALIDATION_VENV)/bin/python -c "import numpy, h5py" 2>/dev/null || \
+		$(VALIDATION_VENV)/bin/python -m pip install -q $(VALIDATION_PYTHON_PACKAGES)
+	$(VALIDATION_VENV)/bin/python -m pip download -q --no-deps --require-hashes \
+		-r Validation/requirements.txt -d $(VALIDATION_DIR)/packages
+	rm -rf $(VALIDATION_DIR)/converted
+	$(VALIDATION_VENV)/bin/python Validation/convert.py $(VALIDATION_DIR)/packages $(VALIDATION_DIR)/converted
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	.build/release/sportsensor-dev validate --manifest $(VALIDATION_DIR)/converted/manifest.csv \
+		--update Docs/VALIDATION.md
 
 ## bench: detector throughput, wall clock and mallocs per profile with ordo-one/benchmark (separate package in
 ## Benchmarks/, so the main build never compiles the benchmark machinery), then bench-store; see Docs/PERFORMANCE.md

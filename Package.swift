@@ -178,7 +178,7 @@ let package = Package(
             name: "sportsensor-dev",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore", "SystemCalls",
+                "GatewayCore", "CodedErrors", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

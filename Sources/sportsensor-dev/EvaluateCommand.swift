@@ -12,6 +12,8 @@ struct EvaluationScore: Sendable {
     var heightErrorSumCm = 0.0
     var heightErrorMaxCm = 0.0
     var heightCount = 0
+    /// Detected − true height of each matched flight, cm, for bias and limits of agreement.
+    var heightErrorsCm: [Double] = []
     var stepCountTruth = 0
     var stepCountDetected = 0
     var recordingCountErrorSum = 0.0
@@ -64,6 +66,7 @@ struct EvaluationScore: Sendable {
                 heightErrorSumCm += error
                 heightErrorMaxCm = max(heightErrorMaxCm, error)
                 heightCount += 1
+                heightErrorsCm.append((height - trueHeight) * 100)
                 if verbose {
                     let fmt = { (v: Double) in SampleCSV.fixed(v, decimals: 4) }
                     var edges = ""

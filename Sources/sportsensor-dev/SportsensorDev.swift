@@ -17,7 +17,7 @@ struct SportsensorDev: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "Detection",
-                subcommands: [EvaluateCommand.self, SimulateCommand.self, BenchCommand.self]),
+                subcommands: [EvaluateCommand.self, SimulateCommand.self, BenchCommand.self, ValidateCommand.self]),
             CommandGroup(
                 name: "Harnesses",
                 subcommands: [

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import SDUSensor
+import VirtualSensor
+
+/// A converted recording with its samples and reference labels loaded.
+struct LoadedRecording: Sendable {
+    var recording: ValidationRecording
+    var samples: [AccelerationSample]
+    var labels: [MotionLabel]
+}
+
+/// The scores of one profile, standard and baseline rules, over the recordings of one dataset,
+/// split, placement and rate: one row of Docs/VALIDATION.md.
+struct ValidationRow: Sendable {
+    var dataset: String
+    var split: String
+    var placement: String
+    var rate: Double
+    var profile: DetectionProfile
+    var recordings = 0
+    var hours = 0.0
+    var standard = EvaluationScore()
+    var baseline = EvaluationScore()
+}
+
+/// Largest time difference between a detection and its label: steps and flights.
+struct ValidationTolerance: Sendable {
+    var step = 0.2
+    var flight = 0.15
+
+    func seconds(for kind: EventKind) -> Double { kind == .step ? step : flight }
+}
+
+/// Runs every recording's profiles with the standard and the baseline rules and scores them with
+/// the evaluation's `EvaluationScore`, grouped into rows in the order the rows first appear.
+/// With `details`, each recording's missed reference events and unmatched detections go to `report`.
+func scoreValidation(
+    _ recordings: [LoadedRecording], tolerance: ValidationTolerance, details: ((String) -> Void)? = nil
+) -> [ValidationRow] {
+    var rows: [ValidationRow] = []
+    for loaded in recordings {
+        let recording = loaded.recording
+        for profile in recording.profiles {
+            let index =
+                rows.firstIndex {
+                    $0.dataset == recording.dataset && $0.split == recording.split
+                        && $0.placement == recording.placement && $0.rate == recording.rate && $0.profile == profile
+                }
+                ?? {
+                    rows.append(
+                        ValidationRow(
+                            dataset: recording.dataset, split: recording.split, placement: recording.placement,
+                            rate: recording.rate, profile: profile))
+                    return rows.count - 1
+                }()
+            let seconds = tolerance.seconds(for: profile.eventKind)
+            rows[index].recordings += 1
+            rows[index].hours += recording.duration / 3600
+            let (missed, extra) = rows[index].standard.add(
+                events: DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: loaded.samples),
+                labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
+            if let details, !missed.isEmpty || !extra.isEmpty {
+                details("\(recording.dataset)/\(recording.recording) \(Int(recording.rate)) Hz \(profile.rawValue):")
+                for label in missed { details("  missed \(label)") }
+                for event in extra { details("  extra  \(event)") }
+            }
+            rows[index].baseline.add(
+                events: DetectionSettings(profile: profile, rules: .baseline).detector.eventsInTimeOrder(
+                    in: loaded.samples),
+                labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
+        }
+    }
+    return rows
+}
+
+/// Bland–Altman agreement of paired differences: mean and mean ± 1.96 SD (sample SD).
+struct Agreement: Sendable, Equatable {
+    var bias: Double
+    var lower: Double
+    var upper: Double
+
+    init?(differences: [Double]) {
+        guard differences.count >= 2 else { return nil }
+        let n = Double(differences.count)
+        let mean = differences.reduce(0, +) / n
+        let sd = (differences.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / (n - 1)).squareRoot()
+        bias = mean
+        lower = mean - 1.96 * sd
+        upper = mean + 1.96 * sd
+    }
+}
+
+extension EvaluationScore {
+    /// (detected − reference) / reference events, %: signed, so an undercount reads negative.
+    var signedCountErrorPercent: Double? {
+        labels > 0 ? 100 * Double(detections - labels) / Double(labels) : nil
+    }
+
+    /// Detections that matched no reference event.
+    var falseDetections: Int { detections - truePositives }
+}
+
+/// The validation rows as the Markdown table of Docs/VALIDATION.md.
+func validationTable(_ rows: [ValidationRow]) -> String {
+    func f(_ value: Double, _ decimals: Int) -> String { SampleCSV.fixed(value, decimals: decimals) }
+    func cells(_ score: EvaluationScore, hours: Double) -> String {
+        let scored = score.labels > 0
+        var text = scored ? "\(f(score.precision, 3)) | \(f(score.recall, 3)) | \(f(score.f1, 3)) | " : "– | – | – | "
+        text += score.signedCountErrorPercent.map { "\(f($0, 1)) | " } ?? "– | "
+        if let agreement = Agreement(differences: score.heightErrorsCm) {
+            text += "\(f(agreement.bias, 2)) (\(f(agreement.lower, 2)) to \(f(agreement.upper, 2))) | "
+        } else if let only = score.heightErrorsCm.first {
+            text += "\(f(only, 2)) (n = 1) | "
+        } else {
+            text += "– | "
+        }
+        text += "\(score.falseDetections) (\(f(Double(score.falseDetections) / hours, 1))) |"
+        return text
+    }
+    var text = """
+        | dataset | split | placement | Hz | profile | rec. | min | ref. events | P | R | F1 | count err % | \
+        height bias (95 % LoA) cm | false (per h) | baseline P | R | F1 | count err % | height bias (95 % LoA) cm | \
+        false (per h) |
+        | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
+        ---: | ---: | ---: | ---: |
+
+        """
+    for row in rows {
+        text += "| \(row.dataset) | \(row.split) | \(row.placement) | \(Int(row.rate)) | \(row.profile.rawValue) | "
+        text += "\(row.recordings) | \(f(row.hours * 60, 1)) | \(row.standard.labels) | "
+        text += cells(row.standard, hours: row.hours) + " " + cells(row.baseline, hours: row.hours) + "\n"
+    }
+    return text
+}
+
+/// `report` with the text between the `begin` and `end` marker lines replaced by `table`.
+func replacingGeneratedTable(in report: String, with table: String) throws(ValidationDataError) -> String {
+    let begin = "<!-- sportsensor-dev validate: begin -->"
+    let end = "<!-- sportsensor-dev validate: end -->"
+    guard let start = report.range(of: begin), let stop = report.range(of: end), start.upperBound <= stop.lowerBound
+    else {
+        throw ValidationDataError(
+            code: .badReport,
+            message: "the report has no `\(begin)` line followed by `\(end)`: add both where the table goes")
+    }
+    return String(report[..<start.upperBound]) + "\n" + table + String(report[stop.lowerBound...])
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import Foundation
+import SDUSensor
+import Testing
+import VirtualSensor
+
+@testable import sportsensor_dev
+
+/// The repository's Validation/ folder: the converter and the checked-in fixture.
+private let validationFolder = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Validation")
+
+@Suite("sportsensor-dev validate: converter, inputs and scoring")
+struct ValidationTests {
+    @Test("the converter resamples to the sensor's rate, quantises to 1/16384 g and clips at ±2 g")
+    func converterFrontEnd() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("validation-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.csv")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", validationFolder.appendingPathComponent("sdu.py").path,
+            validationFolder.appendingPathComponent("fixture/sdu-input.400hz.csv").path, output.path, "100",
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3 with numpy runs Validation/sdu.py (make deps installs it)")
+        let samples = try SampleCSV.parse(String(contentsOf: output, encoding: .utf8))
+        // 1 s of 400 Hz input becomes 101 samples at 100 Hz from t = 0.
+        #expect(samples.count == 101)
+        for (index, sample) in samples.enumerated() {
+            #expect(abs(sample.t - Double(index) / 100) < 1e-9)
+            for value in [sample.x, sample.y, sample.z] {
+                let counts = value * 16384
+                #expect(abs(counts - counts.rounded()) < 0.02, "whole counts")
+                #expect(counts.rounded() <= 32767 && counts.rounded() >= -32768)
+            }
+            #expect(sample.z == 1)
+            // The CSV's six decimals hold every count exactly once rounded back (Docs/FORMATS.md).
+            #expect((sample.y * 16384).rounded() == (16384.0 / 3).rounded())
+        }
+        // The 2.5 g, 5 Hz sine is clipped at the sensor's range and kept where it is within it.
+        #expect(samples.map { ($0.x * 16384).rounded() }.max() == 32767)
+        #expect(samples.map { ($0.x * 16384).rounded() }.min() == -32768)
+        #expect(abs(samples[42].x - 2.5 * sin(2 * Double.pi * 5 * 0.42)) < 0.02)
+    }
+
+    @Test("the fixture's jump is matched, its height compared, and a throw profile on it counts false events")
+    func scoresTheFixture() throws {
+        let loaded = try LoadedRecording.load(
+            manifest: validationFolder.appendingPathComponent("fixture/manifest.csv").path)
+        #expect(loaded.count == 1 && loaded[0].samples.count == 350 && loaded[0].labels.count == 1)
+        let rows = scoreValidation(loaded, tolerance: ValidationTolerance())
+        #expect(rows.map(\.profile) == [.jump, .throw])
+        let jump = rows[0]
+        #expect(jump.standard.labels == 1 && jump.standard.truePositives == 1 && jump.standard.detections == 1)
+        #expect(jump.standard.heightErrorsCm.count == 1)
+        // 0.45 s of free fall is 24.8 cm; the detector's edges are within a sample or two of it.
+        #expect(abs(jump.standard.heightErrorsCm[0]) < 3)
+        #expect(abs(jump.hours - 3.5 / 3600) < 1e-12 && jump.recordings == 1)
+        let throwRow = rows[1]
+        #expect(throwRow.standard.labels == 0)
+        #expect(throwRow.standard.falseDetections == throwRow.standard.detections)
+        let table = validationTable(rows)
+        #expect(
+            table.contains(
+                "| fixture | held-out | lower back | 100 | jump | 1 | 0.1 | 1 | 1.000 | 1.000 | 1.000 | 0.0 |"))
+    }
+
+    @Test("Bland–Altman: bias and mean ± 1.96 SD; fewer than two pairs have none")
+    func agreement() throws {
+        let agreement = try #require(Agreement(differences: [1, 2, 3]))
+        #expect(agreement.bias == 2)
+        #expect(abs(agreement.lower - 0.04) < 1e-12 && abs(agreement.upper - 3.96) < 1e-12)
+        #expect(Agreement(differences: [4]) == nil)
+    }
+
+    @Test("a bad manifest line names its line and what to fix")
+    func badManifests() {
+        let header = ValidationRecording.header
+        let cases: [(String, String)] = [
+            ("nope\n", "first line"),
+            (header + "\na,b,c\n", "line 2 has 3 fields"),
+            (header + "\nd,r,s,p,held-out,0,x.csv,x.labels.csv,jump,1,0\n", "line 2: rate and duration_s"),
+            (header + "\nd,r,s,p,tuning,100,x.csv,x.labels.csv,jump,1,0\n", "split is `tuning`"),
+            (header + "\nd,r,s,p,held-out,100,x.csv,x.labels.csv,hops,1,0\n", "unknown profile `hops`"),
+        ]
+        for (text, fragment) in cases {
+            #expect {
+                try ValidationRecording.parseManifest(text)
+            } throws: { error in
+                (error as? ValidationDataError)?.code == .badManifest && "\(error)".contains(fragment)
+            }
+        }
+    }
+
+    @Test("labels: steps without an end, flights with one after the start; anything else is an error")
+    func labels() throws {
+        let labels = try ValidationLabels.parse(
+            "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\n", name: "l.csv")
+        #expect(labels == [.step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4)])
+        for bad in ["kind,start,end\njump,2,1\n", "kind,start,end\nstep,1,2\n", "kind,start,end\nhop,1,\n", "k\n"] {
+            #expect(throws: ValidationDataError.self) { try ValidationLabels.parse(bad, name: "l.csv") }
+        }
+    }
+
+    @Test("the table replaces what stands between the markers and nothing else")
+    func reportUpdate() throws {
+        let report =
+            "intro\n<!-- sportsensor-dev validate: begin -->\nold\n<!-- sportsensor-dev validate: end -->\nrest\n"
+        let updated = try replacingGeneratedTable(in: report, with: "| new |\n")
+        #expect(
+            updated
+                == "intro\n<!-- sportsensor-dev validate: begin -->\n| new |\n<!-- sportsensor-dev validate: end -->\nrest\n"
+        )
+        #expect(throws: ValidationDataError.self) { try replacingGeneratedTable(in: "no markers", with: "x") }
+    }
+}
