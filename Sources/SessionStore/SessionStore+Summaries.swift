@@ -141,15 +141,17 @@ extension SessionStore {
             ORDER BY v DESC, started_at
             """
         let frozen = StatementArguments(arguments)
-        let rows = try await read("reading a leaderboard") { db in try Row.fetchAll(db, sql: sql, arguments: frozen) }
-        var entries: [LeaderboardEntry] = []
-        for row in rows {
-            let v: Double = row["v"]
-            let rank = entries.last.map { $0.value == v ? $0.rank : entries.count + 1 } ?? 1
-            entries.append(
+        let rows = try await read("reading a leaderboard") { db in
+            try Row.fetchAll(db, sql: sql, arguments: frozen).map { row in
                 LeaderboardEntry(
-                    rank: rank, athleteID: row["athlete_id"], athlete: row["name"], value: v,
-                    sessionID: row["session_id"], at: Date(timeIntervalSince1970: row["started_at"])))
+                    rank: 0, athleteID: row["athlete_id"], athlete: row["name"], value: row["v"],
+                    sessionID: row["session_id"], at: Date(timeIntervalSince1970: row["started_at"]))
+            }
+        }
+        var entries: [LeaderboardEntry] = []
+        for var entry in rows {
+            entry.rank = entries.last.map { $0.value == entry.value ? $0.rank : entries.count + 1 } ?? 1
+            entries.append(entry)
         }
         return entries
     }

@@ -166,7 +166,7 @@ public enum StoreSchema {
                     session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
                     summary TEXT NOT NULL,
                     computed_at REAL NOT NULL
-                ) WITHOUT ROWID;
+                );
                 CREATE TABLE targets (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     athlete_id INTEGER REFERENCES athletes(id) ON DELETE CASCADE,

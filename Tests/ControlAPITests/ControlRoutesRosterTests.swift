@@ -3,6 +3,7 @@ import ControlProtocol
 import Detection
 import Foundation
 import GatewayTesting
+import Hummingbird
 import HummingbirdTesting
 import Testing
 

@@ -33,7 +33,8 @@ extension Gateway {
                 fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let window = LeaderboardPeriod(rawValue: period ?? "all") ?? .all
-        let teamID = try await team.map { name throws(ControlError) in try await rosterTeam(name).id }
+        var teamID: Int64?
+        if let team { teamID = try await rosterTeam(team).id }
         let store = dependencies.store
         let entries = try await health.mapStore { () async throws(StoreError) in
             try await store.leaderboard(found, from: window.start(before: Date()), teamID: teamID)
@@ -63,11 +64,14 @@ extension Gateway {
                 .invalidRequest, "unknown metric \(request.metric)",
                 fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        let athlete = try await request.athlete.map { name throws(ControlError) in try await rosterAthlete(name) }
-        let session = try await request.sessionId.map { id throws(ControlError) in try await storedSession(id) }
+        var athlete: Athlete?
+        if let name = request.athlete { athlete = try await rosterAthlete(name) }
+        var session: SessionRecord?
+        if let id = request.sessionId { session = try await storedSession(id) }
         let store = dependencies.store
+        let (athleteID, sessionID) = (athlete?.id, session?.id)
         let target = try await health.mapStore { () async throws(StoreError) in
-            try await store.setTarget(metric, value: request.value, athleteID: athlete?.id, sessionID: session?.id)
+            try await store.setTarget(metric, value: request.value, athleteID: athleteID, sessionID: sessionID)
         }
         await refreshLiveTargets()
         return TargetInfo(
