@@ -66,6 +66,13 @@ struct Analyze: ParsableCommand {
     @Option(help: "Summary format: json or table (table implies --summary).")
     var format: Format = .json
 
+    @Flag(help: "JSON output (the default; spelled out as the other commands take it).")
+    var json = false
+
+    func validate() throws {
+        if json && format == .table { throw ValidationError("--json and --format table exclude each other: choose one") }
+    }
+
     @Option(help: "For a capture: the accelerometer's ATT value handle, when the capture has no GATT discovery.")
     var handle: String?
 
