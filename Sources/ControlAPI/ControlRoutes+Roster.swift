@@ -35,7 +35,8 @@ extension ControlRoutes {
             let sessions = query.string("sessions")
             if let sessions, sessions != "keep" && sessions != "delete" {
                 throw ControlError(
-                    .invalidRequest, "sessions=\(sessions) is not a choice", fix: "use sessions=keep or sessions=delete")
+                    .invalidRequest, "sessions=\(sessions) is not a choice", fix: "use sessions=keep or sessions=delete"
+                )
             }
             return try ControlResponses.json(
                 try await control.removeAthlete(try context.parameters.require("athlete"), sessions: sessions))
@@ -62,7 +63,8 @@ extension ControlRoutes {
             let body = try await teamBody(request)
             guard body.name != nil || body.athletes != nil else {
                 throw ControlError(
-                    .invalidRequest, "the body changes nothing", fix: #"give name and/or athletes, e.g. {"athletes":["anna"]}"#)
+                    .invalidRequest, "the body changes nothing",
+                    fix: #"give name and/or athletes, e.g. {"athletes":["anna"]}"#)
             }
             return try ControlResponses.json(try await control.updateTeam(try context.parameters.require("team"), body))
         }
@@ -104,10 +106,13 @@ extension ControlRoutes {
             guard (body.athlete == nil) != (body.sessionId == nil) else {
                 throw ControlError(
                     .invalidRequest, "a target is for an athlete or for a session",
-                    fix: #"give exactly one of athlete and session_id, e.g. {"athlete":"anna","metric":"hits","value":300}"#)
+                    fix:
+                        #"give exactly one of athlete and session_id, e.g. {"athlete":"anna","metric":"hits","value":300}"#
+                )
             }
             guard body.value > 0, body.value.isFinite else {
-                throw ControlError(.invalidRequest, "a target of \(body.value) cannot be reached", fix: "give a number above 0")
+                throw ControlError(
+                    .invalidRequest, "a target of \(body.value) cannot be reached", fix: "give a number above 0")
             }
             return try ControlResponses.json(try await control.setTarget(body), status: .created)
         }
@@ -123,7 +128,8 @@ extension ControlRoutes {
         switch SummaryMetric.named(name) {
         case .success(let metric): return metric
         case .failure(let error):
-            throw ControlError(.invalidRequest, "unknown metric \(name)", fix: String(error.message.drop { $0 != ":" }.dropFirst(2)))
+            throw ControlError(
+                .invalidRequest, "unknown metric \(name)", fix: String(error.message.drop { $0 != ":" }.dropFirst(2)))
         }
     }
 
@@ -139,7 +145,8 @@ extension ControlRoutes {
     /// A team body with its names checked.
     static func teamBody(_ request: Request) async throws -> TeamRequest {
         let body = try await RequestBodies.decode(
-            TeamRequest.self, from: request, limit: maximumBodySize, example: #"{"name":"juniors","athletes":["anna"]}"#)
+            TeamRequest.self, from: request, limit: maximumBodySize, example: #"{"name":"juniors","athletes":["anna"]}"#
+        )
         if let name = body.name { try NameRules.check(name, field: "team name") }
         return body
     }

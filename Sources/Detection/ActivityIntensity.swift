@@ -33,7 +33,8 @@ public struct ActivityIntensity: Hashable, Sendable {
         public init(enmoMg: Double) {
             self =
                 enmoMg >= Self.vigorousFromMg
-                ? .vigorous : enmoMg >= Self.moderateFromMg ? .moderate : enmoMg >= Self.lightFromMg ? .light : .sedentary
+                ? .vigorous
+                : enmoMg >= Self.moderateFromMg ? .moderate : enmoMg >= Self.lightFromMg ? .light : .sedentary
         }
 
         /// The lower bound of the MET class the band's cut-point was calibrated against.

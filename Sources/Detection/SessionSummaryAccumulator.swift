@@ -234,7 +234,8 @@ public struct SessionSummaryAccumulator: Sendable {
         let mean = sum / count
         var deviation = 0.0
         for magnitude in epochMagnitudes { deviation += abs(magnitude - mean) }
-        return Epoch(index: epochIndex, seconds: epochSeconds, enmoMg: enmo / count * 1000, madMg: deviation / count * 1000)
+        return Epoch(
+            index: epochIndex, seconds: epochSeconds, enmoMg: enmo / count * 1000, madMg: deviation / count * 1000)
     }
 
     private mutating func closeEpoch() {

@@ -24,7 +24,9 @@ extension FakeGatewayControl {
 
     public func removeAthlete(_ athlete: String, sessions: String?) async throws(ControlError) -> AthleteRemoval {
         try record(.removeAthlete(athlete, sessions: sessions)) { _ in
-            AthleteRemoval(athlete: athlete, sessionsKept: sessions == "keep" ? 2 : 0, sessionsDeleted: sessions == "delete" ? 2 : 0)
+            AthleteRemoval(
+                athlete: athlete, sessionsKept: sessions == "keep" ? 2 : 0,
+                sessionsDeleted: sessions == "delete" ? 2 : 0)
         }
     }
 
@@ -44,12 +46,15 @@ extension FakeGatewayControl {
 
     public func removeTeam(_ team: String) async throws(ControlError) { try record(.removeTeam(team)) { _ in () } }
 
-    public func leaderboard(metric: String, period: String?, team: String?) async throws(ControlError) -> [LeaderboardRow]
-    {
+    public func leaderboard(
+        metric: String, period: String?, team: String?
+    ) async throws(ControlError) -> [LeaderboardRow] {
         try record(.leaderboard(metric: metric, period: period, team: team)) { _ in RosterFixtures.leaderboard }
     }
 
-    public func targets() async throws(ControlError) -> [TargetInfo] { try record(.targets) { _ in [RosterFixtures.target] } }
+    public func targets() async throws(ControlError) -> [TargetInfo] {
+        try record(.targets) { _ in [RosterFixtures.target] }
+    }
 
     public func setTarget(_ request: TargetRequest) async throws(ControlError) -> TargetInfo {
         try record(.setTarget(request)) { _ in RosterFixtures.target }

@@ -217,7 +217,9 @@ extension SessionStore {
     /// The ids of the teams each athlete is in.
     public func teamIDsByAthlete() async throws(StoreError) -> [Int64: [Int64]] {
         try await read("listing team members") { db in
-            Dictionary(grouping: try TeamMemberRow.fetchAll(db), by: \.athleteID).mapValues { $0.map(\.teamID).sorted() }
+            Dictionary(grouping: try TeamMemberRow.fetchAll(db), by: \.athleteID).mapValues {
+                $0.map(\.teamID).sorted()
+            }
         }
     }
 }

@@ -70,7 +70,9 @@ struct Analyze: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if json && format == .table { throw ValidationError("--json and --format table exclude each other: choose one") }
+        if json && format == .table {
+            throw ValidationError("--json and --format table exclude each other: choose one")
+        }
     }
 
     @Option(help: "For a capture: the accelerometer's ATT value handle, when the capture has no GATT discovery.")

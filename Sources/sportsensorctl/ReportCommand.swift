@@ -61,7 +61,8 @@ struct ReportCommand: AsyncParsableCommand {
     static func athletes(named name: String?, team: String?, store: SessionStore) async throws -> [Athlete] {
         if let name {
             guard let found = try await store.athlete(named: name) else {
-                throw CommandFailure.noInput("no athlete is called \(name): list them with `sportsensorctl athletes list`")
+                throw CommandFailure.noInput(
+                    "no athlete is called \(name): list them with `sportsensorctl athletes list`")
             }
             return [found]
         }

@@ -60,7 +60,8 @@ struct TrainingReport {
             for record in try await store.sessions(filter: SessionFilter(athleteID: athlete.id, startedFrom: from))
             where !record.isOpen {
                 guard let summary = try await summary(of: record, athlete: athlete, store: store) else { continue }
-                sessions.append(Session(id: record.idText, athlete: athlete.name, startedAt: record.startedAt, summary: summary))
+                sessions.append(
+                    Session(id: record.idText, athlete: athlete.name, startedAt: record.startedAt, summary: summary))
             }
             for (metric, entry) in try await store.personalBests(athleteID: athlete.id) {
                 bests.append((athlete.name, metric, entry))
@@ -79,7 +80,8 @@ struct TrainingReport {
     }
 
     /// A session's stored summary, or one computed now for a session stored before summaries.
-    static func summary(of record: SessionRecord, athlete: Athlete, store: SessionStore) async throws -> SessionSummary? {
+    static func summary(of record: SessionRecord, athlete: Athlete, store: SessionStore) async throws -> SessionSummary?
+    {
         if let stored = try await store.summary(of: record.id) { return stored }
         guard let profile = DetectionProfile(rawValue: record.profile) else { return nil }
         let samples = try await store.detectionSamples(of: record.id)
@@ -121,23 +123,31 @@ struct TrainingReport {
         var rows: [[String]] = sessions.map { session in
             var single = Totals()
             single.add(session.summary)
-            return [Self.day(session.startedAt), String(session.id.prefix(8)), session.athlete, session.summary.profile]
+            return [
+                Self.day(session.startedAt), String(session.id.prefix(8)), session.athlete, session.summary.profile,
+            ]
                 + Self.cells(single).dropFirst()
         }
         rows.append(["total", "", "", ""] + Self.cells(totals).dropFirst())
-        text += StoreFormat.table(
-            header: ["DAY", "SESSION", "ATHLETE", "PROFILE"] + Self.columns.dropFirst().map { $0.uppercased() },
-            rows: rows, numeric: Swift.Set(4..<14)) + "\n\nweekly\n"
-        text += StoreFormat.table(
-            header: ["WEEK"] + Self.columns.map { $0.uppercased() },
-            rows: weeks.map { [Self.day($0.start)] + Self.cells($0.totals) }, numeric: Swift.Set(1..<12)) + "\n"
+        text +=
+            StoreFormat.table(
+                header: ["DAY", "SESSION", "ATHLETE", "PROFILE"] + Self.columns.dropFirst().map { $0.uppercased() },
+                rows: rows, numeric: Swift.Set(4..<14)) + "\n\nweekly\n"
+        text +=
+            StoreFormat.table(
+                header: ["WEEK"] + Self.columns.map { $0.uppercased() },
+                rows: weeks.map { [Self.day($0.start)] + Self.cells($0.totals) }, numeric: Swift.Set(1..<12)) + "\n"
         if !bests.isEmpty {
             text += "\npersonal bests\n"
-            text += StoreFormat.table(
-                header: ["ATHLETE", "METRIC", "BEST", "SESSION", "DAY"],
-                rows: bests.map {
-                    [$0.athlete, $0.metric.rawValue, Self.number($0.entry.value, 3), String($0.entry.sessionID.prefix(8)), Self.day($0.entry.at)]
-                }, numeric: [2]) + "\n"
+            text +=
+                StoreFormat.table(
+                    header: ["ATHLETE", "METRIC", "BEST", "SESSION", "DAY"],
+                    rows: bests.map {
+                        [
+                            $0.athlete, $0.metric.rawValue, Self.number($0.entry.value, 3),
+                            String($0.entry.sessionID.prefix(8)), Self.day($0.entry.at),
+                        ]
+                    }, numeric: [2]) + "\n"
         }
         return text
     }
@@ -149,11 +159,13 @@ struct TrainingReport {
             var single = Totals()
             single.add(session.summary)
             lines.append(
-                (["session", session.id, Self.csvField(session.athlete), session.summary.profile] + Self.cells(single, missing: ""))
+                (["session", session.id, Self.csvField(session.athlete), session.summary.profile]
+                    + Self.cells(single, missing: ""))
                     .joined(separator: ","))
         }
         for week in weeks {
-            lines.append((["week", Self.day(week.start), "", ""] + Self.cells(week.totals, missing: "")).joined(separator: ","))
+            lines.append(
+                (["week", Self.day(week.start), "", ""] + Self.cells(week.totals, missing: "")).joined(separator: ","))
         }
         lines.append((["total", Self.day(from), "", ""] + Self.cells(totals, missing: "")).joined(separator: ","))
         return lines.joined(separator: "\n") + "\n"
@@ -183,7 +195,9 @@ struct TrainingReport {
                 "weekly",
                 "["
                     + weeks.map {
-                        StoreFormat.object([("week", StoreFormat.string(Self.day($0.start))), ("totals", totalsJSON($0.totals))])
+                        StoreFormat.object([
+                            ("week", StoreFormat.string(Self.day($0.start))), ("totals", totalsJSON($0.totals)),
+                        ])
                     }.joined(separator: ",") + "]"
             ),
             (
@@ -191,7 +205,8 @@ struct TrainingReport {
                 "["
                     + bests.map {
                         StoreFormat.object([
-                            ("athlete", StoreFormat.string($0.athlete)), ("metric", StoreFormat.string($0.metric.rawValue)),
+                            ("athlete", StoreFormat.string($0.athlete)),
+                            ("metric", StoreFormat.string($0.metric.rawValue)),
                             ("value", StoreFormat.number($0.entry.value, 3)),
                             ("session_id", StoreFormat.string($0.entry.sessionID)),
                             ("at", StoreFormat.string(StoreFormat.time($0.entry.at))),

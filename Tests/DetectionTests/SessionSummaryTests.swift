@@ -189,7 +189,9 @@ struct SessionSummaryTests {
     @Test("fed one sample at a time with events in between, or all at once: the same summary")
     func streamingEqualsBatch() {
         let samples = Self.samples(rate: 50, count: 1500) { t in (0.3 * sin(7 * t), 0.1, 1 + 0.4 * cos(3 * t)) }
-        let events = (0..<40).map { DetectorEvent.jump(FlightEvent(start: Double($0) * 0.7, end: Double($0) * 0.7 + 0.3)) }
+        let events = (0..<40).map {
+            DetectorEvent.jump(FlightEvent(start: Double($0) * 0.7, end: Double($0) * 0.7 + 0.3))
+        }
         var streaming = SessionSummaryAccumulator(profile: .jump)
         var pending = events[...]
         for sample in samples {
@@ -200,7 +202,8 @@ struct SessionSummaryTests {
             }
         }
         for event in pending { streaming.add(event) }
-        #expect(streaming.summary() == SessionSummaryAccumulator.summary(profile: .jump, samples: samples, events: events))
+        #expect(
+            streaming.summary() == SessionSummaryAccumulator.summary(profile: .jump, samples: samples, events: events))
     }
 
     @Test("JSON: every key, null where not applicable, and it decodes to the same summary")

@@ -60,7 +60,9 @@ struct RosterEndToEndTests {
             let liveCounters = tail.output.compactMap(TailLine.init).last { $0.event == "counters" }
             let liveSummary = liveCounters?.data["summary"] as? [String: Any]
             #expect(liveSummary?["profile"] as? String == "jump", "counters carry the live summary")
-            for id in sessions.values { #expect(try await gateway.control(["stop", String(id.prefix(8))]).status == 0) }
+            for id in sessions.values {
+                #expect(try await gateway.control(["stop", String(id.prefix(8))]).status == 0)
+            }
 
             // Each stored summary: the same object from show and from analyze over the exported samples.
             let annaID = try #require(sessions["anna"])
@@ -82,7 +84,8 @@ struct RosterEndToEndTests {
                 let online = stored[key] as? Double ?? -2
                 #expect(abs(offline - online) <= 0.01 * max(1, abs(online)), "\(key): \(offline) vs \(online)")
             }
-            let danShown = try await gateway.controlJSON(["show", try #require(sessions["dan"]), "--json"]) as? [String: Any]
+            let danShown =
+                try await gateway.controlJSON(["show", try #require(sessions["dan"]), "--json"]) as? [String: Any]
             let danSummary = danShown?["summary"] as? [String: Any]
             #expect(danSummary?["kcal"] is NSNull && (danSummary?["kcal_note"] as? String)?.contains("mass") == true)
 
@@ -131,7 +134,8 @@ struct RosterEndToEndTests {
 
             // The metric the record was for is now anna's best from the second session (a rate such
             // as playerload_per_min can fall again before the session ends, so it is left out).
-            let bests = try await gateway.controlJSON(["athletes", "bests", "anna", "--json"]) as? [[String: Any]] ?? []
+            let bests =
+                try await gateway.controlJSON(["athletes", "bests", "anna", "--json"]) as? [[String: Any]] ?? []
             if let metric = record?.data["metric"] as? String, metric != "playerload_per_min" {
                 #expect(bests.contains { $0["metric"] as? String == metric && $0["session_id"] as? String == secondID })
             }
@@ -151,7 +155,8 @@ struct RosterEndToEndTests {
             #expect(try await gateway.control(["athletes", "remove", "ben", "--keep-sessions"]).status == 0)
             let after = try await gateway.controlJSON(["leaderboard", "jumps", "--json"]) as? [[String: Any]] ?? []
             #expect(!after.contains { $0["athlete"] as? String == "ben" })
-            let benSession = try await gateway.controlJSON(["show", try #require(sessions["ben"]), "--json"]) as? [String: Any]
+            let benSession =
+                try await gateway.controlJSON(["show", try #require(sessions["ben"]), "--json"]) as? [String: Any]
             #expect(benSession?["summary"] is [String: Any])
         }
     }

@@ -70,7 +70,9 @@ extension Gateway {
         let bests = try await health.mapStore { () async throws(StoreError) in
             try await store.personalBests(athleteID: found.id)
         }
-        return bests.map { PersonalBest(metric: $0.0.rawValue, value: $0.1.value, sessionId: $0.1.sessionID, at: $0.1.at) }
+        return bests.map {
+            PersonalBest(metric: $0.0.rawValue, value: $0.1.value, sessionId: $0.1.sessionID, at: $0.1.at)
+        }
     }
 
     /// `GET /v1/teams`.
@@ -88,7 +90,8 @@ extension Gateway {
         return try await health.mapStore { () async throws(StoreError) in
             let team = try await store.addTeam(name: name)
             if let members { _ = try await store.updateTeam(id: team.id, name: nil, athleteIDs: members) }
-            return try await RosterView.teams(store).first { $0.id == team.id } ?? TeamInfo(id: team.id, name: name, athletes: [])
+            return try await RosterView.teams(store).first { $0.id == team.id }
+                ?? TeamInfo(id: team.id, name: name, athletes: [])
         }
     }
 
@@ -117,7 +120,8 @@ extension Gateway {
         let store = dependencies.store
         let found = try await health.mapStore { () async throws(StoreError) in try await store.athlete(named: name) }
         guard let found else {
-            throw ControlError(.notFound, "no athlete is called \(name)", fix: "list them with `sportsensorctl athletes list`")
+            throw ControlError(
+                .notFound, "no athlete is called \(name)", fix: "list them with `sportsensorctl athletes list`")
         }
         return found
     }
@@ -127,7 +131,8 @@ extension Gateway {
         let store = dependencies.store
         let found = try await health.mapStore { () async throws(StoreError) in try await store.team(named: name) }
         guard let found else {
-            throw ControlError(.notFound, "no team is called \(name)", fix: "list them with `sportsensorctl teams list`")
+            throw ControlError(
+                .notFound, "no team is called \(name)", fix: "list them with `sportsensorctl teams list`")
         }
         return found
     }

@@ -18,15 +18,19 @@ extension Gateway {
         }
         guard let summary else {
             throw ControlError(
-                .notFound, "session \(record.idText) has the profile '\(record.profile)', which this build cannot summarise",
-                fix: "reanalyze it with a profile: `sportsensorctl reanalyze --save --profile P \(record.idText.prefix(8))`")
+                .notFound,
+                "session \(record.idText) has the profile '\(record.profile)', which this build cannot summarise",
+                fix:
+                    "reanalyze it with a profile: `sportsensorctl reanalyze --save --profile P \(record.idText.prefix(8))`"
+            )
         }
         return summary
     }
 
     /// `GET /v1/leaderboards/{metric}`.
-    public func leaderboard(metric: String, period: String?, team: String?) async throws(ControlError) -> [LeaderboardRow]
-    {
+    public func leaderboard(
+        metric: String, period: String?, team: String?
+    ) async throws(ControlError) -> [LeaderboardRow] {
         guard case .success(let found) = SummaryMetric.named(metric) else {
             throw ControlError(
                 .invalidRequest, "unknown metric \(metric)",
@@ -82,7 +86,8 @@ extension Gateway {
     /// `DELETE /v1/targets/{id}`.
     public func removeTarget(id: String) async throws(ControlError) {
         guard let number = Int64(id) else {
-            throw ControlError(.invalidRequest, "\(id) is not a target id", fix: "list them with `sportsensorctl targets list`")
+            throw ControlError(
+                .invalidRequest, "\(id) is not a target id", fix: "list them with `sportsensorctl targets list`")
         }
         let store = dependencies.store
         do {

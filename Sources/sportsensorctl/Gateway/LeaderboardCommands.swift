@@ -38,10 +38,13 @@ struct LeaderboardCommand: AsyncParsableCommand {
             let rows: [LeaderboardRow] = try await connection.get(request)
             client.output(rows) { rows in
                 guard !rows.isEmpty else {
-                    return "no \(metric.rawValue) yet for \(period == .all ? "any time" : "the last \(period.rawValue)")"
+                    return
+                        "no \(metric.rawValue) yet for \(period == .all ? "any time" : "the last \(period.rawValue)")"
                         + (team.map { " in team \($0)" } ?? "") + "\n"
                 }
-                var table = TextTable(["RANK", "ATHLETE", metric.rawValue.uppercased(), "SESSION", "AT"], alignments: [.right, .left, .right])
+                var table = TextTable(
+                    ["RANK", "ATHLETE", metric.rawValue.uppercased(), "SESSION", "AT"],
+                    alignments: [.right, .left, .right])
                 for row in rows {
                     table.append([
                         "\(row.rank)", row.athlete, GatewayFormatting.fixed(row.value, decimals: 3),
@@ -68,15 +71,19 @@ struct TargetsCommand: AsyncParsableCommand {
             try await runClientCommand(client) { connection in
                 let targets: [TargetInfo] = try await connection.get(ControlRoute.targets.request())
                 client.output(targets) { targets in
-                    var table = TextTable(["ID", "FOR", "METRIC", "TARGET"], alignments: [.right, .left, .left, .right])
+                    var table = TextTable(
+                        ["ID", "FOR", "METRIC", "TARGET"], alignments: [.right, .left, .left, .right])
                     for target in targets {
                         table.append([
                             "\(target.id)",
-                            target.athlete ?? target.sessionId.map { "session " + GatewayFormatting.shortID($0) } ?? "-",
+                            target.athlete ?? target.sessionId.map { "session " + GatewayFormatting.shortID($0) }
+                                ?? "-",
                             target.metric, GatewayFormatting.fixed(target.value, decimals: 3),
                         ])
                     }
-                    return targets.isEmpty ? "no targets: set one with `sportsensorctl targets set METRIC VALUE --athlete A`\n" : table.rendered
+                    return targets.isEmpty
+                        ? "no targets: set one with `sportsensorctl targets set METRIC VALUE --athlete A`\n"
+                        : table.rendered
                 }
             }
         }
@@ -85,7 +92,8 @@ struct TargetsCommand: AsyncParsableCommand {
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Set a target for an athlete (each of their sessions) or for one session (replaces the athlete's).")
+            abstract:
+                "Set a target for an athlete (each of their sessions) or for one session (replaces the athlete's).")
         @Argument(help: "The metric (hits, jumps, playerload, ...).") var metric: SummaryMetric
         @Argument(help: "The value to reach (above 0).") var value: Double
         @Option(help: "The athlete.") var athlete: String?
@@ -94,9 +102,12 @@ struct TargetsCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard (athlete == nil) != (session == nil) else {
-                throw ValidationError("a target is for an athlete or for a session: give exactly one of --athlete and --session")
+                throw ValidationError(
+                    "a target is for an athlete or for a session: give exactly one of --athlete and --session")
             }
-            guard value > 0, value.isFinite else { throw ValidationError("a target of \(value) cannot be reached: give a number above 0") }
+            guard value > 0, value.isFinite else {
+                throw ValidationError("a target of \(value) cannot be reached: give a number above 0")
+            }
         }
 
         func run() async throws {

@@ -33,15 +33,19 @@ struct AthletesCommand: AsyncParsableCommand {
             try await runClientCommand(client) { connection in
                 let athletes: [AthleteInfo] = try await connection.get(ControlRoute.athletes.request())
                 client.output(athletes) { athletes in
-                    var table = TextTable(["NAME", "MASS KG", "BORN", "TEAMS", "SESSIONS"], alignments: [.left, .right, .right, .left, .right])
+                    var table = TextTable(
+                        ["NAME", "MASS KG", "BORN", "TEAMS", "SESSIONS"],
+                        alignments: [.left, .right, .right, .left, .right])
                     for athlete in athletes {
                         table.append([
                             athlete.name, athlete.massKg.map { GatewayFormatting.fixed($0, decimals: 1) } ?? "-",
-                            athlete.birthYear.map { "\($0)" } ?? "-", athlete.teams.joined(separator: ",").isEmpty ? "-" : athlete.teams.joined(separator: ","),
+                            athlete.birthYear.map { "\($0)" } ?? "-",
+                            athlete.teams.joined(separator: ",").isEmpty ? "-" : athlete.teams.joined(separator: ","),
                             "\(athlete.sessions)",
                         ])
                     }
-                    return athletes.isEmpty ? "no athletes: add one with `sportsensorctl athletes add NAME`\n" : table.rendered
+                    return athletes.isEmpty
+                        ? "no athletes: add one with `sportsensorctl athletes add NAME`\n" : table.rendered
                 }
             }
         }
@@ -132,11 +136,13 @@ struct AthletesCommand: AsyncParsableCommand {
                     var table = TextTable(["METRIC", "BEST", "SESSION", "AT"], alignments: [.left, .right])
                     for best in bests {
                         table.append([
-                            best.metric, GatewayFormatting.fixed(best.value, decimals: 3), GatewayFormatting.shortID(best.sessionId),
+                            best.metric, GatewayFormatting.fixed(best.value, decimals: 3),
+                            GatewayFormatting.shortID(best.sessionId),
                             GatewayFormatting.timestamp(best.at),
                         ])
                     }
-                    return bests.isEmpty ? "no bests yet: \(athlete) has no finished session with a summary\n" : table.rendered
+                    return bests.isEmpty
+                        ? "no bests yet: \(athlete) has no finished session with a summary\n" : table.rendered
                 }
             }
         }
@@ -163,8 +169,10 @@ struct TeamsCommand: AsyncParsableCommand {
                 client.output(teams) { teams in
                     teams.isEmpty
                         ? "no teams: add one with `sportsensorctl teams add NAME`\n"
-                        : teams.map { "\($0.name): \($0.athletes.isEmpty ? "-" : $0.athletes.joined(separator: ", "))\n" }
-                            .joined()
+                        : teams.map {
+                            "\($0.name): \($0.athletes.isEmpty ? "-" : $0.athletes.joined(separator: ", "))\n"
+                        }
+                        .joined()
                 }
             }
         }
@@ -181,14 +189,16 @@ struct TeamsCommand: AsyncParsableCommand {
         func run() async throws {
             try await runClientCommand(client) { connection in
                 let team: TeamInfo = try await connection.send(
-                    ControlRoute.addTeam.request(), json: TeamRequest(name: name, athletes: athlete.isEmpty ? nil : athlete))
+                    ControlRoute.addTeam.request(),
+                    json: TeamRequest(name: name, athletes: athlete.isEmpty ? nil : athlete))
                 client.output(team) { "added team \($0.name) (\($0.athletes.count) athlete(s))\n" }
             }
         }
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Rename a team or set its athletes.")
+        static let configuration = CommandConfiguration(
+            commandName: "edit", abstract: "Rename a team or set its athletes.")
         @Argument(help: "The team's name.") var team: String
         @Option(help: "A new name.") var name: String?
         @Option(help: "The athletes (repeatable; replaces the list).") var athlete: [String] = []
@@ -196,7 +206,9 @@ struct TeamsCommand: AsyncParsableCommand {
 
         func validate() throws {
             if let name { try TeamsCommand.checkName(name) }
-            guard name != nil || !athlete.isEmpty else { throw ValidationError("nothing to change: give --name or --athlete") }
+            guard name != nil || !athlete.isEmpty else {
+                throw ValidationError("nothing to change: give --name or --athlete")
+            }
         }
 
         func run() async throws {
