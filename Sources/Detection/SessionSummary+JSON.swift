@@ -27,7 +27,7 @@ extension SessionSummary: Codable {
             ("light_s", .number(lightS, decimals: 3)),
             ("moderate_s", .number(moderateS, decimals: 3)),
             ("vigorous_s", .number(vigorousS, decimals: 3)),
-            ("met_min", .number(metMin, decimals: 2)),
+            ("met_min", .number(metMin, decimals: 4)),
             ("kcal", .number(kcal, decimals: 2)),
             ("kcal_note", .text(kcalNote)),
             ("hits", .count(hits)),
