@@ -31,7 +31,8 @@ struct GatewaySummaryTests {
             events: try await bench.store.events(of: firstID).compactMap(\.detectorEvent))
         // The store keeps the printed digits: compare the lines.
         #expect(
-            stored.jsonLine == offline.withBodyMass(60).jsonLine, "the live accumulator saw exactly what the store keeps")
+            stored.jsonLine == offline.withBodyMass(60).jsonLine,
+            "the live accumulator saw exactly what the store keeps")
         #expect(try await bench.gateway.sessionSummary(id: first.id) == stored)
         #expect(stored.playerload > 0)
 
