@@ -129,7 +129,7 @@ extension Gateway {
             fix: "free space in \(stateDirectory) now: the samples are lost when sportsensord stops")
     }
 
-    private func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
+    func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
         let store = dependencies.store
         return try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
     }

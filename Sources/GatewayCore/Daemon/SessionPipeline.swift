@@ -61,12 +61,19 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         public var settings: DetectionSettings
         /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
         public var timeOffset: Double
+        /// The athlete's body mass, kg, for the live kcal.
+        public var massKg: Double?
+        /// The athlete's personal bests before this session, which a `record` item announces beating.
+        public var bests: [SummaryMetric: LeaderboardEntry]
 
         /// Creates a context.
         public init(
             session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
-            settings: DetectionSettings, timeOffset: Double
+            settings: DetectionSettings, timeOffset: Double, massKg: Double? = nil,
+            bests: [SummaryMetric: LeaderboardEntry] = [:]
         ) {
+            self.massKg = massKg
+            self.bests = bests
             self.session = session
             self.address = address
             self.sensorLabel = sensorLabel
@@ -79,7 +86,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     private struct State: Sendable {
         var detector: ProfileDetector
-        var summary: ProfileSummary
+        var summary: SessionSummaryAccumulator
+        var milestones: SessionMilestones
         var activity = MotionActivity()
         var lastActivity: C.Instant
         var linkState: LinkState?
@@ -146,7 +154,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         state = Mutex(
             State(
                 detector: context.settings.detector,
-                summary: ProfileSummary(profile: context.settings.profile), lastActivity: now, linkState: linkState,
+                summary: SessionSummaryAccumulator(profile: context.settings.profile),
+                milestones: SessionMilestones(bests: context.bests), lastActivity: now, linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -160,8 +169,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let (stored, detected) = state.withLock { state -> ([StoredSample], [DetectorEvent]) in
-            guard !state.finished else { return ([], []) }
+        let (stored, detected, announced) = state.withLock {
+            state -> ([StoredSample], [DetectorEvent], [GatewayEvent]) in
+            guard !state.finished else { return ([], [], []) }
             var stored: [StoredSample] = []
             stored.reserveCapacity(batch.count)
             var detected: [DetectorEvent] = []
@@ -174,7 +184,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 guard t >= 0 else { continue }
                 let acceleration = AccelerationSample(t: t, raw: sample.raw)
                 stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
-                state.summary.observe(time: t)
+                state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
                 if let event = state.detector.process(acceleration) {
                     detected.append(event)
@@ -186,10 +196,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             }
             state.samples += Int64(stored.count)
             if moved || !detected.isEmpty { state.lastActivity = now }
-            return (stored, detected)
+            // A best beaten or a target reached by an event is announced with that event.
+            let due = detected.isEmpty ? [] : self.milestones(&state)
+            return (stored, detected, due)
         }
         if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
+        for item in announced { bus.publish(item) }
     }
 
     /// Notes the sensor's new link state (shown in the counters).
@@ -241,6 +254,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             }
             recorder.update(counts: counts)
             reportStore(recorder.statistics)
+            for milestone in state.withLock({ milestones(&$0) }) { bus.publish(milestone) }
             bus.publish(.counters(counters()))
             if let idleTimeout, idleFor >= idleTimeout {
                 let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
@@ -305,23 +319,47 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// The recorder's counters.
     public var storeStatistics: SessionRecorder<C>.Statistics { recorder.statistics }
 
-    /// The live numbers `sportsensorctl tail` shows.
+    /// The live numbers `sportsensorctl tail` shows, with the summary so far and target progress.
     public func counters() -> SessionCounters {
         let elapsed = started.duration(to: clock.now).inSeconds
         return state.withLock { state in
-            let summary = state.summary
+            let summary = liveSummary(state)
             let profile = context.settings.profile
+            let count = state.eventCounts[profile.eventKind.rawValue] ?? 0
+            let progress = state.milestones.progress(summary)
             return SessionCounters(
                 sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
-                profile: profile.rawValue, count: summary.count,
-                lastPeakG: profile == .tableTennis && summary.count > 0 ? summary.lastPeakG : nil,
-                maxPeakG: profile == .tableTennis && summary.count > 0 ? summary.maxPeakG : nil,
-                ratePerMinute: summary.ratePerMinute,
-                bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
-                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil,
+                profile: profile.rawValue, count: count, lastPeakG: summary.lastPeakG, maxPeakG: summary.maxPeakG,
+                ratePerMinute: summary.durationS > 0 ? Double(count) * 60 / summary.durationS : 0,
+                bestHeightM: summary.bestHeightM ?? summary.bestThrowHeightM,
+                cadence: profile == .steps && count > 0 ? summary.cadenceSpm : nil,
                 linkState: LinkState.wireName(state.linkState),
-                elapsedSeconds: elapsed)
+                elapsedSeconds: elapsed, summary: summary, targets: progress.isEmpty ? nil : progress)
         }
+    }
+
+    /// The summary so far, kcal for the athlete's body mass.
+    public func summary() -> SessionSummary {
+        state.withLock { liveSummary($0) }
+    }
+
+    /// Replaces the targets this session counts towards (set while it records).
+    public func setTargets(_ targets: [SummaryMetric: Double]) {
+        state.withLock { $0.milestones.targets = targets }
+    }
+
+    private func liveSummary(_ state: State) -> SessionSummary {
+        let summary = state.summary.summary()
+        return context.athlete == nil
+            ? summary.withBodyMass(nil, note: "the session has no athlete: no body mass to count kcal with")
+            : summary.withBodyMass(context.massKg)
+    }
+
+    /// The `record` and `target` items now due, each announced once per session.
+    private func milestones(_ state: inout State) -> [GatewayEvent] {
+        guard !state.milestones.bests.isEmpty || !state.milestones.targets.isEmpty else { return [] }
+        return state.milestones.due(
+            liveSummary(state), session: sessionID, sensor: context.sensorLabel, athlete: context.athlete)
     }
 
     /// The session as the control API shows it, live.
