@@ -41,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: System library
@@ -145,11 +148,43 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The coach's web dashboard: accounts (shared with sportsensorctl), pages and assets
+        .target(
+            name: "DashboardUsers",
+            dependencies: [
+                "CodedErrors", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "WebDashboard",
+            dependencies: [
+                "ControlAPI", "ControlProtocol", "GatewayCore", "DashboardUsers", "CodedErrors", "Detection",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [
+                .embedInCode("Resources/layout.mustache"), .embedInCode("Resources/login.mustache"),
+                .embedInCode("Resources/board.mustache"), .embedInCode("Resources/sessions.mustache"),
+                .embedInCode("Resources/session.mustache"), .embedInCode("Resources/athlete.mustache"),
+                .embedInCode("Resources/leaderboard.mustache"), .embedInCode("Resources/dashboard.css"),
+                .embedInCode("Resources/board.js"), .embedInCode("Resources/common.js"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol",
+                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
+                "DashboardUsers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,7 +195,7 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
-                "CodedErrors",
+                "CodedErrors", "DashboardUsers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -254,6 +289,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WebDashboardTests",
+            dependencies: [
+                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -329,13 +329,19 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     public var linkState: String
     /// Seconds since the session started.
     public var elapsedSeconds: Double
+    /// Samples received in this session (data completeness, with `expectedSamples`).
+    public var receivedSamples: Int?
+    /// Samples the sensor's counter says it sent in this session: received plus lost.
+    public var expectedSamples: Int?
 
     /// Creates counters.
     public init(
         sessionId: String, sensor: String, athlete: String?, profile: String, count: Int, lastPeakG: Double?,
         maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: String,
-        elapsedSeconds: Double
+        elapsedSeconds: Double, receivedSamples: Int? = nil, expectedSamples: Int? = nil
     ) {
+        self.receivedSamples = receivedSamples
+        self.expectedSamples = expectedSamples
         self.sessionId = sessionId
         self.sensor = sensor
         self.athlete = athlete

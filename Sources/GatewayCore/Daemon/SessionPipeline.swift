@@ -302,7 +302,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
                 cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil,
                 linkState: LinkState.wireName(state.linkState),
-                elapsedSeconds: elapsed)
+                elapsedSeconds: elapsed, receivedSamples: Int(state.samples),
+                expectedSamples: Int(state.samples)
+                    + max(0, state.latest.missingSamples - state.baseline.missingSamples))
         }
     }
 
