@@ -8,8 +8,14 @@ import Synchronization
 /// changes, so `sportsensorctl users …` takes effect without a restart (a removed account's
 /// sessions end with its next request).
 final class DashboardUsersCache: Sendable {
-    private struct Snapshot {
-        var stamp: [AnyHashable] = []
+    private struct Stamp: Hashable, Sendable {
+        var modified: Date
+        var size: Int
+        var inode: Int
+    }
+
+    private struct Snapshot: Sendable {
+        var stamp: Stamp?
         var list = DashboardUserList()
     }
 
@@ -26,11 +32,9 @@ final class DashboardUsersCache: Sendable {
     /// logged once per change of the file.
     var users: DashboardUserList {
         let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-        let stamp: [AnyHashable] = [
-            attributes?[.modificationDate] as? Date ?? Date.distantPast,
-            attributes?[.size] as? Int ?? -1,
-            attributes?[.systemFileNumber] as? Int ?? -1,
-        ]
+        let stamp = Stamp(
+            modified: attributes?[.modificationDate] as? Date ?? Date.distantPast,
+            size: attributes?[.size] as? Int ?? -1, inode: attributes?[.systemFileNumber] as? Int ?? -1)
         if let cached = snapshot.withLock({ $0.stamp == stamp ? $0.list : nil }) { return cached }
         let list: DashboardUserList
         do {

@@ -41,7 +41,8 @@ enum HistoryRows {
         }
         var perMinute: [Int: Int] = [:]
         for event in events { perMinute[Int(event.t / 60), default: 0] += 1 }
-        let minutes = Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60)
+        // A day at most: a session left open (or a clock that jumped) must not make a chart of years.
+        let minutes = min(Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60), 24 * 60)
         let intensity = (0...max(minutes, perMinute.keys.max() ?? 0)).map {
             (x: Double($0), y: Double(perMinute[$0] ?? 0))
         }

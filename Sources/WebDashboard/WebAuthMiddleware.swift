@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlAPI
 import ControlProtocol
+import HTTPTypes
 import Hummingbird
 
 /// Who may do what on the dashboard's listener.
@@ -70,7 +71,7 @@ struct WebAuthMiddleware: RouterMiddleware {
     /// True unless the browser says the request came from another origin.
     static func sameOrigin(_ request: Request) -> Bool {
         guard let origin = request.headers[.origin] else { return true }
-        guard let host = request.headers[.host] ?? request.head.authority else { return false }
+        guard let host = request.head.authority else { return false }
         return origin == "http://\(host)" || origin == "https://\(host)"
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import DashboardUsers
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Synchronization

@@ -80,7 +80,7 @@ extension DashboardUsersError {
 /// Runs `body`, turning a users-file error into the CLI's failure.
 func withUsersFile(_ body: () throws(DashboardUsersError) -> Void) async throws {
     try await reportingFailures {
-        do {
+        do throws(DashboardUsersError) {
             try body()
         } catch {
             throw error.commandFailure
@@ -100,7 +100,7 @@ struct UsersAddCommand: AsyncParsableCommand {
             guard let role = DashboardRole(rawValue: role) else {
                 throw CommandFailure.usage("unknown role '\(role)': give coach or viewer")
             }
-            do {
+            do throws(DashboardUsersError) {
                 try DashboardUserList.checkName(name)
             } catch {
                 throw error.commandFailure
@@ -141,7 +141,7 @@ struct UsersPasswdCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let list: DashboardUserList
-            do {
+            do throws(DashboardUsersError) {
                 list = try options.file.load()
             } catch {
                 throw error.commandFailure

