@@ -32,9 +32,13 @@ struct SVGChart: Sendable {
         let xMin = xs.min() ?? 0
         let xMax = max(xs.max() ?? 1, xMin + 1e-9)
         let yMax = max(ys.max() ?? 1, 1e-9) * 1.1
+        let barWidth = max(2, min(24, plotWidth / Double(max(points.count, 1)) * 0.7))
+        // Bars keep half a bar (and a gap) off the axes, so the first and last stay whole.
+        let inset = style == .bars ? barWidth / 2 + 3 : 0
         func px(_ x: Double) -> Double {
-            Self.margin.left
-                + (style == .bars && points.count == 1 ? plotWidth / 2 : (x - xMin) / (xMax - xMin) * plotWidth)
+            Self.margin.left + inset
+                + (style == .bars && points.count == 1
+                    ? (plotWidth - 2 * inset) / 2 : (x - xMin) / (xMax - xMin) * (plotWidth - 2 * inset))
         }
         func py(_ y: Double) -> Double { Self.margin.top + plotHeight - y / yMax * plotHeight }
         var body = ""
@@ -55,7 +59,6 @@ struct SVGChart: Sendable {
             let path = points.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
             body += #"<polyline class="series" points="\#(path)"/>"#
         case .bars:
-            let barWidth = max(2, min(24, plotWidth / Double(max(points.count, 1)) * 0.7))
             for point in points {
                 body +=
                     #"<rect class="bar" x="\#(f(px(point.x) - barWidth / 2))" y="\#(f(py(point.y)))" "#

@@ -117,7 +117,7 @@ function updateStale(tile, now) {
   }
   if (link && link !== "connected") {
     stale = true;
-    note = note || `Sensor ${link}`;
+    note = note ? `${note} · sensor ${link}` : `Sensor ${link}`;
   }
   tile.element.classList.toggle("stale", stale);
   tile.element.dataset.stale = String(stale);
