@@ -137,6 +137,7 @@ function flash(tile, text) {
 /** True when an event's `quality` (when the daemon sends one) says to trust it less. */
 function lowTrust(quality) {
   if (quality === undefined || quality === null) return false;
+  if (Array.isArray(quality)) return quality.length > 0;
   if (typeof quality === "number") return quality < 0.5;
   if (typeof quality === "string") return !["ok", "good", "high", "trusted"].includes(quality);
   if (typeof quality === "object") {
