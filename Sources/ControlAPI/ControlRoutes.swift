@@ -52,6 +52,8 @@ public enum ControlRoutes {
         addGatewayRoutes(to: router, control: control)
         addSensorRoutes(to: router, control: control)
         addSessionRoutes(to: router, control: control)
+        addRosterRoutes(to: router, control: control)
+        addSummaryRoutes(to: router, control: control)
         router.on(.events) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return ServerSentEvents.response(

@@ -329,6 +329,15 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     public var linkState: String
     /// Seconds since the session started.
     public var elapsedSeconds: Double
+    /// The session summary so far (Docs/METRICS.md), the same object `GET /v1/sessions/{id}/summary`
+    /// gives once the session ended.
+    public var summary: SessionSummary?
+    /// The session's first target (by metric name) and how far it is, %; nil without targets.
+    public var target: Double?
+    public var targetMetric: String?
+    public var targetPct: Double?
+    /// Every target of the session and its progress.
+    public var targets: [TargetProgress]?
     /// Samples received in this session (data completeness, with `expectedSamples`).
     public var receivedSamples: Int?
     /// Samples the sensor's counter says it sent in this session: received plus lost.
@@ -338,10 +347,16 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     public init(
         sessionId: String, sensor: String, athlete: String?, profile: String, count: Int, lastPeakG: Double?,
         maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: String,
-        elapsedSeconds: Double, receivedSamples: Int? = nil, expectedSamples: Int? = nil
+        elapsedSeconds: Double, summary: SessionSummary? = nil, targets: [TargetProgress]? = nil,
+        receivedSamples: Int? = nil, expectedSamples: Int? = nil
     ) {
         self.receivedSamples = receivedSamples
         self.expectedSamples = expectedSamples
+        self.summary = summary
+        self.targets = targets
+        self.target = targets?.first?.target
+        self.targetMetric = targets?.first?.metric
+        self.targetPct = targets?.first?.targetPct
         self.sessionId = sessionId
         self.sensor = sensor
         self.athlete = athlete
@@ -406,14 +421,20 @@ public enum GatewayEvent: Hashable, Sendable {
     case counters(SessionCounters)
     /// A session started or ended (`isLive` tells which).
     case session(SessionInfo)
+    /// A live session beat its athlete's personal best.
+    case record(RecordPayload)
+    /// A live session reached a target.
+    case target(TargetPayload)
 
-    /// The SSE event name: `detection`, `link`, `counters` or `session`.
+    /// The SSE event name: `detection`, `link`, `counters`, `session`, `record` or `target`.
     public var kind: String {
         switch self {
         case .detection: "detection"
         case .link: "link"
         case .counters: "counters"
         case .session: "session"
+        case .record: "record"
+        case .target: "target"
         }
     }
 
@@ -425,6 +446,8 @@ public enum GatewayEvent: Hashable, Sendable {
         case .link(let payload): return try encoder.encode(payload)
         case .counters(let payload): return try encoder.encode(payload)
         case .session(let payload): return try encoder.encode(payload)
+        case .record(let payload): return try encoder.encode(payload)
+        case .target(let payload): return try encoder.encode(payload)
         }
     }
 
@@ -437,6 +460,8 @@ public enum GatewayEvent: Hashable, Sendable {
         case "link": self = .link(try decoder.decode(LinkPayload.self, from: data))
         case "counters": self = .counters(try decoder.decode(SessionCounters.self, from: data))
         case "session": self = .session(try decoder.decode(SessionInfo.self, from: data))
+        case "record": self = .record(try decoder.decode(RecordPayload.self, from: data))
+        case "target": self = .target(try decoder.decode(TargetPayload.self, from: data))
         default: return nil
         }
     }

@@ -59,10 +59,41 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// `GET /metrics`: Prometheus text format.
     public static let metrics = ControlRoute(.get, "/metrics")
 
+    /// `GET /v1/sessions/{id}/summary`: the session summary (Docs/METRICS.md).
+    public static let sessionSummary = ControlRoute(.get, "/v1/sessions/{id}/summary")
+    /// `GET /v1/athletes`.
+    public static let athletes = ControlRoute(.get, "/v1/athletes")
+    /// `POST /v1/athletes`: add one.
+    public static let addAthlete = ControlRoute(.post, "/v1/athletes")
+    /// `PATCH /v1/athletes/{athlete}`: rename, body mass, birth year, teams.
+    public static let updateAthlete = ControlRoute(.patch, "/v1/athletes/{athlete}")
+    /// `DELETE /v1/athletes/{athlete}?sessions=keep|delete`.
+    public static let removeAthlete = ControlRoute(.delete, "/v1/athletes/{athlete}")
+    /// `GET /v1/athletes/{athlete}/bests`: personal bests.
+    public static let athleteBests = ControlRoute(.get, "/v1/athletes/{athlete}/bests")
+    /// `GET /v1/teams`.
+    public static let teams = ControlRoute(.get, "/v1/teams")
+    /// `POST /v1/teams`: add one.
+    public static let addTeam = ControlRoute(.post, "/v1/teams")
+    /// `PATCH /v1/teams/{team}`: rename, members.
+    public static let updateTeam = ControlRoute(.patch, "/v1/teams/{team}")
+    /// `DELETE /v1/teams/{team}`.
+    public static let removeTeam = ControlRoute(.delete, "/v1/teams/{team}")
+    /// `GET /v1/leaderboards/{metric}?period=day|week|month|all&team=T`.
+    public static let leaderboard = ControlRoute(.get, "/v1/leaderboards/{metric}")
+    /// `GET /v1/targets`.
+    public static let targets = ControlRoute(.get, "/v1/targets")
+    /// `POST /v1/targets`: set one.
+    public static let setTarget = ControlRoute(.post, "/v1/targets")
+    /// `DELETE /v1/targets/{id}`.
+    public static let removeTarget = ControlRoute(.delete, "/v1/targets/{id}")
+
     /// Every route, for tests and the documentation check.
     public static let all: [ControlRoute] = [
         status, adapters, scan, sensors, pair, updateSensor, unpair, sessions, startSession, session, stopSession,
         sessionEvents, sessionSamples, reanalyze, importSession, prune, events, metrics,
+        sessionSummary, athletes, addAthlete, updateAthlete, removeAthlete, athleteBests, teams, addTeam, updateTeam,
+        removeTeam, leaderboard, targets, setTarget, removeTarget,
     ]
 
     /// The names of the template's parameters, in order.

@@ -38,6 +38,20 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case importSession(ImportRequest)
         case prune(PruneRequest)
         case events
+        case sessionSummary(id: String)
+        case athletes
+        case addAthlete(AthleteRequest)
+        case updateAthlete(String, AthleteRequest)
+        case removeAthlete(String, sessions: String?)
+        case personalBests(athlete: String)
+        case teams
+        case addTeam(TeamRequest)
+        case updateTeam(String, TeamRequest)
+        case removeTeam(String)
+        case leaderboard(metric: String, period: String?, team: String?)
+        case targets
+        case setTarget(TargetRequest)
+        case removeTarget(id: String)
     }
 
     /// The answers the fake gives.
@@ -126,7 +140,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         return subscriberCount == count
     }
 
-    private func record<T>(_ call: Call, _ answer: (Answers) -> T) throws(ControlError) -> T {
+    func record<T>(_ call: Call, _ answer: (Answers) -> T) throws(ControlError) -> T {
         let (failure, answers) = state.withLock { state in
             state.calls.append(call)
             return (state.failure, state.answers)

@@ -66,6 +66,9 @@ extension SessionStore {
         let session = try await importSession(
             new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
             chunkLength: chunkLength)
+        try await saveSummary(
+            SessionSummaryAccumulator.summary(profile: settings.profile, samples: samples, events: events),
+            of: session.id)
         return Imported(session: session, events: events, addedAthlete: added)
     }
 }

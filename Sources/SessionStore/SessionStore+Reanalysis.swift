@@ -56,7 +56,12 @@ extension SessionStore {
                     + "there is nothing to re-analyse; its \(previous) stored event(s) are kept")
         }
         let events = settings.detector.eventsInTimeOrder(in: samples)
-        if save { try await replaceEvents(of: record.id, with: events.map(EventRecord.init), settings: settings) }
+        if save {
+            try await replaceEvents(of: record.id, with: events.map(EventRecord.init), settings: settings)
+            try await saveSummary(
+                SessionSummaryAccumulator.summary(profile: settings.profile, samples: samples, events: events),
+                of: record.id)
+        }
         return Reanalysis(settings: settings, events: events, previousCount: previous)
     }
 }

@@ -9,6 +9,8 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
 
     enum CodingKeys: String, CodingKey {
         case id, name, created
+        case massKg = "mass_kg"
+        case birthYear = "birth_year"
     }
 
     /// The columns.
@@ -21,6 +23,8 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
     var id: Int64?
     var name: String
     var created: Date
+    var massKg: Double?
+    var birthYear: Int?
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .timeIntervalSince1970
@@ -32,7 +36,9 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    var athlete: Athlete { Athlete(id: id ?? 0, name: name, created: created) }
+    var athlete: Athlete {
+        Athlete(id: id ?? 0, name: name, created: created, massKg: massKg, birthYear: birthYear)
+    }
 }
 
 /// A row of `sensors`: every sensor paired or recorded from, keyed by its address text.

@@ -11,12 +11,18 @@ public struct Athlete: Hashable, Sendable {
     public var name: String
     /// When the athlete was added.
     public var created: Date
+    /// Body mass, kg, for energy estimates; nil when unknown.
+    public var massKg: Double?
+    /// Year of birth; nil when unknown.
+    public var birthYear: Int?
 
     /// Creates a value (as read from the store).
-    public init(id: Int64, name: String, created: Date) {
+    public init(id: Int64, name: String, created: Date, massKg: Double? = nil, birthYear: Int? = nil) {
         self.id = id
         self.name = name
         self.created = created
+        self.massKg = massKg
+        self.birthYear = birthYear
     }
 }
 

@@ -23,6 +23,7 @@ public enum StoreSchema {
         Version(name: "v2-paired-sensors", number: 2),
         Version(name: "v3-session-stored-at", number: 3),
         Version(name: "v4-tail-segments", number: 4),
+        Version(name: "v5-roster-summaries-targets", number: 5),
     ]
 
     /// The version this build writes.
@@ -61,6 +62,10 @@ public enum StoreSchema {
             // the database (`<database>-tail/`) until it is compacted. An older build would not
             // read them, so it must refuse the store (newer schema) instead of missing samples.
             try db.execute(sql: "PRAGMA user_version = 4")
+        }
+        migrator.registerMigration("v5-roster-summaries-targets") { db in
+            try createRosterSummariesTargets(db)
+            try db.execute(sql: "PRAGMA user_version = 5")
         }
         return migrator
     }
@@ -130,6 +135,48 @@ public enum StoreSchema {
                     codec_version INTEGER NOT NULL,
                     data BLOB NOT NULL,
                     PRIMARY KEY (session_id, chunk)
+                );
+                """)
+    }
+
+    /// The roster (body mass, birth year, teams), the stored session summaries and targets.
+    /// Athletes already had ids, and sensors and sessions referred to them by id since v1 (the
+    /// name given at `start`/`import` became an `athletes` row), so the roster only adds columns:
+    /// every existing athlete keeps its id and sessions, with mass and birth year unknown.
+    /// Summaries are JSON (`SessionSummary`, one key per metric), so a new metric needs no
+    /// migration; sessions stored before v5 get theirs from `reanalyze` (until then `show`
+    /// computes it on the fly).
+    static func createRosterSummariesTargets(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE athletes ADD COLUMN mass_kg REAL CHECK (mass_kg IS NULL OR (mass_kg > 0 AND mass_kg < 500));
+                ALTER TABLE athletes ADD COLUMN birth_year INTEGER;
+                CREATE TABLE teams (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE team_members (
+                    team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+                    athlete_id INTEGER NOT NULL REFERENCES athletes(id) ON DELETE CASCADE,
+                    PRIMARY KEY (team_id, athlete_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX team_members_athlete ON team_members(athlete_id);
+                CREATE TABLE session_summaries (
+                    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    summary TEXT NOT NULL,
+                    computed_at REAL NOT NULL
+                );
+                CREATE TABLE targets (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    athlete_id INTEGER REFERENCES athletes(id) ON DELETE CASCADE,
+                    session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+                    metric TEXT NOT NULL,
+                    value REAL NOT NULL CHECK (value > 0),
+                    created REAL NOT NULL,
+                    CHECK ((athlete_id IS NULL) != (session_id IS NULL)),
+                    UNIQUE (athlete_id, metric),
+                    UNIQUE (session_id, metric)
                 );
                 """)
     }

@@ -39,8 +39,10 @@ struct HistoryPages: Sendable {
             let id = try context.parameters.require("id")
             let session = try await control.session(id: id)
             let events = try await control.sessionEvents(id: session.id)
+            let summary = try? await control.sessionSummary(id: session.id)
             var values = DashboardPages.layoutValues(context, title: "Session", section: "sessions")
             values.merge(HistoryRows.sessionPage(session, events: events)) { _, new in new }
+            if let summary { values.merge(SummaryRows.values(summary)) { _, new in new } }
             return templates.page("session", values)
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.csv")) { _, context -> Response in
@@ -57,13 +59,17 @@ struct HistoryPages: Sendable {
             let name = try context.parameters.require("name")
             let sessions = try await control.sessions(
                 athlete: name, sensor: nil, profile: nil, live: nil, limit: Self.listLimit)
-            var bests: [Leaderboard.Entry] = []
+            let bests = try await control.personalBests(athlete: name)
+            var summaries: [(SessionInfo, SessionSummary)] = []
             for session in sessions.prefix(100) where !session.isLive {
-                let events = try await control.sessionEvents(id: session.id)
-                bests.append(contentsOf: Leaderboard.entries(session: session, events: events))
+                if let summary = try? await control.sessionSummary(id: session.id) {
+                    summaries.append((session, summary))
+                }
             }
             var values = DashboardPages.layoutValues(context, title: "Athlete \(name)", section: "sessions")
-            values.merge(HistoryRows.athletePage(name: name, sessions: sessions, entries: bests)) { _, new in new }
+            values.merge(HistoryRows.athletePage(name: name, sessions: sessions, bests: bests, summaries: summaries)) {
+                _, new in new
+            }
             return templates.page("athlete", values)
         }
         router.get(RouterPath(DashboardPaths.leaderboard)) { request, context -> Response in
@@ -89,7 +95,7 @@ struct SessionFilter {
 
     init(_ request: Request) {
         let query = request.uri.queryParameters
-        for key in ["athlete", "profile", "from", "to"] {
+        for key in ["athlete", "team", "profile", "from", "to"] {
             if let value = query[Substring(key)].map(String.init), !value.isEmpty { raw[key] = value }
         }
         athlete = raw["athlete"]
@@ -109,8 +115,13 @@ struct SessionFilter {
     func apply(to control: any GatewayControl) async throws -> [SessionInfo] {
         let sessions = try await control.sessions(
             athlete: athlete, sensor: nil, profile: profile, live: nil, limit: HistoryPages.listLimit)
+        var members: Set<String>?
+        if let team = raw["team"] {
+            members = Set(try await control.teams().first { $0.name == team }?.athletes ?? [])
+        }
         return sessions.filter { session in
             (from.map { session.startedAt >= $0 } ?? true) && (to.map { session.startedAt < $0 } ?? true)
+                && (members.map { session.athlete.map($0.contains) ?? false } ?? true)
         }
     }
 

@@ -57,23 +57,45 @@ enum HistoryRows {
         return values
     }
 
-    static func athletePage(name: String, sessions: [SessionInfo], entries: [Leaderboard.Entry]) -> [String: Any] {
+    static func athletePage(
+        name: String, sessions: [SessionInfo], bests: [PersonalBest], summaries: [(SessionInfo, SessionSummary)]
+    ) -> [String: Any] {
         var values: [String: Any] = ["athlete": name, "rows": sessions.map(session), "empty": sessions.isEmpty]
-        values["bests"] = Leaderboard.Metric.allCases.compactMap { metric -> [String: Any]? in
-            guard let best = Leaderboard.rank(entries, metric: metric).first else { return nil }
-            return [
-                "label": metric.label, "value": number(best.value), "session": best.sessionID, "date": day(best.date),
-            ]
+        values["bests"] = bests.map { best -> [String: Any] in
+            let label = SummaryMetric(rawValue: best.metric).map(LeaderboardQuery.label) ?? best.metric
+            return ["label": label, "value": number(best.value), "session": best.sessionId, "date": day(best.at)]
         }
-        // Load per week: events per week, the oldest week first.
-        var weekly: [Int: Double] = [:]
-        for entry in entries where entry.metric == .events {
-            weekly[Int(entry.date.timeIntervalSince1970 / (7 * 86_400)), default: 0] += entry.value
+        // Load and bests over the weeks, the oldest week first.
+        var load: [Int: Double] = [:]
+        var height: [Int: Double] = [:]
+        var peak: [Int: Double] = [:]
+        for (session, summary) in summaries {
+            let week = Int(session.startedAt.timeIntervalSince1970 / (7 * 86_400))
+            load[week, default: 0] += summary.playerload
+            if let value = summary.bestHeightM ?? summary.bestThrowHeightM {
+                height[week] = max(height[week] ?? 0, value)
+            }
+            if let value = summary.maxPeakG { peak[week] = max(peak[week] ?? 0, value) }
         }
-        if let first = weekly.keys.min() {
-            let points = weekly.keys.sorted().map { (x: Double($0 - first + 1), y: weekly[$0] ?? 0) }
+        func weekly(_ values: [Int: Double]) -> [(x: Double, y: Double)] {
+            guard let first = values.keys.min() else { return [] }
+            return values.keys.sorted().map { (x: Double($0 - first + 1), y: values[$0] ?? 0) }
+        }
+        if !load.isEmpty {
             values["chartWeeks"] =
-                SVGChart(title: "Events per week", xUnit: "week", yUnit: "events", style: .bars, points: points).svg
+                SVGChart(
+                    title: "PlayerLoad per week", xUnit: "week", yUnit: "PlayerLoad", style: .bars, points: weekly(load)
+                )
+                .svg
+        }
+        if !height.isEmpty {
+            values["chartBests"] =
+                SVGChart(title: "Best height per week", xUnit: "week", yUnit: "m", style: .bars, points: weekly(height))
+                .svg
+        } else if !peak.isEmpty {
+            values["chartBests"] =
+                SVGChart(title: "Hardest hit per week", xUnit: "week", yUnit: "g", style: .bars, points: weekly(peak))
+                .svg
         }
         return values
     }

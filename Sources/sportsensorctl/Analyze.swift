@@ -31,13 +31,9 @@ func detectEvents(in samples: [AccelerationSample], settings: DetectionSettings)
     settings.detector.eventsInTimeOrder(in: samples)
 }
 
-/// The profile summary of a recording.
-func summarize(_ samples: [AccelerationSample], events: [DetectorEvent], profile: DetectionProfile) -> ProfileSummary {
-    var summary = ProfileSummary(profile: profile)
-    if let first = samples.first { summary.observe(time: first.t) }
-    if let last = samples.last { summary.observe(time: last.t) }
-    for event in events { summary.add(event) }
-    return summary
+/// The session summary of a recording.
+func summarize(_ samples: [AccelerationSample], events: [DetectorEvent], profile: DetectionProfile) -> SessionSummary {
+    SessionSummaryAccumulator.summary(profile: profile, samples: samples, events: events)
 }
 
 extension DetectionProfile: ExpressibleByArgument {}
@@ -61,11 +57,23 @@ struct Analyze: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
-    @Flag(help: "Print the profile summary instead of the events.")
+    @Flag(help: "Print the session summary (one JSON object, Docs/METRICS.md) instead of the events.")
     var summary = false
+
+    @Option(name: .customLong("mass-kg"), help: "The athlete's body mass in kg, for the summary's kcal.")
+    var massKg: Double?
 
     @Option(help: "Summary format: json or table (table implies --summary).")
     var format: Format = .json
+
+    @Flag(help: "JSON output (the default; spelled out as the other commands take it).")
+    var json = false
+
+    func validate() throws {
+        if json && format == .table {
+            throw ValidationError("--json and --format table exclude each other: choose one")
+        }
+    }
 
     @Option(help: "For a capture: the accelerometer's ATT value handle, when the capture has no GATT discovery.")
     var handle: String?
@@ -80,6 +88,9 @@ struct Analyze: ParsableCommand {
         let settings: DetectionSettings
         let samples: [AccelerationSample]
         do {
+            if let massKg, !(massKg > 0 && massKg < 500) {
+                throw CommandFailure.usage("--mass-kg \(massKg) is not a body mass: give kilograms between 0 and 500")
+            }
             settings = try detection.settings(for: profile)
             let handle = try handle.map { value throws(InputError) in try RecordingInput.parseHandle(value) }
             let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
@@ -93,7 +104,8 @@ struct Analyze: ParsableCommand {
         }
         let events = detectEvents(in: samples, settings: settings)
         if summary || format == .table {
-            let result = summarize(samples, events: events, profile: profile)
+            let result = summarize(samples, events: events, profile: profile).withBodyMass(
+                massKg, note: "no body mass given: pass --mass-kg KG")
             print(format == .table ? result.table : result.jsonLine)
         } else {
             var output = ""

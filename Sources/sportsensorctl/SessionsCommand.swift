@@ -177,7 +177,7 @@ struct ShowCommand: AsyncParsableCommand {
         /// Events per type, by type name.
         var eventCounts: [(String, Int)]
         /// The profile summary, when the session's profile is one this build detects.
-        var summary: ProfileSummary?
+        var summary: SessionSummary?
 
         var table: String {
             let record = listing.record
@@ -199,7 +199,10 @@ struct ShowCommand: AsyncParsableCommand {
             ]
             rows += eventCounts.map { ("\($0.0) events", "\($0.1)") }
             if let summary {
-                rows += summary.fields.map { ($0.name, SampleCSV.fixed($0.value, decimals: $0.decimals)) }
+                rows += summary.table.split(separator: "\n").dropFirst().map { line in
+                    let parts = line.split(separator: " ", maxSplits: 1)
+                    return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+                }
             }
             // Last: the detector settings the events came from, as `reanalyze --set` takes them.
             rows.append(("rules", record.settings?.rules.rawValue ?? "-"))
@@ -238,21 +241,16 @@ struct ShowCommand: AsyncParsableCommand {
             record, store: store, athletes: try await SessionListing.athleteNames(store))
         var counts: [String: Int] = [:]
         for event in listing.events { counts[event.type, default: 0] += 1 }
-        var summary: ProfileSummary?
-        if let profile = DetectionProfile(rawValue: record.profile) {
-            var result = ProfileSummary(profile: profile)
-            if listing.samples > 0 {
-                let samples = try await store.detectionSamples(of: record.id)
-                if let first = samples.first { result.observe(time: first.t) }
-                if let last = samples.last { result.observe(time: last.t) }
-            } else if let duration = listing.duration {
-                result.observe(time: 0)
-                result.observe(time: duration)
-            }
-            for event in listing.events {
-                if let detected = event.detectorEvent, detected.kind == profile.eventKind { result.add(detected) }
-            }
-            summary = result
+        var summary: SessionSummary?
+        if let stored = try await store.summary(of: record.id) {
+            summary = stored
+        } else if let profile = DetectionProfile(rawValue: record.profile) {
+            let samples = listing.samples > 0 ? try await store.detectionSamples(of: record.id) : []
+            summary = SessionSummaryAccumulator.summary(
+                profile: profile, samples: samples, events: listing.events.compactMap(\.detectorEvent))
+        }
+        if let athleteID = record.athleteID, let athlete = try await store.athlete(id: athleteID) {
+            summary = summary?.withBodyMass(athlete.massKg)
         }
         return Report(
             listing: listing, eventCounts: counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },

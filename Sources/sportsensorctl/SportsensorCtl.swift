@@ -18,6 +18,12 @@ struct SportsensorCtl: AsyncParsableCommand {
                     SensorsCommand.self, StartCommand.self, StopCommand.self, TailCommand.self,
                 ]),
             CommandGroup(
+                name: "Athletes",
+                subcommands: [
+                    AthletesCommand.self, TeamsCommand.self, TargetsCommand.self, LeaderboardCommand.self,
+                    ReportCommand.self,
+                ]),
+            CommandGroup(
                 name: "Sessions",
                 subcommands: [
                     SessionsCommand.self, ShowCommand.self, ExportCommand.self, ImportCommand.self,

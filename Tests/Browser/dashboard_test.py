@@ -163,6 +163,37 @@ def screenshot(driver, directory, name):
         log(f"saved {path}")
 
 
+def call(url, method, path, body=None, token=API_TOKEN):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    elif method != "GET":
+        data = b""
+    request = urllib.request.Request(url + path, method=method, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+def roster(url):
+    """Athletes in two teams and a steps target for Cleo, set with the bearer token as a script would."""
+    for team in ["juniors", "seniors"]:
+        status, _ = call(url, "POST", "v1/teams", {"name": team})
+        if status != 201:
+            raise Failure(f"adding team {team} answered {status}")
+    for name, mass, teams in [("Ana", 58, ["juniors"]), ("Ben", 71, ["juniors"]), ("Cleo", 64, ["seniors"])]:
+        status, _ = call(url, "POST", "v1/athletes", {"name": name, "mass_kg": mass, "teams": teams})
+        if status != 201:
+            raise Failure(f"adding athlete {name} answered {status}")
+    status, _ = call(url, "POST", "v1/targets", {"athlete": "Cleo", "metric": "steps", "value": 15})
+    if status != 201:
+        raise Failure(f"setting Cleo's target answered {status}")
+
+
 def coach_checks(url, shots):
     driver = browser(TABLET)
     try:
@@ -190,6 +221,12 @@ def coach_checks(url, shots):
             sessions[sensor] = link.get_attribute("href").rsplit("/", 1)[1]
         log(f"started a session from each tile: {sessions}")
 
+        # Cleo's target (15 steps): the tile shows the progress, then flashes when it is reached.
+        wait(driver, "Cleo's target progress on her tile",
+             lambda d: tile(d, "virtual-3").find_element(By.CSS_SELECTOR, '[data-optional="target"]').is_displayed())
+        wait(driver, "the 'target reached' flash on Cleo's tile",
+             lambda d: "Target reached" in tile(d, "virtual-3").find_element(By.CSS_SELECTOR, '[data-field="flash"]').text)
+        log("Cleo's tile shows her target's progress and flashes when she reaches it")
         for sensor in ATHLETES:
             wait(driver, f"events counted on {sensor}", lambda d, s=sensor: count(d, s) > 0)
             first = count(driver, sensor)
@@ -253,10 +290,17 @@ def coach_checks(url, shots):
             tile(driver, sensor).find_element(By.CSS_SELECTOR, '[data-action="stop"]').click()
             wait(driver, f"the session on {sensor} to stop",
                  lambda d, s=sensor: tile(d, s).find_element(By.CSS_SELECTOR, '[data-action="start"]').is_displayed())
-        driver.get(url + "leaderboard?metric=events&days=all")
+        driver.get(url + "leaderboard?metric=playerload&period=all")
         wait(driver, "the three athletes on the leaderboard",
              lambda d: all(name in d.find_element(By.ID, "leaderboard").text for name in ["Ana", "Ben", "Cleo"]))
-        log("the leaderboard ranks the finished session")
+        driver.get(url + "leaderboard?metric=playerload&period=all&team=juniors")
+        wait(driver, "the juniors' leaderboard without Cleo",
+             lambda d: "Ana" in d.find_element(By.ID, "leaderboard").text
+             and "Cleo" not in d.find_element(By.ID, "leaderboard").text)
+        driver.get(url + "leaderboard?metric=playerload&period=all")
+        wait(driver, "the three athletes on the leaderboard again",
+             lambda d: all(name in d.find_element(By.ID, "leaderboard").text for name in ["Ana", "Ben", "Cleo"]))
+        log("the leaderboard ranks the three finished sessions, and a team's")
         viewport(driver, PHONE)
         wait(driver, "the leaderboard to fit 360 px", no_horizontal_overflow)
         screenshot(driver, shots, "leaderboard-phone.png")
@@ -298,22 +342,6 @@ def viewer_checks(url, sessions, shots):
         driver.quit()
 
 
-def call(url, method, path, body=None, token=API_TOKEN):
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    data = None
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-        data = json.dumps(body).encode()
-    elif method != "GET":
-        data = b""
-    request = urllib.request.Request(url + path, method=method, data=data, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=WAIT) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, None
-
-
 def api_checks(url):
     """Scripts keep using the bearer token on the dashboard's listener, with a coach's rights."""
     status, answer = call(url, "GET", "v1/status")
@@ -343,6 +371,7 @@ def main():
     daemon, url, log_path = start_daemon(arguments.bin, work)
     log(f"sportsensord serves the dashboard at {url}")
     try:
+        roster(url)
         sessions = coach_checks(url, arguments.screenshots)
         viewer_checks(url, sessions, arguments.screenshots)
         api_checks(url)

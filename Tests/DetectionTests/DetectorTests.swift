@@ -370,23 +370,3 @@ struct BaselineTests {
         #expect(BaselineStepDetector().events(in: samples).count == 5)
     }
 }
-
-@Suite("Summaries")
-struct SummaryTextTests {
-    @Test("summary counts, rate and heights")
-    func summary() {
-        var summary = ProfileSummary(profile: .jump)
-        summary.observe(time: 0)
-        summary.observe(time: 60)
-        summary.add(.jump(FlightEvent(start: 1, end: 1.5)))
-        summary.add(.jump(FlightEvent(start: 5, end: 5.4)))
-        #expect(summary.count == 2)
-        #expect(summary.ratePerMinute == 2)
-        #expect(abs(summary.bestHeightM - FlightEvent.height(flightTime: 0.5)) < 1e-12)
-        #expect(
-            summary.jsonLine
-                == #"{"profile":"jump","count":2,"duration_s":60.000,"rate_per_min":2.00,"best_height_m":0.306,"mean_height_m":0.251,"longest_flight_s":0.5000}"#
-        )
-        #expect(summary.table.contains("best_height_m     0.306"))
-    }
-}

@@ -114,7 +114,7 @@ extension Gateway {
         }
     }
 
-    private func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
+    func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
         let store = dependencies.store
         return try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
     }

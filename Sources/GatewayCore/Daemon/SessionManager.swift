@@ -79,13 +79,27 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                 logger: self.logger)
         }
         let link = channel.link
+        // What records and targets are measured against: the athlete's bests before this session.
+        let athleteID = new.athleteID
+        let (massKg, bests, targets) = try await health.mapStore {
+            () async throws(StoreError) -> (Double?, [SummaryMetric: LeaderboardEntry], [SummaryMetric: Double]) in
+            guard let athleteID else {
+                return (nil, [:], try await store.effectiveTargets(session: session.id, athleteID: nil))
+            }
+            var bests: [SummaryMetric: LeaderboardEntry] = [:]
+            for (metric, best) in try await store.personalBests(athleteID: athleteID) { bests[metric] = best }
+            return (
+                try await store.athlete(id: athleteID)?.massKg, bests,
+                try await store.effectiveTargets(session: session.id, athleteID: athleteID)
+            )
+        }
         let context = SessionPipeline<C>.Context(
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
             athlete: athlete?.name ?? sensorAthlete, settings: settings,
-            timeOffset: link.origin.duration(to: startInstant).inSeconds)
+            timeOffset: link.origin.duration(to: startInstant).inSeconds, massKg: massKg, bests: bests)
         let address = channel.address
         let sessionID = session.idText
-        return SessionPipeline(
+        let pipeline = SessionPipeline(
             context: context, recorder: recorder, bus: bus, clock: dependencies.clock, linkState: channel.linkState,
             linkBaseline: await link.statistics, idleTimeout: dependencies.configuration.idleStop, logger: logger,
             metrics: metrics, linkStatistics: { await link.statistics },
@@ -96,6 +110,8 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                 await self.end(on: channel, reason: reason)
             }
         )
+        pipeline.setTargets(targets)
+        return pipeline
     }
 
     /// Ends the session on `channel`, if one records; errors of the store are logged and mark it
@@ -104,7 +120,10 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         guard let pipeline = channel.takePipeline() else { return }
         metrics.liveSessions.record(registry.liveCount)
         do {
-            _ = try await pipeline.finish(reason: reason)
+            if let record = try await pipeline.finish(reason: reason) {
+                // The live summary saw every sample and event the store now holds.
+                try await dependencies.store.saveSummary(pipeline.summary(), of: record.id)
+            }
         } catch {
             health.record(healthy: false)
             logger.error(

@@ -36,6 +36,12 @@ extension LinkState {
     }
 }
 
+/// What a session has announced: `record` items by metric, `target` items by metric.
+struct Milestones: Sendable {
+    var records: Set<SummaryMetric> = []
+    var targets: Set<SummaryMetric> = []
+}
+
 /// One live session: the link's samples go through the profile's detector into the store (via
 /// a `SessionRecorder`) and onto the event bus; once a second the session's counters are
 /// published and the idle rule is checked.
@@ -61,12 +67,19 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         public var settings: DetectionSettings
         /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
         public var timeOffset: Double
+        /// The athlete's body mass, kg, for the live kcal.
+        public var massKg: Double?
+        /// The athlete's personal bests before this session, which a `record` item announces beating.
+        public var bests: [SummaryMetric: LeaderboardEntry]
 
         /// Creates a context.
         public init(
             session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
-            settings: DetectionSettings, timeOffset: Double
+            settings: DetectionSettings, timeOffset: Double, massKg: Double? = nil,
+            bests: [SummaryMetric: LeaderboardEntry] = [:]
         ) {
+            self.massKg = massKg
+            self.bests = bests
             self.session = session
             self.address = address
             self.sensorLabel = sensorLabel
@@ -79,7 +92,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     private struct State: Sendable {
         var detector: ProfileDetector
-        var summary: ProfileSummary
+        var summary: SessionSummaryAccumulator
+        var targets: [SummaryMetric: Double] = [:]
+        var announced = Milestones()
         var activity = MotionActivity()
         var lastActivity: C.Instant
         var linkState: LinkState?
@@ -144,7 +159,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         state = Mutex(
             State(
                 detector: context.settings.detector,
-                summary: ProfileSummary(profile: context.settings.profile), lastActivity: now, linkState: linkState,
+                summary: SessionSummaryAccumulator(profile: context.settings.profile), lastActivity: now,
+                linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -158,8 +174,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let (stored, detected) = state.withLock { state -> ([StoredSample], [DetectorEvent]) in
-            guard !state.finished else { return ([], []) }
+        let (stored, detected, milestones) = state.withLock {
+            state -> ([StoredSample], [DetectorEvent], [GatewayEvent]) in
+            guard !state.finished else { return ([], [], []) }
             var stored: [StoredSample] = []
             stored.reserveCapacity(batch.count)
             var detected: [DetectorEvent] = []
@@ -172,7 +189,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 guard t >= 0 else { continue }
                 let acceleration = AccelerationSample(t: t, raw: sample.raw)
                 stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
-                state.summary.observe(time: t)
+                state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
                 if let event = state.detector.process(acceleration) {
                     detected.append(event)
@@ -184,10 +201,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             }
             state.samples += Int64(stored.count)
             if moved || !detected.isEmpty { state.lastActivity = now }
-            return (stored, detected)
+            // A best beaten or a target reached by an event is announced with that event.
+            let milestones = detected.isEmpty ? [] : self.milestones(&state)
+            return (stored, detected, milestones)
         }
         if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
+        for milestone in milestones { bus.publish(milestone) }
     }
 
     /// Notes the sensor's new link state (shown in the counters).
@@ -239,6 +259,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             }
             recorder.update(counts: counts)
             reportStore(recorder.statistics)
+            for milestone in state.withLock({ milestones(&$0) }) { bus.publish(milestone) }
             bus.publish(.counters(counters()))
             if let idleTimeout, idleFor >= idleTimeout {
                 let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
@@ -287,25 +308,74 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         }
     }
 
-    /// The live numbers `sportsensorctl tail` shows.
+    /// The live numbers `sportsensorctl tail` shows, with the summary so far and target progress.
     public func counters() -> SessionCounters {
         let elapsed = started.duration(to: clock.now).inSeconds
         return state.withLock { state in
-            let summary = state.summary
+            let summary = liveSummary(state)
             let profile = context.settings.profile
+            let count = state.eventCounts[profile.eventKind.rawValue] ?? 0
+            let progress = state.targets.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                TargetProgress(metric: $0.key.rawValue, target: $0.value, value: summary.value(of: $0.key) ?? 0)
+            }
             return SessionCounters(
                 sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
-                profile: profile.rawValue, count: summary.count,
-                lastPeakG: profile == .tableTennis && summary.count > 0 ? summary.lastPeakG : nil,
-                maxPeakG: profile == .tableTennis && summary.count > 0 ? summary.maxPeakG : nil,
-                ratePerMinute: summary.ratePerMinute,
-                bestHeightM: (profile == .jump || profile == .throw) && summary.count > 0 ? summary.bestHeightM : nil,
-                cadence: profile == .steps && summary.count > 0 ? summary.lastCadence : nil,
+                profile: profile.rawValue, count: count, lastPeakG: summary.lastPeakG, maxPeakG: summary.maxPeakG,
+                ratePerMinute: summary.durationS > 0 ? Double(count) * 60 / summary.durationS : 0,
+                bestHeightM: summary.bestHeightM ?? summary.bestThrowHeightM,
+                cadence: profile == .steps && count > 0 ? summary.cadenceSpm : nil,
                 linkState: LinkState.wireName(state.linkState),
-                elapsedSeconds: elapsed, receivedSamples: Int(state.samples),
+                elapsedSeconds: elapsed, summary: summary, targets: progress.isEmpty ? nil : progress,
+                receivedSamples: Int(state.samples),
                 expectedSamples: Int(state.samples)
                     + max(0, state.latest.missingSamples - state.baseline.missingSamples))
         }
+    }
+
+    /// The summary so far, kcal for the athlete's body mass.
+    public func summary() -> SessionSummary {
+        state.withLock { liveSummary($0) }
+    }
+
+    /// Replaces the targets this session counts towards (set while it records).
+    public func setTargets(_ targets: [SummaryMetric: Double]) {
+        state.withLock { $0.targets = targets }
+    }
+
+    private func liveSummary(_ state: State) -> SessionSummary {
+        let summary = state.summary.summary()
+        return context.athlete == nil
+            ? summary.withBodyMass(nil, note: "the session has no athlete: no body mass to count kcal with")
+            : summary.withBodyMass(context.massKg)
+    }
+
+    /// The `record` and `target` items now due, each announced once per session.
+    private func milestones(_ state: inout State) -> [GatewayEvent] {
+        guard !context.bests.isEmpty || !state.targets.isEmpty else { return [] }
+        let summary = liveSummary(state)
+        var items: [GatewayEvent] = []
+        for (metric, best) in context.bests.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let value = summary.value(of: metric), value > best.value,
+                !state.announced.records.contains(metric), let athlete = context.athlete
+            else { continue }
+            state.announced.records.insert(metric)
+            items.append(
+                .record(
+                    RecordPayload(
+                        sessionId: sessionID, sensor: context.sensorLabel, athlete: athlete, metric: metric.rawValue,
+                        value: value, previous: best.value, previousSessionId: best.sessionID)))
+        }
+        for (metric, target) in state.targets.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let value = summary.value(of: metric), value >= target, !state.announced.targets.contains(metric)
+            else { continue }
+            state.announced.targets.insert(metric)
+            items.append(
+                .target(
+                    TargetPayload(
+                        sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
+                        metric: metric.rawValue, target: target, value: value)))
+        }
+        return items
     }
 
     /// The session as the control API shows it, live.

@@ -81,7 +81,19 @@ struct TailRenderer: Sendable {
             }
         case .detection(let detection):
             return mode == .events ? Self.line(detection) + "\n" : ""
+        case .record(let record):
+            return announce(Self.line(record))
+        case .target(let target):
+            return announce(Self.line(target))
         }
+    }
+
+    /// A line every mode shows; the live block is redrawn below it.
+    private mutating func announce(_ line: String) -> String {
+        guard mode == .live else { return line + "\n" }
+        let up = linesOnScreen > 0 ? "\r\u{1B}[\(linesOnScreen)A" : ""
+        linesOnScreen = 0
+        return up + Self.clearLine + line + "\n" + redraw()
     }
 
     /// The live block: cursor back to its first line, every line cleared and rewritten.
@@ -110,6 +122,9 @@ struct TailRenderer: Sendable {
         if let height = update.bestHeightM { parts.append("best \(GatewayFormatting.fixed(height, decimals: 2)) m") }
         if let cadence = update.cadence { parts.append("cadence \(GatewayFormatting.fixed(cadence, decimals: 0))/min") }
         parts.append("\(GatewayFormatting.fixed(update.ratePerMinute, decimals: 1))/min")
+        if let metric = update.targetMetric, let pct = update.targetPct {
+            parts.append("\(metric) \(GatewayFormatting.fixed(pct, decimals: 0))% of target")
+        }
         parts.append(ended.map { "ended (\($0))" } ?? linkState)
         parts.append(GatewayFormatting.duration(update.elapsedSeconds))
         return parts.joined(separator: "  ")
@@ -126,6 +141,18 @@ struct TailRenderer: Sendable {
         if let flight = event.flightS { parts.append("flight \(GatewayFormatting.fixed(flight, decimals: 3)) s") }
         if let height = event.heightM { parts.append("height \(GatewayFormatting.fixed(height, decimals: 2)) m") }
         return parts.joined(separator: "  ")
+    }
+
+    /// A personal best beaten.
+    static func line(_ record: RecordPayload) -> String {
+        "\(record.sensor)  RECORD \(record.athlete) \(record.metric) \(GatewayFormatting.fixed(record.value, decimals: 3))"
+            + " (best was \(GatewayFormatting.fixed(record.previous, decimals: 3)))"
+    }
+
+    /// A target reached.
+    static func line(_ target: TargetPayload) -> String {
+        "\(target.sensor)  TARGET \(target.athlete ?? "-") \(target.metric) \(GatewayFormatting.fixed(target.value, decimals: 3))"
+            + " reached (target \(GatewayFormatting.fixed(target.target, decimals: 3)))"
     }
 
     /// A link change.

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import SDUSensor
+
+/// Computes a `SessionSummary` from a session's samples and events as they arrive: pure, time
+/// passed in with every sample, any sample rate, gaps allowed. O(1) work per sample; it keeps the
+/// magnitudes of the current 5-s epoch (for its mean absolute deviation) and a few numbers per
+/// finished epoch, so `summary()` can be asked for once a second during a live session.
+///
+/// Rules (Docs/METRICS.md):
+/// - Two consecutive samples more than `gapS` apart are a gap: neither PlayerLoad nor recorded
+///   time crosses it.
+/// - PlayerLoad sums the vector difference of consecutive samples as they come, at whatever rate;
+///   it is not resampled to 100 Hz.
+/// - Epochs are 5 s from the first sample; each interval between consecutive samples belongs to
+///   the epoch of the later one, so an epoch's seconds are the time its samples cover.
+public struct SessionSummaryAccumulator: Sendable {
+    /// Epoch length, s.
+    public static let epochS = 5.0
+    /// Longest pause between consecutive samples that is not a gap, s.
+    public static let gapS = 0.25
+    /// |axis| at or above which a sample is clipped: the largest reading at 16384 LSB/g.
+    public static let clipLevelG = 32767.0 / 16384.0
+    /// Longest ground contact between a landing and the next takeoff that makes a repeated jump.
+    public static let repeatedJumpContactS = 0.5
+    /// Longest pause between steps that still counts as stepping (for cadence), s.
+    public static let stepPauseS = 2.0
+
+    /// One finished epoch.
+    struct Epoch: Sendable {
+        var index: Int
+        var seconds: Double
+        var enmoMg: Double
+        var madMg: Double
+    }
+
+    /// The profile summarised.
+    public let profile: DetectionProfile
+    private var startT: Double?
+    private var previous: AccelerationSample?
+    private var samples = 0
+    private var clipped = 0
+    private var gaps = 0
+    private var recordedS = 0.0
+    private var playerloadSum = 0.0
+    private var enmoSumG = 0.0
+    private var epochIndex = 0
+    private var epochSeconds = 0.0
+    private var epochMagnitudes: [Double] = []
+    private var epochs: [Epoch] = []
+    private var eventsPerEpoch: [Int: Int] = [:]
+    // Hits.
+    private var hits = 0
+    private var peakSumG = 0.0
+    private var maxPeakG = 0.0
+    private var lastPeakG = 0.0
+    private var maxIntensityG = 0.0
+    private var saturatedHits = 0
+    // Jumps and throws.
+    private var jumps = 0
+    private var jumpHeightSumM = 0.0
+    private var bestJumpM = 0.0
+    private var bestRsi: Double?
+    private var lastLanding: Double?
+    private var throwCount = 0
+    private var bestThrowM = 0.0
+    // Steps.
+    private var steps = 0
+    private var lastStepT: Double?
+    private var steppingIntervals = 0
+    private var steppingS = 0.0
+
+    /// An empty accumulator for `profile`.
+    public init(profile: DetectionProfile) {
+        self.profile = profile
+        epochMagnitudes.reserveCapacity(2048)
+    }
+
+    /// Adds one sample (in time order).
+    public mutating func add(_ sample: AccelerationSample) {
+        let magnitude = sample.magnitude
+        samples += 1
+        enmoSumG += max(0, magnitude - 1)
+        if Swift.max(abs(sample.x), abs(sample.y), abs(sample.z)) >= Self.clipLevelG { clipped += 1 }
+        let start = startT ?? sample.t
+        startT = start
+        let index = Self.epoch(of: sample.t, start: start)
+        if index != epochIndex {
+            closeEpoch()
+            epochIndex = index
+        }
+        if let previous {
+            let dt = sample.t - previous.t
+            if dt > Self.gapS {
+                gaps += 1
+            } else {
+                let dx = sample.x - previous.x
+                let dy = sample.y - previous.y
+                let dz = sample.z - previous.z
+                playerloadSum += (dx * dx + dy * dy + dz * dz).squareRoot()
+                let covered = Swift.max(0, dt)
+                recordedS += covered
+                epochSeconds += covered
+            }
+        }
+        epochMagnitudes.append(magnitude)
+        previous = sample
+    }
+
+    /// Adds one detected event.
+    public mutating func add(_ event: DetectorEvent) {
+        if event.kind == profile.eventKind {
+            eventsPerEpoch[Self.epoch(of: event.time, start: startT ?? event.time), default: 0] += 1
+        }
+        switch event {
+        case .hit(let hit):
+            hits += 1
+            peakSumG += hit.peakG
+            maxPeakG = Swift.max(maxPeakG, hit.peakG)
+            lastPeakG = hit.peakG
+            maxIntensityG = Swift.max(maxIntensityG, hit.intensityG)
+            if hit.saturated { saturatedHits += 1 }
+        case .jump(let flight):
+            jumps += 1
+            jumpHeightSumM += flight.height
+            bestJumpM = Swift.max(bestJumpM, flight.height)
+            if let lastLanding {
+                let contact = flight.start - lastLanding
+                if contact > 0 && contact <= Self.repeatedJumpContactS {
+                    let rsi = flight.height / contact
+                    bestRsi = Swift.max(bestRsi ?? rsi, rsi)
+                }
+            }
+            lastLanding = flight.end
+        case .throw(let flight):
+            throwCount += 1
+            bestThrowM = Swift.max(bestThrowM, flight.height)
+        case .step(let step):
+            steps += 1
+            if let lastStepT {
+                let interval = step.t - lastStepT
+                if interval > 0 && interval <= Self.stepPauseS {
+                    steppingIntervals += 1
+                    steppingS += interval
+                }
+            }
+            lastStepT = step.t
+        }
+    }
+
+    /// The summary so far (the open epoch counted as it stands); `kcal` is filled by
+    /// `SessionSummary.withBodyMass(_:)`.
+    public func summary() -> SessionSummary {
+        var result = SessionSummary(profile: profile.rawValue)
+        result.samples = samples
+        result.clippedSamples = clipped
+        result.gaps = gaps
+        result.recordedS = recordedS
+        if let startT, let previous { result.durationS = previous.t - startT }
+        result.playerload = playerloadSum / 100
+        if recordedS > 0 { result.playerloadPerMin = result.playerload * 60 / recordedS }
+        if samples > 0 { result.enmoMg = enmoSumG / Double(samples) * 1000 }
+        var all = epochs
+        if let open = openEpoch() { all.append(open) }
+        if !all.isEmpty { result.madMg = all.map(\.madMg).reduce(0, +) / Double(all.count) }
+        for epoch in all {
+            let band = ActivityIntensity.Band(enmoMg: epoch.enmoMg)
+            switch band {
+            case .sedentary: result.sedentaryS += epoch.seconds
+            case .light: result.lightS += epoch.seconds
+            case .moderate: result.moderateS += epoch.seconds
+            case .vigorous: result.vigorousS += epoch.seconds
+            }
+            let intensity = ActivityIntensity.of(
+                profile: profile, events: eventsPerEpoch[epoch.index] ?? 0, seconds: epoch.seconds, band: band)
+            result.metMin += intensity.met * epoch.seconds / 60
+        }
+        result.activeS = result.lightS + result.moderateS + result.vigorousS
+        let minutes = result.durationS / 60
+        func perMinute(_ count: Int) -> Double? { minutes > 0 ? Double(count) / minutes : nil }
+        if profile == .tableTennis || hits > 0 {
+            result.hits = hits
+            result.hitsPerMin = perMinute(hits)
+            result.saturatedHits = saturatedHits
+            if hits > 0 {
+                result.maxPeakG = maxPeakG
+                result.meanPeakG = peakSumG / Double(hits)
+                result.lastPeakG = lastPeakG
+                result.maxIntensityG = maxIntensityG
+            }
+        }
+        if profile == .jump || jumps > 0 {
+            result.jumps = jumps
+            result.jumpsPerMin = perMinute(jumps)
+            if jumps > 0 {
+                result.bestHeightM = bestJumpM
+                result.meanHeightM = jumpHeightSumM / Double(jumps)
+            }
+            result.bestRsi = bestRsi
+        }
+        if profile == .throw || throwCount > 0 {
+            result.throws = throwCount
+            if throwCount > 0 { result.bestThrowHeightM = bestThrowM }
+        }
+        if profile == .steps || steps > 0 {
+            result.steps = steps
+            if steppingS > 0 { result.cadenceSpm = Double(steppingIntervals) * 60 / steppingS }
+        }
+        return result
+    }
+
+    /// The summary of a whole recording.
+    public static func summary(
+        profile: DetectionProfile, samples: some Sequence<AccelerationSample>, events: some Sequence<DetectorEvent>
+    ) -> SessionSummary {
+        var accumulator = SessionSummaryAccumulator(profile: profile)
+        for sample in samples { accumulator.add(sample) }
+        for event in events { accumulator.add(event) }
+        return accumulator.summary()
+    }
+
+    private static func epoch(of t: Double, start: Double) -> Int {
+        Swift.max(0, Int(((t - start) / epochS).rounded(.down)))
+    }
+
+    private func openEpoch() -> Epoch? {
+        guard !epochMagnitudes.isEmpty else { return nil }
+        let count = Double(epochMagnitudes.count)
+        var sum = 0.0
+        var enmo = 0.0
+        for magnitude in epochMagnitudes {
+            sum += magnitude
+            enmo += Swift.max(0, magnitude - 1)
+        }
+        let mean = sum / count
+        var deviation = 0.0
+        for magnitude in epochMagnitudes { deviation += abs(magnitude - mean) }
+        return Epoch(
+            index: epochIndex, seconds: epochSeconds, enmoMg: enmo / count * 1000, madMg: deviation / count * 1000)
+    }
+
+    private mutating func closeEpoch() {
+        if let epoch = openEpoch() { epochs.append(epoch) }
+        epochMagnitudes.removeAll(keepingCapacity: true)
+        epochSeconds = 0
+    }
+}
