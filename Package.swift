@@ -312,6 +312,7 @@ let package = Package(
             name: "SportsensorctlTests",
             dependencies: [
                 "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
+                "DashboardUsers",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
