@@ -107,6 +107,9 @@ public struct SessionSummaryAccumulator: Sendable {
     }
 
     /// Adds one detected event.
+    ///
+    /// Follow-up: once `EventRecord` carries quality flags (branch i14b), count them here per flag
+    /// and keep flagged events out of the bests (Docs/METRICS.md, "Not yet").
     public mutating func add(_ event: DetectorEvent) {
         if event.kind == profile.eventKind {
             eventsPerEpoch[Self.epoch(of: event.time, start: startT ?? event.time), default: 0] += 1

@@ -258,6 +258,11 @@ struct GatewayEndToEndTests {
                 #expect(expected.count >= 3)
                 #expect(
                     Array(stored.prefix(expected.count)) == expected, "every event committed before the kill is kept")
+                // The restart summarised the recovered session from what was stored.
+                let reader = try SessionStore.openReadOnly(at: StateDirectory(path: restarted.stateDirectory))
+                let summary = try await reader.summary(of: try #require(UUID(uuidString: id)))
+                try reader.close()
+                #expect(summary?.hits == stored.count, "\(String(describing: summary))")
                 restarted.daemon.send(SIGTERM)
                 #expect(await restarted.daemon.waitForExit(timeout: .seconds(20)) == 0)
             }

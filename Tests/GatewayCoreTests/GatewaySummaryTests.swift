@@ -31,7 +31,8 @@ struct GatewaySummaryTests {
             events: try await bench.store.events(of: firstID).compactMap(\.detectorEvent))
         // The store keeps the printed digits: compare the lines.
         #expect(
-            stored.jsonLine == offline.withBodyMass(60).jsonLine, "the live accumulator saw exactly what the store keeps")
+            stored.jsonLine == offline.withBodyMass(60).jsonLine,
+            "the live accumulator saw exactly what the store keeps")
         #expect(try await bench.gateway.sessionSummary(id: first.id) == stored)
         #expect(stored.playerload > 0)
 
@@ -67,5 +68,31 @@ struct GatewaySummaryTests {
         #expect(bests.first { $0.metric == "playerload" }?.sessionId == second.id)
         let board = try await bench.gateway.leaderboard(metric: "playerload", period: "day", team: nil)
         #expect(board.map(\.athlete) == ["anna"] && board.first?.sessionId == second.id)
+    }
+
+    @Test("removing an athlete a sensor is bound to unbinds the sensor: the next session has no athlete")
+    func removalUnbindsSensors() async throws {
+        let bench = try GatewayBench(scripts: [.steps])
+        let running = Task { try await bench.gateway.run() }
+        await bench.gateway.waitUntilStarted()
+        #expect(try await GatewayTests.connected(bench, count: 1))
+        _ = try await bench.gateway.updateSensor("virtual-1", SensorUpdate(athlete: "ben"))
+        let first = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))
+        #expect(first.athlete == "ben")
+        try await bench.drive(for: 2)
+        _ = try await bench.gateway.stopSession(id: first.id)
+        let refused = await GatewayTests.expectControlError(.conflict) {
+            try await bench.gateway.removeAthlete("ben", sessions: nil)
+        }
+        #expect(refused?.fix?.contains("sessions=keep") == true)
+        let removal = try await bench.gateway.removeAthlete("ben", sessions: "keep")
+        #expect(removal.sessionsKept == 1 && removal.sessionsDeleted == 0)
+        #expect(try await bench.gateway.sensors().first?.athlete == nil)
+        let second = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))
+        #expect(second.athlete == nil)
+        _ = try await bench.gateway.stopSession(id: second.id)
+        #expect(try await bench.gateway.session(id: first.id).athlete == nil, "the kept session has no athlete")
+        running.cancel()
+        try await running.value
     }
 }

@@ -120,3 +120,39 @@ struct TailRendererTests {
         #expect(TailCommand.jsonLine(ServerSentEvent(event: "link", data: "not json")) == nil)
     }
 }
+
+@Suite("tail renderer: records and targets")
+struct TailRendererMilestoneTests {
+    static let record = RecordPayload(
+        sessionId: "a", sensor: "anna-left", athlete: "Anna", metric: "best_height_m", value: 0.4512, previous: 0.41,
+        previousSessionId: "b")
+    static let target = TargetPayload(
+        sessionId: "a", sensor: "anna-left", athlete: "Anna", metric: "jumps", target: 40, value: 40)
+
+    @Test("a record and a reached target are a line in every mode; on a terminal the block is redrawn below it")
+    func milestones() {
+        let recordLine = "anna-left  RECORD Anna best_height_m 0.451 (best was 0.410)"
+        let targetLine = "anna-left  TARGET Anna jumps 40.000 reached (target 40.000)"
+        for mode in [TailRenderer.Mode.plain, .events] {
+            var renderer = TailRenderer(mode: mode)
+            #expect(renderer.apply(.record(Self.record)) == recordLine + "\n")
+            #expect(renderer.apply(.target(Self.target)) == targetLine + "\n")
+        }
+        var live = TailRenderer(mode: .live)
+        let clear = TailRenderer.clearLine
+        _ = live.start()
+        let counters = TailRendererTests.counters("a", sensor: "anna-left", count: 3, last: 1.2)
+        _ = live.apply(.counters(counters))
+        let line = TailRenderer.line(counters, linkState: "connected", ended: nil)
+        #expect(live.apply(.record(Self.record)) == "\r\u{1B}[1A" + clear + recordLine + "\n" + clear + line + "\n")
+    }
+
+    @Test("a session with a target shows how far it is")
+    func targetProgress() {
+        var counters = TailRendererTests.counters("a", sensor: "anna-left", count: 30, last: 1.2)
+        counters.targets = [TargetProgress(metric: "hits", target: 120, value: 30)]
+        counters.targetMetric = "hits"
+        counters.targetPct = 25
+        #expect(TailRenderer.line(counters, linkState: "connected", ended: nil).contains("hits 25% of target"))
+    }
+}

@@ -31,10 +31,12 @@ extension Gateway {
         let found = try await rosterAthlete(athlete)
         let store = dependencies.store
         let teamIDs = try await teamIDs(request.teams)
-        return try await health.mapStore { () async throws(StoreError) in
+        let changed = try await health.mapStore { () async throws(StoreError) in
             _ = try await store.updateAthlete(id: found.id, RosterView.change(request, teamIDs: teamIDs, rename: true))
             return try await RosterView.athlete(found.id, store)
         }
+        rebindSensors(of: found.id, to: changed.name)
+        return changed
     }
 
     /// `DELETE /v1/athletes/{athlete}?sessions=keep|delete`.
@@ -49,6 +51,9 @@ extension Gateway {
         let store = dependencies.store
         do {
             let count = try await store.removeAthlete(id: found.id, sessions: choice)
+            // The store unbound the athlete's sensors; the paired channels must not start a
+            // session for an athlete that is gone.
+            rebindSensors(of: found.id, to: nil)
             return AthleteRemoval(
                 athlete: found.name, sessionsKept: choice == .delete ? 0 : count,
                 sessionsDeleted: choice == .delete ? count : 0)
@@ -113,6 +118,17 @@ extension Gateway {
         let found = try await rosterTeam(team)
         let store = dependencies.store
         try await health.mapStore { () async throws(StoreError) in try await store.removeTeam(id: found.id) }
+    }
+
+    /// Paired sensors bound to athlete `id` now show `name`, or are unbound when nil.
+    private func rebindSensors(of id: Int64, to name: String?) {
+        for channel in registry.all {
+            channel.state.withLock { state in
+                guard state.record.athleteID == id else { return }
+                state.athleteName = name
+                if name == nil { state.record.athleteID = nil }
+            }
+        }
     }
 
     /// The athlete named `name`, or a 404 with the fix.

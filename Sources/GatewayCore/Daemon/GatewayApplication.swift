@@ -92,6 +92,17 @@ public struct GatewayApplication: Sendable {
         if !store.recoveredSessions.isEmpty {
             logger.warning(
                 "closed sessions a previous run left open", metadata: ["sessions": "\(store.recoveredSessions.count)"])
+            // Their live summaries died with that run: computed from what was stored, so they
+            // count in bests and leaderboards like any other session.
+            for id in store.recoveredSessions {
+                do {
+                    _ = try await store.computeSummary(of: try await store.session(id: id))
+                } catch {
+                    logger.warning(
+                        "cannot summarise a recovered session; `sportsensorctl reanalyze --save` retries",
+                        metadata: ["session.id": "\(id.uuidString.lowercased())", "error": "\(error)"])
+                }
+            }
         }
         let clock = ContinuousClock()
         var fleet: VirtualSensorFleet<ContinuousClock>?
