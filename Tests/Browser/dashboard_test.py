@@ -174,7 +174,8 @@ def call(url, method, path, body=None, token=API_TOKEN):
     request = urllib.request.Request(url + path, method=method, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=WAIT) as response:
-            return response.status, json.load(response)
+            text = response.read()
+            return response.status, json.loads(text) if text else None
     except urllib.error.HTTPError as error:
         return error.code, None
 
@@ -307,8 +308,21 @@ def coach_checks(url, shots):
         viewport(driver, TABLET)
         screenshot(driver, shots, "leaderboard.png")
 
+        # Pairing from the scan list: a script unpairs virtual-3, the coach pairs it again from the board.
+        if call(url, "DELETE", "v1/sensors/virtual-3")[0] != 204:
+            raise Failure("unpairing virtual-3 with the token failed")
         driver.get(url)
-        wait(driver, "the board again", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tile")) == 3)
+        wait(driver, "the board without virtual-3", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tile")) == 2)
+        driver.find_element(By.ID, "pair-open").click()
+        button = wait(driver, "virtual-3 in the scan list",
+                      lambda d: [item.find_element(By.TAG_NAME, "button") for item in
+                                 d.find_elements(By.CSS_SELECTOR, "#scan-list li") if "virtual-3" in item.text])
+        button[0].click()
+        wait(driver, "virtual-3's tile back on the board",
+             lambda d: len(d.find_elements(By.CSS_SELECTOR, '.tile[data-sensor="virtual-3"]')) == 1)
+        wait(driver, "virtual-3 connected again",
+             lambda d: tile(d, "virtual-3").find_element(By.CSS_SELECTOR, '[data-field="link"]').text == "connected")
+        log("a sensor is paired again from the scan list")
         driver.find_element(By.ID, "logout").click()
         wait(driver, "the login page after logout", lambda d: d.current_url.endswith("/login"))
         driver.get(url)

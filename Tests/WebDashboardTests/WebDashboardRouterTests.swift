@@ -199,3 +199,18 @@ struct WebDashboardRouterTests {
         }
     }
 }
+
+@Suite("Web dashboard TLS")
+struct WebDashboardTLSTests {
+    @Test("a missing certificate or key stops the listener with the keys to fix, before it binds")
+    func missingCertificate() async throws {
+        let server = WebServer(
+            control: FakeGatewayControl(),
+            configuration: WebServerConfiguration(
+                host: "127.0.0.1", port: 0, tls: (certificate: "/nonexistent/web.pem", key: "/nonexistent/web.key"),
+                usersFile: "/nonexistent/users.json"))
+        let error = await #expect(throws: WebServerError.self) { try await server.run() }
+        #expect(error?.message.contains("web.tls_cert, web.tls_key") == true)
+        #expect(error?.message.contains("/nonexistent/web.pem") == true)
+    }
+}

@@ -203,6 +203,13 @@ function endSession(tile) {
 /** Reloads sensors and live sessions: at start and after every reconnect of the stream. */
 async function reload() {
   const [sensors, sessions] = await Promise.all([api("GET", "/v1/sensors"), api("GET", "/v1/sessions?live=true")]);
+  const paired = new Set(sensors.map(label));
+  for (const [key, tile] of tiles) {
+    if (!paired.has(key)) {
+      tile.element.remove();
+      tiles.delete(key);
+    }
+  }
   for (const sensor of sensors) {
     const tile = tileFor(sensor);
     const session = sessions.find((candidate) => candidate.sensor === sensor.address);
@@ -296,7 +303,9 @@ function setUpPairing() {
         button.addEventListener("click", async () => {
           button.disabled = true;
           try {
-            const sensor = await api("POST", "/v1/sensors", { address: discovery.address, address_type: discovery.address_type });
+            const sensor = await api("POST", "/v1/sensors", {
+              address: discovery.address, address_type: discovery.address_type, alias: discovery.name ?? undefined,
+            });
             tileFor(sensor);
             render(tiles.get(label(sensor)));
             item.remove();
