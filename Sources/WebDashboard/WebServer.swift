@@ -83,6 +83,11 @@ public struct WebServer: Service {
         return router
     }
 
+    /// Like the control API: a connection silent for 30 s (between requests, or within a request's
+    /// head) is closed, so idle or half-open phones cannot pile up; an event stream in progress is
+    /// never cut.
+    static let http = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
+
     /// Serves until graceful shutdown.
     public func run() async throws {
         let server: HTTPServerBuilder
@@ -93,7 +98,7 @@ public struct WebServer: Service {
                 }
                 let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
                 server = try .tls(
-                    .http1(),
+                    .http1(configuration: Self.http),
                     tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
             } catch {
                 throw WebServerError(
@@ -102,7 +107,7 @@ public struct WebServer: Service {
                     cause: error)
             }
         } else {
-            server = .http1()
+            server = .http1(configuration: Self.http)
         }
         let logger = logger
         let onListening = onListening
