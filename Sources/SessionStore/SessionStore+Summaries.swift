@@ -40,6 +40,16 @@ public struct LeaderboardEntry: Hashable, Sendable {
     public var sessionID: String
     /// When that session started.
     public var at: Date
+
+    /// Creates an entry.
+    public init(rank: Int, athleteID: Int64, athlete: String, value: Double, sessionID: String, at: Date) {
+        self.rank = rank
+        self.athleteID = athleteID
+        self.athlete = athlete
+        self.value = value
+        self.sessionID = sessionID
+        self.at = at
+    }
 }
 
 /// A leaderboard's time window.

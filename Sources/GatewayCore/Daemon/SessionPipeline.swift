@@ -36,12 +36,6 @@ extension LinkState {
     }
 }
 
-/// What a session has announced: `record` items by metric, `target` items by metric.
-struct Milestones: Sendable {
-    var records: Set<SummaryMetric> = []
-    var targets: Set<SummaryMetric> = []
-}
-
 /// One live session: the link's samples go through the profile's detector into the store (via
 /// a `SessionRecorder`) and onto the event bus; once a second the session's counters are
 /// published and the idle rule is checked.
@@ -93,8 +87,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private struct State: Sendable {
         var detector: ProfileDetector
         var summary: SessionSummaryAccumulator
-        var targets: [SummaryMetric: Double] = [:]
-        var announced = Milestones()
+        var milestones: SessionMilestones
         var activity = MotionActivity()
         var lastActivity: C.Instant
         var linkState: LinkState?
@@ -159,8 +152,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         state = Mutex(
             State(
                 detector: context.settings.detector,
-                summary: SessionSummaryAccumulator(profile: context.settings.profile), lastActivity: now,
-                linkState: linkState,
+                summary: SessionSummaryAccumulator(profile: context.settings.profile),
+                milestones: SessionMilestones(bests: context.bests), lastActivity: now, linkState: linkState,
                 baseline: linkBaseline, latest: linkBaseline))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (abandonSignal, abandonSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -174,7 +167,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let (stored, detected, milestones) = state.withLock {
+        let (stored, detected, announced) = state.withLock {
             state -> ([StoredSample], [DetectorEvent], [GatewayEvent]) in
             guard !state.finished else { return ([], [], []) }
             var stored: [StoredSample] = []
@@ -202,12 +195,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             state.samples += Int64(stored.count)
             if moved || !detected.isEmpty { state.lastActivity = now }
             // A best beaten or a target reached by an event is announced with that event.
-            let milestones = detected.isEmpty ? [] : self.milestones(&state)
-            return (stored, detected, milestones)
+            let due = detected.isEmpty ? [] : self.milestones(&state)
+            return (stored, detected, due)
         }
         if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
-        for milestone in milestones { bus.publish(milestone) }
+        for item in announced { bus.publish(item) }
     }
 
     /// Notes the sensor's new link state (shown in the counters).
@@ -315,9 +308,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             let summary = liveSummary(state)
             let profile = context.settings.profile
             let count = state.eventCounts[profile.eventKind.rawValue] ?? 0
-            let progress = state.targets.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                TargetProgress(metric: $0.key.rawValue, target: $0.value, value: summary.value(of: $0.key) ?? 0)
-            }
+            let progress = state.milestones.progress(summary)
             return SessionCounters(
                 sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
                 profile: profile.rawValue, count: count, lastPeakG: summary.lastPeakG, maxPeakG: summary.maxPeakG,
@@ -339,7 +330,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Replaces the targets this session counts towards (set while it records).
     public func setTargets(_ targets: [SummaryMetric: Double]) {
-        state.withLock { $0.targets = targets }
+        state.withLock { $0.milestones.targets = targets }
     }
 
     private func liveSummary(_ state: State) -> SessionSummary {
@@ -351,31 +342,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// The `record` and `target` items now due, each announced once per session.
     private func milestones(_ state: inout State) -> [GatewayEvent] {
-        guard !context.bests.isEmpty || !state.targets.isEmpty else { return [] }
-        let summary = liveSummary(state)
-        var items: [GatewayEvent] = []
-        for (metric, best) in context.bests.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let value = summary.value(of: metric), value > best.value,
-                !state.announced.records.contains(metric), let athlete = context.athlete
-            else { continue }
-            state.announced.records.insert(metric)
-            items.append(
-                .record(
-                    RecordPayload(
-                        sessionId: sessionID, sensor: context.sensorLabel, athlete: athlete, metric: metric.rawValue,
-                        value: value, previous: best.value, previousSessionId: best.sessionID)))
-        }
-        for (metric, target) in state.targets.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let value = summary.value(of: metric), value >= target, !state.announced.targets.contains(metric)
-            else { continue }
-            state.announced.targets.insert(metric)
-            items.append(
-                .target(
-                    TargetPayload(
-                        sessionId: sessionID, sensor: context.sensorLabel, athlete: context.athlete,
-                        metric: metric.rawValue, target: target, value: value)))
-        }
-        return items
+        guard !state.milestones.bests.isEmpty || !state.milestones.targets.isEmpty else { return [] }
+        return state.milestones.due(
+            liveSummary(state), session: sessionID, sensor: context.sensorLabel, athlete: context.athlete)
     }
 
     /// The session as the control API shows it, live.
