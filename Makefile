@@ -34,6 +34,7 @@ FUZZ_CORPUS ?= Fuzz/corpus-
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
+.PHONY: browser-deps browser-test
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store \
 	install install-binaries install-check security-check itest
 
@@ -73,15 +74,42 @@ unit-test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip $(ISOLATED_SUITES)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter $(ISOLATED_SUITES)
 
-## test: lint, the unit's security score, every unit and end-to-end test, a staged install, and a
-## short smoke run of each fuzzer
-test: lint security-check unit-test install-check demo-smoke fuzz-smoke
+## test: lint, the unit's security score, every unit and end-to-end test, the dashboard in a real
+## browser, a staged install, and a short smoke run of each fuzzer
+test: lint security-check unit-test browser-test install-check demo-smoke fuzz-smoke
+
+# The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
+# Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).
+BROWSER_APT_PACKAGES := chromium chromium-driver python3-venv
+BROWSER_VENV := .build/browser-venv
+SELENIUM_VERSION ?= 4.51.0
+SCREENSHOTS ?= Docs/screenshots
+
+## browser-deps: chromium, chromium-driver and the Selenium venv (idempotent, quiet when present)
+browser-deps:
+	@missing=""; for p in $(BROWSER_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	@$(BROWSER_VENV)/bin/python -c 'import selenium, sys; sys.exit(selenium.__version__ != "$(SELENIUM_VERSION)")' \
+		2>/dev/null || { python3 -m venv $(BROWSER_VENV) && $(BROWSER_VENV)/bin/pip install -q selenium==$(SELENIUM_VERSION); }
+
+## browser-test: sportsensord with virtual sensors, driven in headless Chromium (Tests/Browser);
+## saves the screenshots Docs/DASHBOARD.md shows under $(SCREENSHOTS)
+browser-test: deps browser-deps
+	$(SWIFT) build -c $(CONFIG) --product sportsensord $(BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIG) --product sportsensorctl $(BUILD_FLAGS)
+	SE_OFFLINE=true CHROMIUM=/usr/bin/chromium CHROMEDRIVER=/usr/bin/chromedriver \
+		$(BROWSER_VENV)/bin/python Tests/Browser/dashboard_test.py \
+		--bin "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)" --screenshots "$(SCREENSHOTS)"
 
 ## demo-smoke: README's first command, briefly (3 s of tail), on the binaries the tests built
 demo-smoke:
-	DEMO_SECONDS=3 SWIFT=$(SWIFT) CONFIG=$(CONFIG) scripts/demo.sh > .demo-smoke.log 2>&1 \
+	DEMO_SECONDS=3 DEMO_WEB_PORT=0 SWIFT=$(SWIFT) CONFIG=$(CONFIG) scripts/demo.sh > .demo-smoke.log 2>&1 \
 		|| { cat .demo-smoke.log; rm -f .demo-smoke.log; echo "demo-smoke: make demo failed"; exit 1; }
 	@grep -q 'sportsensord exited cleanly' .demo-smoke.log && grep -qE 'end reason +stopped' .demo-smoke.log \
+		&& grep -qE '^dashboard: http://127.0.0.1:[0-9]+/  login: coach' .demo-smoke.log \
 		|| { cat .demo-smoke.log; rm -f .demo-smoke.log; echo "demo-smoke: the demo did not finish as expected"; exit 1; }
 	@rm -f .demo-smoke.log; echo "demo-smoke: OK"
 
@@ -94,6 +122,12 @@ security-check: deps
 		echo "systemd/sportsensord.service is rated above $(SECURITY_THRESHOLD)/10: the findings (✗):"; \
 		grep '✗' .security-check.log; rm -f .security-check.log; exit 1; \
 	fi; rm -f .security-check.log
+	@stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
+	cat systemd/sportsensord.service systemd/dashboard-lan.conf > $$stage/sportsensord.service; \
+	systemd-analyze security --offline=true --threshold=$(SECURITY_THRESHOLD) $$stage/sportsensord.service \
+		> $$stage/log 2>&1 || { echo "with systemd/dashboard-lan.conf the unit is rated above $(SECURITY_THRESHOLD)/10:"; \
+		grep -e '✗' -e 'Overall' $$stage/log; exit 1; }; \
+	printf 'with systemd/dashboard-lan.conf: '; grep 'Overall exposure level' $$stage/log
 
 ## install: release build, then binaries, the unit, sysusers.d, tmpfiles.d, docs, and
 ## $(SYSCONFDIR)/sportsensord/config.toml from the example only when there is none yet
@@ -115,6 +149,7 @@ install: install-binaries
 	chmod 0644 $(DESTDIR)$(TMPFILESDIR)/sportsensord.conf
 	install -m 0644 Docs/OPERATIONS.md Docs/TROUBLESHOOTING.md Docs/API.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(CONFIG_EXAMPLE) $(DESTDIR)$(DOCDIR)/config.example.toml
+	install -m 0644 systemd/dashboard-lan.conf Docs/DASHBOARD.md $(DESTDIR)$(DOCDIR)/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/sportsensord/config.toml ]; then \
 		echo "keeping $(DESTDIR)$(SYSCONFDIR)/sportsensord/config.toml (the new example is in $(DOCDIR))"; \
 	else \

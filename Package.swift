@@ -42,6 +42,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: System library
@@ -148,11 +152,44 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The coach's web dashboard: accounts (shared with sportsensorctl), pages and assets
+        .target(
+            name: "DashboardUsers",
+            dependencies: [
+                "CodedErrors", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "WebDashboard",
+            dependencies: [
+                "ControlAPI", "ControlProtocol", "GatewayCore", "DashboardUsers", "CodedErrors", "Detection",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [
+                .embedInCode("Resources/layout.mustache"), .embedInCode("Resources/login.mustache"),
+                .embedInCode("Resources/board.mustache"), .embedInCode("Resources/sessions.mustache"),
+                .embedInCode("Resources/session.mustache"), .embedInCode("Resources/athlete.mustache"),
+                .embedInCode("Resources/leaderboard.mustache"), .embedInCode("Resources/dashboard.css"),
+                .embedInCode("Resources/board.js"), .embedInCode("Resources/common.js"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol",
+                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
+                "DashboardUsers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -163,7 +200,7 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
-                "CodedErrors",
+                "CodedErrors", "DashboardUsers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -261,6 +298,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "WebDashboardTests",
+            dependencies: [
+                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["GatewayTesting", "SessionStore"],
             swiftSettings: strict
@@ -269,6 +315,7 @@ let package = Package(
             name: "SportsensorctlTests",
             dependencies: [
                 "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
+                "DashboardUsers",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -6,14 +6,21 @@
 # follows them with `sportsensorctl tail` for DEMO_SECONDS (30), stops them, and shows what was
 # stored. Every step prints the command it runs, so it doubles as a walk-through of the CLI.
 #
-# Environment: SWIFT (swift), CONFIG (debug), DEMO_SECONDS (30), KEEP=1 keeps the temporary
-# directory (database, config, daemon log) for a closer look.
+# It also serves the coach's web dashboard on http://127.0.0.1:DEMO_WEB_PORT/ (8080) with a demo
+# login (coach / demo-coach): open it while the demo runs to watch the live board of the three
+# athletes (DEMO_SECONDS=600 gives you ten minutes).
+#
+# Environment: SWIFT (swift), CONFIG (debug), DEMO_SECONDS (30), DEMO_WEB_PORT (8080; 0 picks a
+# free one), KEEP=1 keeps the temporary directory (database, config, daemon log) for a closer look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 CONFIG=${CONFIG:-debug}
 DEMO_SECONDS=${DEMO_SECONDS:-30}
+DEMO_WEB_PORT=${DEMO_WEB_PORT:-8080}
+DEMO_USER=coach
+DEMO_PASSWORD=demo-coach
 
 bin=$("$SWIFT" build -c "$CONFIG" --show-bin-path)
 for product in sportsensord sportsensorctl; do
@@ -48,7 +55,15 @@ cat > "$work/config.toml" <<TOML
 sensors = 3
 scripts = ["table-tennis", "jump", "steps"]
 rate = 100
+
+# The coach's dashboard, on this machine only (Docs/DASHBOARD.md serves the hall's LAN).
+[web]
+listen = "127.0.0.1:${DEMO_WEB_PORT}"
 TOML
+
+say "a dashboard login for the demo"
+printf '$ echo %s | sportsensorctl users add %s --role coach --password-stdin\n' "$DEMO_PASSWORD" "$DEMO_USER"
+echo "$DEMO_PASSWORD" | sportsensorctl users add "$DEMO_USER" --role coach --password-stdin
 
 say "starting sportsensord (state in $work/state, log in $work/sportsensord.log)"
 printf '$ sportsensord --config %s\n' "$work/config.toml"
@@ -69,11 +84,15 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 ctl sensors
+web_url=$(grep -o 'web.url=http://[0-9.:]*/' "$work/sportsensord.log" | head -n 1 | cut -d= -f2)
 
 say "one session per athlete"
 ctl start --sensor virtual-1 --profile table-tennis --athlete Ana
 ctl start --sensor virtual-2 --profile jump --athlete Ben
 ctl start --sensor virtual-3 --profile steps --athlete Cleo
+
+say "the coach's dashboard: open ${web_url:-http://127.0.0.1:$DEMO_WEB_PORT/} and log in as $DEMO_USER / $DEMO_PASSWORD"
+echo "dashboard: ${web_url:-http://127.0.0.1:$DEMO_WEB_PORT/}  login: $DEMO_USER  password: $DEMO_PASSWORD"
 
 say "live counts for ${DEMO_SECONDS} s (what a coach watches; Ctrl-C ends tail early)"
 printf '$ sportsensorctl tail\n'

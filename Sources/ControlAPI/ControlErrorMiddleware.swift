@@ -7,11 +7,17 @@ import Logging
 /// Turns every error a route throws into a JSON `ControlErrorBody` answer: a `ControlError`
 /// gets its code's status; Hummingbird's own errors (no such route, body too large) keep their
 /// status; anything else is a bug and gets 500.
-struct ControlErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+public struct ControlErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Where unexpected errors are logged.
     let logger: Logger
 
-    func handle(
+    /// The middleware, logging unexpected errors to `logger`.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Answers `next`'s errors as JSON error bodies.
+    public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         do {

@@ -6,9 +6,10 @@ import Hummingbird
 
 /// Building the control API's responses: JSON bodies with `JSONEncoder.controlAPI`, and the
 /// JSON error body.
-enum ControlResponses {
+public enum ControlResponses {
     /// `value` as JSON with `status`.
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(ControlError) -> Response {
+    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(ControlError) -> Response
+    {
         let data: Data
         do {
             data = try JSONEncoder.controlAPI.encode(value)
@@ -21,7 +22,7 @@ enum ControlResponses {
     }
 
     /// An error answer: `body` as JSON with `status`.
-    static func error(status: HTTPResponse.Status, body: ControlErrorBody) -> Response {
+    public static func error(status: HTTPResponse.Status, body: ControlErrorBody) -> Response {
         // A struct of three strings always encodes; the fallback only keeps this non-throwing.
         let data =
             (try? JSONEncoder.controlAPI.encode(body))

@@ -6,7 +6,7 @@ import Hummingbird
 
 extension ControlRoutes {
     /// Athletes and teams: list, add, change, remove; personal bests.
-    static func addRosterRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+    static func addRosterRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.athletes) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.athletes())
@@ -76,7 +76,7 @@ extension ControlRoutes {
     }
 
     /// Session summaries, leaderboards and targets.
-    static func addSummaryRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+    static func addSummaryRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sessionSummary) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sessionSummary(id: try context.parameters.require("id")))

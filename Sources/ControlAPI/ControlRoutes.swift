@@ -37,6 +37,18 @@ public enum ControlRoutes {
         if let bearerToken {
             router.add(middleware: BearerTokenMiddleware(token: bearerToken))
         }
+        addRoutes(
+            to: router, control: control, registry: registry, keepAliveInterval: keepAliveInterval, logger: logger)
+        return router
+    }
+
+    /// Adds every route of the API to `router`, whose middleware decides who may call them (the
+    /// web dashboard's listener serves them behind its login, Docs/DASHBOARD.md).
+    public static func addRoutes<Context: RequestContext>(
+        to router: Router<Context>, control: any GatewayControl,
+        registry: PrometheusCollectorRegistry = ControlAPIMetrics.registry, keepAliveInterval: Duration = .seconds(15),
+        logger: Logger = Logger(label: "sportsensord.control")
+    ) {
         addGatewayRoutes(to: router, control: control)
         addSensorRoutes(to: router, control: control)
         addSessionRoutes(to: router, control: control)
@@ -53,11 +65,10 @@ public enum ControlRoutes {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: ControlAPIMetrics.exposition(of: registry))))
         }
-        return router
     }
 
     /// Status, adapters, scan.
-    static func addGatewayRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+    static func addGatewayRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.status) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.status())
@@ -74,7 +85,7 @@ public enum ControlRoutes {
     }
 
     /// Pair, list, rename or bind, unpair.
-    static func addSensorRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+    static func addSensorRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sensors) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sensors())
@@ -111,7 +122,7 @@ public enum ControlRoutes {
     }
 
     /// List, start, get, stop, events, samples.
-    static func addSessionRoutes(to router: Router<BasicRequestContext>, control: any GatewayControl) {
+    static func addSessionRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sessions) { request, _ -> Response in
             let query = try QueryParameters(request, allowed: ["athlete", "sensor", "profile", "live", "limit"])
             let sessions = try await control.sessions(

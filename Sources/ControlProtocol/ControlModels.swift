@@ -349,13 +349,20 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     public var targetPct: Double?
     /// Every target of the session and its progress.
     public var targets: [TargetProgress]?
+    /// Samples received in this session (data completeness, with `expectedSamples`).
+    public var receivedSamples: Int?
+    /// Samples the sensor's counter says it sent in this session: received plus lost.
+    public var expectedSamples: Int?
 
     /// Creates counters.
     public init(
         sessionId: String, sensor: String, athlete: String?, profile: String, count: Int, lastPeakG: Double?,
         maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: String,
-        elapsedSeconds: Double, summary: SessionSummary? = nil, targets: [TargetProgress]? = nil
+        elapsedSeconds: Double, summary: SessionSummary? = nil, targets: [TargetProgress]? = nil,
+        receivedSamples: Int? = nil, expectedSamples: Int? = nil
     ) {
+        self.receivedSamples = receivedSamples
+        self.expectedSamples = expectedSamples
         self.summary = summary
         self.targets = targets
         self.target = targets?.first?.target

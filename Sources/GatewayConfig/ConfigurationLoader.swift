@@ -58,6 +58,7 @@ struct ConfigurationReader {
         "detection": DetectionProfile.allCases.map(\.rawValue),
         "retention": ["days", "samples_days", "max_share"],
         "virtual": ["sensors", "scripts", "rate", "out_of_range_every", "out_of_range_for"],
+        "web": WebConfiguration.keys,
     ]
 
     mutating func read(_ root: TOMLTable) throws(ConfigurationError) -> GatewayConfiguration {
@@ -144,6 +145,7 @@ struct ConfigurationReader {
                     fix: "set api.token (e.g. from `openssl rand -hex 24`), or remove api.tcp_listen")
             }
         }
+        if let web = root["web"]?.table { configuration.web = try readWeb(web) }
         if let sessions = root["sessions"]?.table {
             if let autoStart = try bool(sessions, "sessions.auto_start") { configuration.autoStart = autoStart }
             if let minutes = try number(sessions, "sessions.idle_stop_minutes") {
@@ -289,15 +291,15 @@ struct ConfigurationReader {
         }
     }
 
-    private func leaf(_ key: String) -> String { String(key.split(separator: ".").last ?? Substring(key)) }
+    func leaf(_ key: String) -> String { String(key.split(separator: ".").last ?? Substring(key)) }
 
-    private func string(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> String? {
+    func string(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> String? {
         guard let value = table[leaf(key)] else { return nil }
         guard let string = value.string else { throw wrongType(key, expected: "a string in quotes", value) }
         return string
     }
 
-    private func path(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> String? {
+    func path(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> String? {
         guard let value = try string(table, key) else { return nil }
         guard value.hasPrefix("/") else {
             throw invalid(key, "'\(value)' is not an absolute path", fix: "give a path starting with /")
@@ -311,7 +313,7 @@ struct ConfigurationReader {
         return bool
     }
 
-    private func integer(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> Int? {
+    func integer(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> Int? {
         guard let value = table[leaf(key)] else { return nil }
         guard let int = value.int else { throw wrongType(key, expected: "a whole number", value) }
         return int
@@ -353,7 +355,7 @@ struct ConfigurationReader {
             fix: "write the value as \(expected) (see systemd/config.example.toml)")
     }
 
-    private func invalid(_ key: String, _ message: String, fix: String) -> ConfigurationError {
+    func invalid(_ key: String, _ message: String, fix: String) -> ConfigurationError {
         ConfigurationError(.invalidValue, file: file, line: lines.line(of: key), key: key, message: message, fix: fix)
     }
 }

@@ -53,6 +53,8 @@ public struct GatewayConfiguration: Hashable, Sendable {
     public var retention = RetentionPolicy()
     /// `[virtual]`: in-process virtual sensors instead of (or beside) Bluetooth ones.
     public var virtualSensors = VirtualSensorsConfiguration()
+    /// `[web]`: the coach's dashboard; nil (no `[web] listen`) serves none.
+    public var web: WebConfiguration?
 
     /// The built-in defaults.
     public init() {}

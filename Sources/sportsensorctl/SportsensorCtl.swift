@@ -30,6 +30,7 @@ struct SportsensorCtl: AsyncParsableCommand {
                     ReanalyzeCommand.self, PruneCommand.self, StoreCommand.self,
                 ]),
             CommandGroup(name: "Files", subcommands: [Decode.self, Analyze.self]),
+            CommandGroup(name: "Dashboard", subcommands: [UsersCommand.self]),
         ]
     )
 }

@@ -4,6 +4,7 @@ import BLETransport
 import BLEWire
 import ControlAPI
 import ControlProtocol
+import DashboardUsers
 import Foundation
 import GATTClient
 import GatewayConfig
@@ -11,6 +12,7 @@ import GatewayCore
 import Logging
 import ServiceLifecycle
 import Synchronization
+import WebDashboard
 
 #if canImport(Glibc)
 import Glibc
@@ -87,13 +89,14 @@ struct Sportsensord: AsyncParsableCommand {
         }
 
         let bluetooth = await Self.bluetooth(configuration: configuration, logger: logger)
-        let application = GatewayApplication(
+        var application = GatewayApplication(
             configuration: configuration, bluetooth: bluetooth,
             makeVirtualBearers: {
                 let (near, far) = try SeqPacketBearer.socketPair(label: "virtual")
                 return (near, far)
             },
             makeControlServer: Self.controlServer, version: Self.version, logger: logger)
+        application.makeWebServer = Self.webServer
         do {
             try await application.run()
         } catch {
@@ -281,5 +284,32 @@ extension Sportsensord {
             configuration: ControlServerConfiguration(
                 socketPath: context.socketPath, tcp: tcp, maxConnections: context.maxConnections),
             logger: context.logger, onListening: { _ in context.onListening() })
+    }
+}
+
+extension Sportsensord {
+    /// The coach's dashboard on `[web] listen` (Docs/DASHBOARD.md).
+    @Sendable static func webServer(_ context: ControlServerContext) throws -> any Service {
+        guard let web = context.web else {
+            throw ConfigurationError(
+                .invalidValue, file: "the configuration", key: "web", message: "no [web] section",
+                fix: "add [web] listen")
+        }
+        let tls = web.tlsCertificate.flatMap { certificate in web.tlsKey.map { (certificate: certificate, key: $0) } }
+        if !web.listen.isLoopback {
+            context.logger.notice(
+                """
+                the web dashboard serves the LAN on \(web.listen): under the installed unit, allow the hall's network \
+                with the drop-in in Docs/DASHBOARD.md (IPAddressAllow=)
+                """,
+                metadata: ["web.listen": "\(web.listen)"])
+        }
+        return WebServer(
+            control: context.control,
+            configuration: WebServerConfiguration(
+                host: web.listen.host, port: web.listen.port, tls: tls,
+                usersFile: web.usersFile ?? DashboardUsersFile(stateDirectory: context.stateDirectory).path,
+                sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token),
+            logger: Logger(label: "sportsensord.web"))
     }
 }

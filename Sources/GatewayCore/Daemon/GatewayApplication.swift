@@ -25,6 +25,10 @@ public struct ControlServerContext: Sendable {
     public var onListening: @Sendable () -> Void
     /// The logger.
     public var logger: Logger
+    /// `[web]`, for the dashboard's server (nil when not configured).
+    public var web: WebConfiguration?
+    /// The state directory (the dashboard's users file lives there unless configured elsewhere).
+    public var stateDirectory: String = ""
 }
 
 /// Builds and runs the whole daemon: opens the store, pairs the virtual sensors, and runs a
@@ -42,6 +46,8 @@ public struct GatewayApplication: Sendable {
     public var makeVirtualBearers: VirtualSensorFleet<ContinuousClock>.BearerPairFactory
     /// The control server.
     public var makeControlServer: ControlServerFactory?
+    /// The coach's web dashboard, run when `[web]` is configured.
+    public var makeWebServer: ControlServerFactory?
     /// The environment (state directory, socket and systemd variables).
     public var environment: [String: String]
     /// The daemon's version.
@@ -131,6 +137,14 @@ public struct GatewayApplication: Sendable {
             services.append(.init(service: try makeControlServer(context)))
         } else {
             listeningSink.yield()
+        }
+        if let makeWebServer, let web = configuration.web {
+            var context = ControlServerContext(
+                control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
+                token: configuration.apiToken, onListening: {}, logger: logger)
+            context.web = web
+            context.stateDirectory = directory.path
+            services.append(.init(service: try makeWebServer(context)))
         }
         let notifier = SystemdNotifier(environment: environment)
         services.append(

@@ -334,7 +334,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 bestHeightM: summary.bestHeightM ?? summary.bestThrowHeightM,
                 cadence: profile == .steps && count > 0 ? summary.cadenceSpm : nil,
                 linkState: LinkState.wireName(state.linkState),
-                elapsedSeconds: elapsed, summary: summary, targets: progress.isEmpty ? nil : progress)
+                elapsedSeconds: elapsed, summary: summary, targets: progress.isEmpty ? nil : progress,
+                receivedSamples: Int(state.samples),
+                expectedSamples: Int(state.samples)
+                    + max(0, state.latest.missingSamples - state.baseline.missingSamples))
         }
     }
 

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+import Detection
+import Foundation
+
+/// What the history pages show, as template values and CSV text.
+enum HistoryRows {
+    static func session(_ session: SessionInfo) -> [String: Any] {
+        let count = session.eventCounts.values.reduce(0, +)
+        let expected = session.samples + session.lostSamples
+        return [
+            "id": session.id, "short": String(session.id.prefix(8)), "athlete": session.athlete ?? "",
+            "sensor": session.alias ?? session.sensor, "profile": session.profile,
+            "started": stamp(session.startedAt), "duration": duration(session), "count": count,
+            "completeness": expected > 0
+                ? String(format: "%.1f %%", Double(session.samples) / Double(expected) * 100) : "–",
+            "live": session.isLive, "endReason": session.endReason ?? "live",
+        ]
+    }
+
+    static func sessionPage(_ session: SessionInfo, events: [EventRecord]) -> [String: Any] {
+        var values = Self.session(session)
+        values["samples"] = session.samples
+        values["lost"] = session.lostSamples
+        values["rate"] = session.sampleRate.map { String(format: "%.1f Hz", $0) } ?? "–"
+        values["countsByType"] = session.eventCounts.sorted { $0.key < $1.key }.map { ["type": $0.key, "n": $0.value] }
+        values["bestHeight"] = events.compactMap(\.heightM).max().map { String(format: "%.2f m", $0) }
+        values["maxPeakG"] = events.compactMap(\.peakG).max().map { String(format: "%.1f g", $0) }
+        var cumulative: [(x: Double, y: Double)] = [(0, 0)]
+        for (index, event) in events.enumerated() { cumulative.append((event.t, Double(index + 1))) }
+        values["chartCount"] =
+            SVGChart(title: "Events over time", xUnit: "s", yUnit: "events", style: .line, points: cumulative).svg
+        let heights = events.compactMap { event in event.heightM.map { (x: event.t, y: $0) } }
+        let peaks = events.compactMap { event in event.peakG.map { (x: event.t, y: $0) } }
+        if !heights.isEmpty {
+            values["chartValue"] =
+                SVGChart(title: "Height per event", xUnit: "s", yUnit: "m", style: .bars, points: heights).svg
+        } else if !peaks.isEmpty {
+            values["chartValue"] =
+                SVGChart(title: "Peak g per hit", xUnit: "s", yUnit: "g", style: .bars, points: peaks).svg
+        }
+        var perMinute: [Int: Int] = [:]
+        for event in events { perMinute[Int(event.t / 60), default: 0] += 1 }
+        // A day at most: a session left open (or a clock that jumped) must not make a chart of years.
+        let minutes = min(Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60), 24 * 60)
+        let intensity = (0...max(minutes, perMinute.keys.max() ?? 0)).map {
+            (x: Double($0), y: Double(perMinute[$0] ?? 0))
+        }
+        values["chartIntensity"] =
+            SVGChart(
+                title: "Intensity: events per minute", xUnit: "min", yUnit: "events/min", style: .bars,
+                points: intensity
+            ).svg
+        values["eventsCsv"] = "/sessions/\(session.id)/events.csv"
+        values["eventsJson"] = "/sessions/\(session.id)/events.json"
+        values["samplesCsv"] = "/v1/sessions/\(session.id)/samples.csv"
+        return values
+    }
+
+    static func athletePage(
+        name: String, sessions: [SessionInfo], bests: [PersonalBest], summaries: [(SessionInfo, SessionSummary)]
+    ) -> [String: Any] {
+        var values: [String: Any] = ["athlete": name, "rows": sessions.map(session), "empty": sessions.isEmpty]
+        values["bests"] = bests.map { best -> [String: Any] in
+            let label = SummaryMetric(rawValue: best.metric).map(LeaderboardQuery.label) ?? best.metric
+            return ["label": label, "value": number(best.value), "session": best.sessionId, "date": day(best.at)]
+        }
+        // Load and bests over the weeks, the oldest week first.
+        var load: [Int: Double] = [:]
+        var height: [Int: Double] = [:]
+        var peak: [Int: Double] = [:]
+        for (session, summary) in summaries {
+            let week = Int(session.startedAt.timeIntervalSince1970 / (7 * 86_400))
+            load[week, default: 0] += summary.playerload
+            if let value = summary.bestHeightM ?? summary.bestThrowHeightM {
+                height[week] = max(height[week] ?? 0, value)
+            }
+            if let value = summary.maxPeakG { peak[week] = max(peak[week] ?? 0, value) }
+        }
+        func weekly(_ values: [Int: Double]) -> [(x: Double, y: Double)] {
+            guard let first = values.keys.min() else { return [] }
+            return values.keys.sorted().map { (x: Double($0 - first + 1), y: values[$0] ?? 0) }
+        }
+        if !load.isEmpty {
+            values["chartWeeks"] =
+                SVGChart(
+                    title: "PlayerLoad per week", xUnit: "week", yUnit: "PlayerLoad", style: .bars, points: weekly(load)
+                )
+                .svg
+        }
+        if !height.isEmpty {
+            values["chartBests"] =
+                SVGChart(title: "Best height per week", xUnit: "week", yUnit: "m", style: .bars, points: weekly(height))
+                .svg
+        } else if !peak.isEmpty {
+            values["chartBests"] =
+                SVGChart(title: "Hardest hit per week", xUnit: "week", yUnit: "g", style: .bars, points: weekly(peak))
+                .svg
+        }
+        return values
+    }
+
+    static func sessionsCSV(_ sessions: [SessionInfo]) -> String {
+        var text = "session_id,started_at,ended_at,athlete,sensor,profile,events,samples,lost_samples,end_reason\n"
+        for session in sessions {
+            text +=
+                [
+                    session.id, iso(session.startedAt), session.endedAt.map(iso) ?? "", csvField(session.athlete ?? ""),
+                    csvField(session.alias ?? session.sensor), session.profile,
+                    "\(session.eventCounts.values.reduce(0, +))", "\(session.samples)", "\(session.lostSamples)",
+                    session.endReason ?? "",
+                ].joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    static func eventsCSV(_ events: [EventRecord]) -> String {
+        var text = "type,t,peak_g,intensity_g,flight_s,height_m,cadence_spm\n"
+        func value(_ number: Double?) -> String { number.map { String(format: "%.4f", $0) } ?? "" }
+        for event in events {
+            text +=
+                [
+                    event.type, value(event.t), value(event.peakG), value(event.intensityG), value(event.flightS),
+                    value(event.heightM), value(event.cadenceSpm),
+                ].joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.2f", value)
+    }
+
+    static func duration(_ session: SessionInfo) -> String {
+        let seconds = Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt))
+        return String(format: "%d:%02d", seconds / 60, seconds % 60)
+    }
+
+    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    static func stamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    static func day(_ date: Date) -> String { String(iso(date).prefix(10)) }
+}

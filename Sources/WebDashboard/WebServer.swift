@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
+import ControlAPI
+import ControlProtocol
+import DashboardUsers
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOSSL
+import ServiceLifecycle
+
+/// Where and how the dashboard listens.
+public struct WebServerConfiguration: Sendable {
+    /// The address to bind (`0.0.0.0` for the hall's LAN).
+    public var host: String
+    /// The port; 0 picks a free one (tests).
+    public var port: Int
+    /// PEM certificate chain and key for HTTPS; nil serves plain HTTP (behind a TLS proxy, or on
+    /// a closed LAN).
+    public var tls: (certificate: String, key: String)?
+    /// The accounts file.
+    public var usersFile: String
+    /// How long a login lasts.
+    public var sessionLifetime: TimeInterval
+    /// The API's bearer token, accepted here too (scripts); nil accepts logins only.
+    public var bearerToken: String?
+    /// How often the event stream sends `: keep-alive` while idle.
+    public var keepAliveInterval: Duration
+
+    /// A configuration.
+    public init(
+        host: String, port: Int, tls: (certificate: String, key: String)? = nil, usersFile: String,
+        sessionLifetime: TimeInterval = 12 * 3600, bearerToken: String? = nil,
+        keepAliveInterval: Duration = .seconds(15)
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.usersFile = usersFile
+        self.sessionLifetime = sessionLifetime
+        self.bearerToken = bearerToken
+        self.keepAliveInterval = keepAliveInterval
+    }
+}
+
+/// The coach's dashboard as a service: pages, assets, the login and, behind it, the whole control
+/// API (the page's `fetch` and `EventSource` use it), on a TCP listener of its own.
+public struct WebServer: Service {
+    let control: any GatewayControl
+    let configuration: WebServerConfiguration
+    let logger: Logger
+    let onListening: @Sendable (_ port: Int) async -> Void
+
+    /// A dashboard over `control`; `onListening` gets the bound port.
+    public init(
+        control: any GatewayControl, configuration: WebServerConfiguration,
+        logger: Logger = Logger(label: "sportsensord.web"),
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) {
+        self.control = control
+        self.configuration = configuration
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// The dashboard's router (tests drive it without a socket).
+    public func router() throws -> Router<WebRequestContext> {
+        let authentication = WebAuthentication(
+            users: DashboardUsersCache(file: DashboardUsersFile(path: configuration.usersFile), logger: logger),
+            bearerToken: configuration.bearerToken, secureCookies: configuration.tls != nil,
+            lifetime: configuration.sessionLifetime)
+        let pages = DashboardPages(
+            control: control, authentication: authentication, templates: try DashboardTemplates())
+        let router = Router(context: WebRequestContext.self)
+        router.add(middleware: ControlErrorMiddleware(logger: logger))
+        router.add(middleware: WebAuthMiddleware(authentication: authentication))
+        pages.addRoutes(to: router)
+        HistoryPages(control: control, templates: pages.templates).addRoutes(to: router)
+        ControlRoutes.addRoutes(
+            to: router, control: control, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
+        return router
+    }
+
+    /// Like the control API: a connection silent for 30 s (between requests, or within a request's
+    /// head) is closed, so idle or half-open phones cannot pile up; an event stream in progress is
+    /// never cut.
+    static let http = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
+
+    /// Serves until graceful shutdown.
+    public func run() async throws {
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
+                let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+                server = try .tls(
+                    .http1(configuration: Self.http),
+                    tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            } catch {
+                throw WebServerError(
+                    "cannot load the dashboard's TLS certificate \(tls.certificate) or key \(tls.key): check "
+                        + "that both are PEM files readable by the daemon's user (web.tls_cert, web.tls_key)",
+                    cause: error)
+            }
+        } else {
+            server = .http1(configuration: Self.http)
+        }
+        let logger = logger
+        let onListening = onListening
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let application = Application(
+            router: try router(), server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.info(
+                    "web dashboard listening", metadata: ["web.url": "\(scheme)://\(configuration.host):\(port)/"])
+                await onListening(port)
+            },
+            logger: logger)
+        try await application.run()
+    }
+}
+
+/// The dashboard could not start.
+public struct WebServerError: CodedError, Sendable {
+    /// The one kind: a configuration the listener cannot use.
+    public var code: String { "web-configuration" }
+    /// What to fix.
+    public var message: String
+    /// The error underneath.
+    public var cause: (any Error)?
+
+    init(_ message: String, cause: (any Error)? = nil) {
+        self.message = message
+        self.cause = cause
+    }
+}
