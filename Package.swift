@@ -41,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // postgres-nio's TLS: named to build the sslmode's NIOSSL context.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: System library
@@ -115,12 +118,27 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Replication of the store's outbox into PostgreSQL (postgres-nio)
+        .target(
+            name: "Replication",
+            dependencies: [
+                "SessionStore", "CodedErrors",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Gateway services (above the transport: bearers come from an injected connector)
         .target(
             name: "GatewayCore",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
-                "GatewayConfig", "CodedErrors", "SystemCalls",
+                "GatewayConfig", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -258,8 +276,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReplicationTests",
+            dependencies: [
+                "Replication", "SessionStore", "GatewayTesting", "Detection", "SDUSensor",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GatewayTesting", "SessionStore"],
+            dependencies: ["GatewayTesting", "SessionStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import Foundation
 import GATTClient
 import GatewayConfig
 import Logging
+import Replication
 import ServiceLifecycle
 import SessionStore
 import UnixSignals
@@ -108,6 +109,9 @@ public struct GatewayApplication: Sendable {
             .init(
                 service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
         ]
+        if let replication = try await makeReplication(store: store, clock: clock) {
+            services.append(.init(service: replication))
+        }
         if let makeControlServer {
             let context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
@@ -136,6 +140,27 @@ public struct GatewayApplication: Sendable {
                 "sensors.virtual": "\(configuration.virtualSensors.count)",
             ])
         try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+extension GatewayApplication {
+    /// The replication service when `[replication]` is configured; without it, the store's
+    /// triggers are removed so nothing is queued for nobody.
+    func makeReplication(
+        store: SessionStore, clock: ContinuousClock
+    ) async throws -> ReplicationService<ContinuousClock>? {
+        guard let configuration = configuration.replication else {
+            try await store.disableReplication()
+            return nil
+        }
+        let url = try PostgresURL(parsing: configuration.postgresURL)
+        let settings = ReplicationSettings(
+            url: url, gatewayID: configuration.gatewayID, samples: configuration.samples,
+            maxOutboxItems: configuration.maxOutboxItems)
+        let metrics = GatewayMetrics()
+        return ReplicationService(
+            settings: settings, store: store, clock: clock, logger: logger.with(label: "replication"),
+            onStatus: { metrics.record($0) })
     }
 }
 
