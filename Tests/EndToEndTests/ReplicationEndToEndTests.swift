@@ -19,7 +19,7 @@ struct ReplicationEndToEndTests {
         """
         [virtual]
         sensors = 2
-        scripts = ["table-tennis", "jumps"]
+        scripts = ["table-tennis", "jump"]
         rate = 400
 
         [replication]
