@@ -58,11 +58,13 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     public static let events = ControlRoute(.get, "/v1/events")
     /// `GET /metrics`: Prometheus text format.
     public static let metrics = ControlRoute(.get, "/metrics")
+    /// `GET /v1/replication`: replication into the central PostgreSQL.
+    public static let replication = ControlRoute(.get, "/v1/replication")
 
     /// Every route, for tests and the documentation check.
     public static let all: [ControlRoute] = [
         status, adapters, scan, sensors, pair, updateSensor, unpair, sessions, startSession, session, stopSession,
-        sessionEvents, sessionSamples, reanalyze, importSession, prune, events, metrics,
+        sessionEvents, sessionSamples, reanalyze, importSession, prune, events, metrics, replication,
     ]
 
     /// The names of the template's parameters, in order.

@@ -45,6 +45,8 @@ public protocol GatewayControl: Sendable {
     /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow
     /// subscriber loses the oldest buffered items, never blocks the gateway.
     func events() throws(ControlError) -> AsyncStream<GatewayEvent>
+    /// `GET /v1/replication`: replication's state, lag and last error.
+    func replicationStatus() async throws(ControlError) -> ReplicationStatusInfo
 }
 
 /// A control request that failed: the code picks the HTTP status, the message and fix go to

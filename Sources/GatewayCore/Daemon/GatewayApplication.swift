@@ -95,9 +95,11 @@ public struct GatewayApplication: Sendable {
                 configuration: configuration.virtualSensors, clock: clock, logger: logger,
                 makeBearers: makeVirtualBearers)
         }
-        let dependencies = GatewayDependencies(
+        let replication = try await makeReplication(store: store, clock: clock)
+        var dependencies = GatewayDependencies(
             store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
             bluetooth: bluetooth, virtualSensors: fleet, version: version, logger: logger)
+        if let replication { dependencies.replicationStatus = { replication.status } }
         let gateway = Gateway(dependencies: dependencies)
         // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
         let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
@@ -109,9 +111,7 @@ public struct GatewayApplication: Sendable {
             .init(
                 service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
         ]
-        if let replication = try await makeReplication(store: store, clock: clock) {
-            services.append(.init(service: replication))
-        }
+        if let replication { services.append(.init(service: replication)) }
         if let makeControlServer {
             let context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
