@@ -34,7 +34,7 @@ FUZZ_CORPUS ?= Fuzz/corpus-
 FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval bench bench-store \
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval bench bench-store bench-replication \
 	install install-binaries install-check security-check itest
 
 all: build
@@ -191,6 +191,13 @@ eval: deps
 bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target DetectionBenchmarks
 	$(MAKE) --no-print-directory bench-store
+	$(MAKE) --no-print-directory bench-replication
+
+## bench-replication: catch-up throughput of a 2-million-sample backlog into a throw-away local PostgreSQL
+## (Docs/PERFORMANCE.md, Docs/REPLICATION.md)
+bench-replication: deps
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	scripts/bench-replication.sh .build/release/sportsensor-dev
 
 ## bench-store: disk bytes written per stored sample, 10 minutes of 1, 16 and 64 virtual sensors at 100 Hz
 ## (/proc/self/io write_bytes; BENCH_STORE_DIR must be on a real disk, not tmpfs)

@@ -193,7 +193,7 @@ let package = Package(
             name: "sportsensor-dev",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore",
+                "GatewayCore", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

@@ -20,7 +20,9 @@ struct SportsensorDev: AsyncParsableCommand {
                 subcommands: [EvaluateCommand.self, SimulateCommand.self, BenchCommand.self]),
             CommandGroup(
                 name: "Harnesses",
-                subcommands: [CompareSamplesCommand.self, StoreCrashHelper.self, StoreBenchmark.self]),
+                subcommands: [
+                    CompareSamplesCommand.self, StoreCrashHelper.self, StoreBenchmark.self, ReplicationBenchmark.self,
+                ]),
         ]
     )
 }
