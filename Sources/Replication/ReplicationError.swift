@@ -18,6 +18,8 @@ public struct ReplicationError: CodedError, Sendable {
         public static let newerSchema = Code(name: "newerSchema")
         /// The server failed a statement.
         public static let server = Code(name: "server")
+        /// The local store could not be read or written (the outbox).
+        public static let store = Code(name: "store")
         public var description: String { name }
     }
 

@@ -96,7 +96,12 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                 break
             } catch {
                 if Task.isCancelled { break }
-                let replicationError = CentralConnection.describe(error, url: settings.url)
+                let replicationError =
+                    (error as? StoreError).map {
+                        ReplicationError(
+                            .store, "cannot read the replication outbox: \($0.message)",
+                            fix: "see the store's error; replication retries with backoff", cause: $0)
+                    } ?? CentralConnection.describe(error, url: settings.url)
                 failures += 1
                 if let open = connection {
                     try? await open.close()

@@ -74,39 +74,30 @@ public struct OutboxTable: Hashable, Sendable {
     /// The prefix of every trigger replication installs.
     static let triggerPrefix = "replication_"
 
-    /// The names of this table's triggers.
-    var triggerNames: [String] {
-        (parent == nil ? ["insert", "update"] : ["insert", "update", "delete"])
-            .map { "\(Self.triggerPrefix)\(name)_\($0)" }
-    }
-
-    /// `CREATE TRIGGER` statements: queue the key on insert, on update of a sent column and (with a
-    /// parent) on delete, while `replication_state.queueing` is 1.
-    var createTriggersSQL: String {
+    /// This table's triggers: queue the key on insert, on update of a sent column and (with a
+    /// parent) on delete, while `replication_state.queueing` is 1. Each `sql` is the statement as
+    /// SQLite keeps it in `sqlite_master`, so a changed declaration is told from an installed one.
+    var triggers: [(name: String, sql: String)] {
         let when = "WHEN (SELECT queueing FROM replication_state WHERE id = 1) = 1"
         func queue(_ row: String) -> String {
             let second = key.count > 1 ? "\(row).\(key[1])" : "NULL"
-            return """
-                INSERT INTO replication_outbox (table_name, key1, key2, queued_at)
-                VALUES ('\(name)', \(row).\(key[0]), \(second), \(Self.nowSQL));
-                """
+            return "INSERT INTO replication_outbox (table_name, key1, key2, queued_at) "
+                + "VALUES ('\(name)', \(row).\(key[0]), \(second), \(Self.nowSQL));"
         }
-        var sql = """
-            CREATE TRIGGER \(Self.triggerPrefix)\(name)_insert AFTER INSERT ON \(name) \(when)
-            BEGIN \(queue("NEW")) END;
-            CREATE TRIGGER \(Self.triggerPrefix)\(name)_update AFTER UPDATE OF \(columns.joined(separator: ", "))
-            ON \(name) \(when)
-            BEGIN \(queue("NEW")) END;
-
-            """
+        let prefix = Self.triggerPrefix + name
+        var triggers = [
+            (prefix + "_insert", "CREATE TRIGGER \(prefix)_insert AFTER INSERT ON \(name) \(when) BEGIN \(queue("NEW")) END"),
+            (
+                prefix + "_update",
+                "CREATE TRIGGER \(prefix)_update AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(name) \(when) "
+                    + "BEGIN \(queue("NEW")) END"
+            ),
+        ]
         if parent != nil {
-            sql += """
-                CREATE TRIGGER \(Self.triggerPrefix)\(name)_delete AFTER DELETE ON \(name) \(when)
-                BEGIN \(queue("OLD")) END;
-
-                """
+            triggers.append(
+                (prefix + "_delete", "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) BEGIN \(queue("OLD")) END"))
         }
-        return sql
+        return triggers
     }
 
     /// Queues every row of the table (a backfill), in key order.

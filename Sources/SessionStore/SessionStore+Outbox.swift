@@ -95,30 +95,42 @@ extension SessionStore {
                     INSERT INTO replication_state (id, gateway_id, instance_id, samples, queueing) VALUES (1, ?, ?, ?, 1)
                     ON CONFLICT (id) DO UPDATE SET gateway_id = excluded.gateway_id, samples = excluded.samples
                     """, arguments: [gatewayID, instance.uuidString.lowercased(), samples])
-            let installed = Set(
-                try String.fetchAll(
-                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'"
-                ))
+            var installed: [String: String] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'")
+            {
+                installed[row["name"]] = row["sql"]
+            }
             let renamed = previousGateway != nil && previousGateway != gatewayID
             if renamed { try db.execute(sql: "DELETE FROM replication_outbox") }
             for table in OutboxTable.all {
                 let wanted = samples || !table.isSamples
-                let present = table.triggerNames.allSatisfy(installed.contains)
-                for name in table.triggerNames where installed.contains(name) && (!wanted || !present || renamed) {
-                    try db.execute(sql: "DROP TRIGGER \(name)")
+                // Installed as declared now; a table whose declaration changed (a column added) is
+                // reinstalled and backfilled, so its rows go out with the new columns.
+                let current = table.triggers.allSatisfy { installed[$0.name].map(Self.normalized) == Self.normalized($0.sql) }
+                let reinstall = wanted && (!current || renamed)
+                for trigger in table.triggers where installed[trigger.name] != nil && (!wanted || reinstall) {
+                    try db.execute(sql: "DROP TRIGGER \(trigger.name)")
                 }
                 if !wanted {
                     try db.execute(sql: "DELETE FROM replication_outbox WHERE table_name = ?", arguments: [table.name])
                     continue
                 }
-                if !present || renamed {
-                    try db.execute(sql: table.createTriggersSQL)
+                if reinstall {
+                    for trigger in table.triggers { try db.execute(sql: trigger.sql) }
                     try db.execute(sql: table.backfillSQL)
                 }
             }
             let queueing = try Bool.fetchOne(db, sql: "SELECT queueing FROM replication_state WHERE id = 1") ?? true
             return ReplicationIdentity(gatewayID: gatewayID, instanceID: instance, samples: samples, queueing: queueing)
         }
+    }
+
+    static func normalized(_ sql: String) -> String {
+        var text = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasSuffix(";") { text.removeLast() }
+        return text
     }
 
     /// Turns replication off: removes the triggers and empties the outbox. Enabling it again

@@ -165,6 +165,23 @@ struct CentralDatabaseTests {
         }
     }
 
+    @Test("enabling again (a restart) keeps the triggers and queues nothing; samples off drops their items")
+    func reenable() async throws {
+        try await Self.withStore { store in
+            let first = try await store.enableReplication(gatewayID: "hall-a", samples: true)
+            _ = try await store.importSession(
+                NewSession(settings: DetectionSettings(profile: .steps)), samples: Self.samples(300),
+                events: Self.events(2), chunkLength: 100)
+            #expect(try await store.outboxStatus().count == 6)
+            let again = try await store.enableReplication(gatewayID: "hall-a", samples: true)
+            #expect(again.instanceID == first.instanceID)
+            #expect(try await store.outboxStatus().count == 6)
+            _ = try await store.enableReplication(gatewayID: "hall-a", samples: false)
+            let batch = try #require(try await store.outboxBatch(maxItems: 100, maxSamples: 1000))
+            #expect(batch.items.map(\.table.name) == ["sessions", "events", "events"])
+        }
+    }
+
     @Test("at the bound queueing stops (local data kept); a resync queues the whole store again")
     func bound() async throws {
         try await Self.withStore { store in

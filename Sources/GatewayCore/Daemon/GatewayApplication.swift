@@ -111,7 +111,11 @@ public struct GatewayApplication: Sendable {
             .init(
                 service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
         ]
-        if let replication { services.append(.init(service: replication)) }
+        if let replication {
+            // Replication never takes the gateway down: recording goes on whatever it meets.
+            services.append(
+                .init(service: replication, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
         if let makeControlServer {
             let context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
