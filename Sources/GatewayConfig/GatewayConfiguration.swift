@@ -252,7 +252,9 @@ public struct ReplicationConfiguration: Hashable, Sendable {
     /// True for 1–63 letters, digits, `.`, `_` and `-`, starting with a letter or digit.
     public static func isGatewayID(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= 63 else { return false }
-        func allowed(_ c: Unicode.Scalar) -> Bool { c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c)) }
+        func allowed(_ c: Unicode.Scalar) -> Bool {
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c))
+        }
         return allowed(first) && text.unicodeScalars.allSatisfy { allowed($0) || "._-".unicodeScalars.contains($0) }
     }
 }

@@ -39,7 +39,8 @@ public final class PostgresCluster: Sendable {
             _ = try await runCommand("/usr/bin/chown", ["postgres:postgres", directory])
         }
         let initdb = try await asServerUser(
-            "\(binaries)/initdb", ["-D", "\(directory)/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+            "\(binaries)/initdb",
+            ["-D", "\(directory)/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         guard initdb.status == 0 else { throw ProcessHarnessError("initdb failed: \(initdb)") }
         try await start()
     }
@@ -70,7 +71,10 @@ public final class PostgresCluster: Sendable {
     public func psql(_ sql: String, database: String = "postgres") async throws -> [String] {
         let result = try await runCommand(
             "\(binaries)/psql",
-            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1",
+                "-c", sql,
+            ])
         guard result.status == 0 else { throw ProcessHarnessError("psql failed: \(sql)\n\(result)") }
         return result.standardOutput.split(separator: "\n").map(String.init)
     }
@@ -92,7 +96,8 @@ public final class PostgresCluster: Sendable {
         _ executable: String, _ arguments: [String], timeout: Duration = .seconds(120)
     ) async throws -> CommandResult {
         if getuid() == 0 {
-            return try await runCommand("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, timeout: timeout)
+            return try await runCommand(
+                "/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, timeout: timeout)
         }
         return try await runCommand(executable, arguments, timeout: timeout)
     }

@@ -25,7 +25,8 @@ public enum CentralConnection {
     }
 
     /// Connects only.
-    public static func connect(_ url: PostgresURL, logger: Logger) async throws(ReplicationError) -> PostgresConnection {
+    public static func connect(_ url: PostgresURL, logger: Logger) async throws(ReplicationError) -> PostgresConnection
+    {
         let configuration: PostgresConnection.Configuration
         do { configuration = try self.configuration(url) } catch {
             throw ReplicationError(
@@ -110,6 +111,11 @@ public enum CentralConnection {
                 return ReplicationError(
                     .refused, "PostgreSQL at \(target): \(message)",
                     fix: "grant the role CREATE on the database (the gateway creates schema sportsensor)")
+            case "57P01", "57P02", "57P03":
+                return ReplicationError(
+                    .unreachable,
+                    "cannot reach PostgreSQL at \(target): the server is shutting down or starting (\(message))",
+                    fix: "wait for the server; replication retries with backoff")
             case "":
                 if psql.code == .sslUnsupported {
                     return ReplicationError(

@@ -69,7 +69,9 @@ public enum CentralSchema {
                 applied.append(migration.version)
                 logger.notice(
                     "central schema migrated",
-                    metadata: ["replication.schema": "\(migration.version)", "replication.migration": "\(migration.name)"])
+                    metadata: [
+                        "replication.schema": "\(migration.version)", "replication.migration": "\(migration.name)",
+                    ])
             }
         }
         return applied

@@ -75,7 +75,8 @@ public struct CentralTable: Sendable {
         let conflict = "ON CONFLICT (gateway_id, \(table.key.joined(separator: ", ")))"
         return "INSERT INTO sportsensor.\(name) (gateway_id, \(columns.joined(separator: ", "))) VALUES "
             + values.joined(separator: ", ") + " "
-            + (updates.isEmpty ? "\(conflict) DO NOTHING" : "\(conflict) DO UPDATE SET \(updates.joined(separator: ", "))")
+            + (updates.isEmpty
+                ? "\(conflict) DO NOTHING" : "\(conflict) DO UPDATE SET \(updates.joined(separator: ", "))")
     }
 
     /// `DELETE` of one row by key; bind 1 is the gateway id, then the key.

@@ -65,7 +65,8 @@ public struct PostgresURL: Hashable, Sendable, CustomStringConvertible {
         }
         let portValue = query["port"].flatMap { Int($0) } ?? components.port ?? 5432
         guard (1...65_535).contains(portValue) else {
-            throw ReplicationError(.badConfiguration, "postgres_url's port \(portValue) is out of range", fix: "give 1–65535")
+            throw ReplicationError(
+                .badConfiguration, "postgres_url's port \(portValue) is out of range", fix: "give 1–65535")
         }
         port = portValue
         user = query["user"] ?? components.user ?? ""

@@ -68,7 +68,9 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
         }
         logger.info(
             "replicating to \(settings.url.redacted)",
-            metadata: ["replication.samples": "\(settings.samples)", "replication.outboxLimit": "\(settings.maxOutboxItems)"])
+            metadata: [
+                "replication.samples": "\(settings.samples)", "replication.outboxLimit": "\(settings.maxOutboxItems)",
+            ])
         await cancelWhenGracefulShutdown { [self] in
             await loop(identity)
         }
@@ -108,10 +110,15 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                     connection = nil
                 }
                 let refused = [.gatewayIDClash, .newerSchema, .refused].contains(replicationError.code)
-                if failures == 1 || refused && failures % 20 == 1 {
+                // Each new error once (a server going down fails the open connection, then every
+                // connect), and a refusal again now and then.
+                let repeated = status.lastError == replicationError.message
+                if !repeated || refused && failures % 20 == 1 {
                     logger.error(
                         "\(replicationError.message)",
-                        metadata: ["replication.error": "\(replicationError.code)", "replication.failures": "\(failures)"])
+                        metadata: [
+                            "replication.error": "\(replicationError.code)", "replication.failures": "\(failures)",
+                        ])
                 }
                 update {
                     $0.state = refused ? .refused : .backingOff

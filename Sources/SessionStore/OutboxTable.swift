@@ -86,7 +86,10 @@ public struct OutboxTable: Hashable, Sendable {
         }
         let prefix = Self.triggerPrefix + name
         var triggers = [
-            (prefix + "_insert", "CREATE TRIGGER \(prefix)_insert AFTER INSERT ON \(name) \(when) BEGIN \(queue("NEW")) END"),
+            (
+                prefix + "_insert",
+                "CREATE TRIGGER \(prefix)_insert AFTER INSERT ON \(name) \(when) BEGIN \(queue("NEW")) END"
+            ),
             (
                 prefix + "_update",
                 "CREATE TRIGGER \(prefix)_update AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(name) \(when) "
@@ -95,7 +98,10 @@ public struct OutboxTable: Hashable, Sendable {
         ]
         if parent != nil {
             triggers.append(
-                (prefix + "_delete", "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) BEGIN \(queue("OLD")) END"))
+                (
+                    prefix + "_delete",
+                    "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) BEGIN \(queue("OLD")) END"
+                ))
         }
         return triggers
     }

@@ -86,7 +86,8 @@ extension SessionStore {
         try await write("enabling replication") { db in
             var instance = UUID()
             var previousGateway: String?
-            if let row = try Row.fetchOne(db, sql: "SELECT gateway_id, instance_id FROM replication_state WHERE id = 1") {
+            if let row = try Row.fetchOne(db, sql: "SELECT gateway_id, instance_id FROM replication_state WHERE id = 1")
+            {
                 previousGateway = row["gateway_id"]
                 instance = UUID(uuidString: row["instance_id"]) ?? instance
             }
@@ -98,8 +99,9 @@ extension SessionStore {
             var installed: [String: String] = [:]
             for row in try Row.fetchAll(
                 db,
-                sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'")
-            {
+                sql:
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'"
+            ) {
                 installed[row["name"]] = row["sql"]
             }
             let renamed = previousGateway != nil && previousGateway != gatewayID
@@ -108,7 +110,9 @@ extension SessionStore {
                 let wanted = samples || !table.isSamples
                 // Installed as declared now; a table whose declaration changed (a column added) is
                 // reinstalled and backfilled, so its rows go out with the new columns.
-                let current = table.triggers.allSatisfy { installed[$0.name].map(Self.normalized) == Self.normalized($0.sql) }
+                let current = table.triggers.allSatisfy {
+                    installed[$0.name].map(Self.normalized) == Self.normalized($0.sql)
+                }
                 let reinstall = wanted && (!current || renamed)
                 for trigger in table.triggers where installed[trigger.name] != nil && (!wanted || reinstall) {
                     try db.execute(sql: "DROP TRIGGER \(trigger.name)")
@@ -138,7 +142,9 @@ extension SessionStore {
     public func disableReplication() async throws(StoreError) {
         try await write("disabling replication") { db in
             let installed = try String.fetchAll(
-                db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'")
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'replication\\_%' ESCAPE '\\'"
+            )
             for name in installed { try db.execute(sql: "DROP TRIGGER \(name)") }
             try db.execute(sql: "DELETE FROM replication_outbox")
         }

@@ -17,7 +17,8 @@ struct ReplicationBenchmark: AsyncParsableCommand {
         commandName: "bench-replication",
         abstract: "Measure how fast a backlog of samples replicates into PostgreSQL (Docs/PERFORMANCE.md).")
 
-    @Option(help: "The PostgreSQL to replicate into (an empty database: the benchmark writes gateway 'bench-<random>').")
+    @Option(
+        help: "The PostgreSQL to replicate into (an empty database: the benchmark writes gateway 'bench-<random>').")
     var postgresURL: String
 
     @Option(help: "Finished sessions in the backlog.")

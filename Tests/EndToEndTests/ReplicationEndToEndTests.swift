@@ -34,7 +34,8 @@ struct ReplicationEndToEndTests {
     static func localSummary(_ gateway: RunningGateway) throws -> Set<String> {
         var configuration = Configuration()
         configuration.readonly = true
-        let database = try DatabaseQueue(path: gateway.stateDirectory + "/sportsensord.sqlite", configuration: configuration)
+        let database = try DatabaseQueue(
+            path: gateway.stateDirectory + "/sportsensord.sqlite", configuration: configuration)
         defer { try? database.close() }
         return try database.read { db in
             Set(
@@ -53,7 +54,8 @@ struct ReplicationEndToEndTests {
     static func count(_ gateway: RunningGateway, _ sql: String) throws -> Int {
         var configuration = Configuration()
         configuration.readonly = true
-        let database = try DatabaseQueue(path: gateway.stateDirectory + "/sportsensord.sqlite", configuration: configuration)
+        let database = try DatabaseQueue(
+            path: gateway.stateDirectory + "/sportsensord.sqlite", configuration: configuration)
         defer { try? database.close() }
         return try database.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
@@ -71,7 +73,9 @@ struct ReplicationEndToEndTests {
                 """, database: "club"))
     }
 
-    static func waitUntil(_ what: String, timeout: Duration = .seconds(120), _ condition: () async throws -> Bool)
+    static func waitUntil(
+        _ what: String, timeout: Duration = .seconds(120), _ condition: () async throws -> Bool
+    )
         async throws
     {
         let deadline = ContinuousClock.now + timeout
@@ -108,7 +112,9 @@ struct ReplicationEndToEndTests {
             // The server goes away: batches fail, recording goes on, the outboxes grow.
             try await cluster.stop()
             let chunksAtStop = try gateways.map { try Self.count($0, "SELECT count(*) FROM sample_chunks") }
-            try await Self.waitUntil("every gateway failed a batch and stored new chunks meanwhile", timeout: .seconds(180)) {
+            try await Self.waitUntil(
+                "every gateway failed a batch and stored new chunks meanwhile", timeout: .seconds(180)
+            ) {
                 try gateways.enumerated().allSatisfy { index, gateway in
                     gateway.log.contains("cannot reach PostgreSQL")
                         && (try Self.count(gateway, "SELECT count(*) FROM sample_chunks")) > chunksAtStop[index]

@@ -38,11 +38,20 @@ struct ReplicationConfigurationTests {
         "mistakes are refused naming the key and the fix, never echoing the URL",
         arguments: [
             ("gateway_id = \"a\"", "replication.postgres_url", "has no postgres_url"),
-            ("postgres_url = \"mysql://u:hunter22@h/d\"\ngateway_id = \"a\"", "replication.postgres_url", "not a postgres"),
+            (
+                "postgres_url = \"mysql://u:hunter22@h/d\"\ngateway_id = \"a\"", "replication.postgres_url",
+                "not a postgres"
+            ),
             ("postgres_url = \"postgres://u@h/d\"", "replication.gateway_id", "has no gateway_id"),
-            ("postgres_url = \"postgres://u@h/d\"\ngateway_id = \"hall a\"", "replication.gateway_id", "not a gateway id"),
-            ("postgres_url = \"postgres://u@h/d\"\ngateway_id = \"a\"\nmax_outbox_items = 5", "replication.max_outbox_items",
-             "out of range"),
+            (
+                "postgres_url = \"postgres://u@h/d\"\ngateway_id = \"hall a\"", "replication.gateway_id",
+                "not a gateway id"
+            ),
+            (
+                "postgres_url = \"postgres://u@h/d\"\ngateway_id = \"a\"\nmax_outbox_items = 5",
+                "replication.max_outbox_items",
+                "out of range"
+            ),
         ])
     func mistakes(body: String, key: String, problem: String) throws {
         do {

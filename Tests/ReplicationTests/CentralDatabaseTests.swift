@@ -54,7 +54,9 @@ struct CentralDatabaseTests {
     func schema() async throws {
         try await Self.withDatabase { cluster, url in
             let connection = try await CentralConnection.connect(url, logger: Self.logger)
-            #expect(try await CentralSchema.migrate(connection, logger: Self.logger) == CentralSchema.migrations.map(\.version))
+            #expect(
+                try await CentralSchema.migrate(connection, logger: Self.logger)
+                    == CentralSchema.migrations.map(\.version))
             #expect(try await CentralSchema.migrate(connection, logger: Self.logger) == [])
             try await connection.close()
             let tables = try await cluster.psql(
@@ -83,7 +85,8 @@ struct CentralDatabaseTests {
                 for try await versions in group { applied += versions }
                 #expect(applied.sorted() == CentralSchema.migrations.map(\.version))
             }
-            let rows = try await cluster.psql("SELECT version FROM sportsensor.schema_migrations ORDER BY 1", database: "club")
+            let rows = try await cluster.psql(
+                "SELECT version FROM sportsensor.schema_migrations ORDER BY 1", database: "club")
             #expect(rows == CentralSchema.migrations.map { "\($0.version)" })
         }
     }
@@ -138,7 +141,8 @@ struct CentralDatabaseTests {
                 #expect(try await cluster.psql("SELECT count(*) FROM sportsensor.events", database: "club") == ["3"])
 
                 // Retention pruning locally keeps the central archive.
-                _ = try await store.prune(storedBefore: Date().addingTimeInterval(60), SessionStore.PruneOptions(maximumShare: 1))
+                _ = try await store.prune(
+                    storedBefore: Date().addingTimeInterval(60), SessionStore.PruneOptions(maximumShare: 1))
                 if let pruned = try await store.outboxBatch(maxItems: 1000, maxSamples: 100_000) {
                     _ = try await writer.write(pruned, on: connection, logger: Self.logger)
                 }
@@ -205,7 +209,8 @@ struct CentralDatabaseTests {
     @Test("a second box with the same gateway id is refused with the fix")
     func gatewayIDClash() async throws {
         try await Self.withDatabase { _, url in
-            let first = try await CentralConnection.open(url, gatewayID: "hall-a", instanceID: UUID(), logger: Self.logger)
+            let first = try await CentralConnection.open(
+                url, gatewayID: "hall-a", instanceID: UUID(), logger: Self.logger)
             try await first.close()
             do {
                 let second = try await CentralConnection.open(

@@ -10,7 +10,8 @@ extension Gateway {
         return ReplicationStatusInfo(
             configured: true, state: status.state.rawValue, gatewayId: status.gatewayID, target: status.target,
             outboxItems: status.outboxItems, outboxLimit: status.outboxLimit, lagSeconds: status.lagSeconds,
-            queueing: status.queueing, alarm: status.alarm, sentItems: status.sentItems, sentSamples: status.sentSamples,
+            queueing: status.queueing, alarm: status.alarm, sentItems: status.sentItems,
+            sentSamples: status.sentSamples,
             lastSuccess: status.lastSuccess, lastError: status.lastError, lastErrorCode: status.lastErrorCode)
     }
 }

@@ -25,7 +25,8 @@ extension DoctorChecks {
         default:
             return DoctorCheck(
                 name: "replication", status: .fail,
-                detail: "\(status.state ?? "not connected"): \(status.lastError ?? "no connection to \(target)") (\(lag))",
+                detail:
+                    "\(status.state ?? "not connected"): \(status.lastError ?? "no connection to \(target)") (\(lag))",
                 fix: "recording goes on and the outbox keeps every change; `sportsensorctl replication status` "
                     + "shows the lag, Docs/REPLICATION.md the setup")
         }

@@ -40,7 +40,8 @@ struct ReplicationStatusCommand: AsyncParsableCommand {
             lines.append(
                 status.queueing
                     ? "ALARM:       the outbox is near its bound; at the bound changes stop being queued"
-                    : "ALARM:       the outbox reached its bound: changes are not queued until it drains (then a resync)")
+                    : "ALARM:       the outbox reached its bound: changes are not queued until it drains (then a resync)"
+            )
         }
         if let error = status.lastError { lines.append("last error:  [\(status.lastErrorCode ?? "?")] \(error)") }
         return lines.joined(separator: "\n") + "\n"
