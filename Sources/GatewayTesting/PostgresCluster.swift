@@ -21,9 +21,9 @@ public final class PostgresCluster: Sendable {
     public static var binaryDirectory: String? {
         let root = "/usr/lib/postgresql"
         let majors = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return majors.compactMap(Int.init).sorted().last.map { "\(root)/\($0)/bin" }.flatMap {
-            FileManager.default.isExecutableFile(atPath: "\($0)/initdb") ? $0 : nil
-        }
+        guard let newest = majors.compactMap(Int.init).sorted().last else { return nil }
+        let binaries = "\(root)/\(newest)/bin"
+        return FileManager.default.isExecutableFile(atPath: binaries + "/initdb") ? binaries : nil
     }
 
     /// Makes and starts a cluster.

@@ -168,8 +168,10 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
             try await store.stopQueueing()
             outbox.queueing = false
             logger.critical(
-                "replication outbox full (\(outbox.count) of \(limit) items): changes are no longer queued; local data "
-                    + "is kept and the whole store is queued again once the central database has taken the backlog",
+                """
+                replication outbox full (\(outbox.count) of \(limit) items): changes are no longer queued; local \
+                data is kept and the whole store is queued again once the central database has taken the backlog
+                """,
                 metadata: ["replication.outbox": "\(outbox.count)"])
         } else if !outbox.queueing, outbox.count == 0 {
             try await store.resyncReplication()
@@ -179,8 +181,10 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
         let alarm = !outbox.queueing || Double(outbox.count) >= settings.alarmFraction * Double(limit)
         if alarm, !alarmed {
             logger.warning(
-                "replication outbox at \(outbox.count) of \(limit) items: the central database is not keeping up or is "
-                    + "unreachable; at the bound changes stop being queued (see sportsensorctl replication status)")
+                """
+                replication outbox at \(outbox.count) of \(limit) items: the central database is not keeping up or \
+                is unreachable; at the bound changes stop being queued (see sportsensorctl replication status)
+                """)
         }
         let now = Date()
         update {

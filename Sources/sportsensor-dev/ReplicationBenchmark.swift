@@ -5,6 +5,7 @@ import Detection
 import Foundation
 import Logging
 import Replication
+import SDUSensor
 import SessionStore
 
 /// `bench-replication --postgres-url URL`: catch-up throughput of a backlog. Fills a new store
@@ -42,10 +43,14 @@ struct ReplicationBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try SessionStore.open(at: StateDirectory(path: path))
         defer { try? store.close() }
-        let samples = (0..<samplesPerSession).map { index in
-            StoredSample(
-                index: Int64(index), t: StoreTime.microseconds(Double(index) / 100),
-                raw: .init(x: Int16(index % 2000), y: Int16(-(index % 700)), z: 16384 - Int16(index % 300)))
+        var samples: [StoredSample] = []
+        samples.reserveCapacity(samplesPerSession)
+        for index in 0..<samplesPerSession {
+            let x = Int16(index % 2000)
+            let y = -Int16(index % 700)
+            let z = 16_384 - Int16(index % 300)
+            let t = StoreTime.microseconds(Double(index) / 100)
+            samples.append(StoredSample(index: Int64(index), t: t, raw: RawAcceleration(x: x, y: y, z: z)))
         }
         let events = (0..<(samplesPerSession / 100)).map { EventRecord(type: "hit", t: Double($0), peakG: 3) }
         for _ in 0..<sessions {

@@ -116,9 +116,9 @@ struct ReplicationEndToEndTests {
                 "every gateway failed a batch and stored new chunks meanwhile", timeout: .seconds(180)
             ) {
                 try gateways.enumerated().allSatisfy { index, gateway in
-                    gateway.log.contains("cannot reach PostgreSQL")
-                        && (try Self.count(gateway, "SELECT count(*) FROM sample_chunks")) > chunksAtStop[index]
-                        && (try Self.count(gateway, "SELECT count(*) FROM replication_outbox")) > 0
+                    let chunks = try Self.count(gateway, "SELECT count(*) FROM sample_chunks")
+                    let queued = try Self.count(gateway, "SELECT count(*) FROM replication_outbox")
+                    return gateway.log.contains("cannot reach PostgreSQL") && chunks > chunksAtStop[index] && queued > 0
                 }
             }
             try await cluster.start()
