@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A throw-away PostgreSQL server from Debian's `postgresql` package: `initdb` into a temporary
-/// directory, `pg_ctl start` on a free loopback port with its socket in that directory, trust
+/// directory, `postgres` on a free loopback port with its socket in that directory, trust
 /// authentication for the superuser `postgres`. `initdb` refuses to run as root, so under root the
-/// server runs as the `postgres` system user (`runuser`), owning the directory.
+/// server runs as the `postgres` system user (`setpriv`), owning the directory. The server is this
+/// process's child in the foreground (not `pg_ctl start`, whose daemon would inherit Foundation's
+/// process-watching descriptor and never let the start "finish"); SIGINT is its fast shutdown.
 public final class PostgresCluster: Sendable {
     /// The directory: `data/`, `server.log`, the socket.
     public let directory: String
     /// The TCP port on 127.0.0.1.
     public let port: Int
     private let binaries: String
+    private let server = Mutex<LineCollectingProcess?>(nil)
+    private let starts = Mutex(0)
 
     /// Where Debian installs the server's programs (`/usr/lib/postgresql/<major>/bin`); nil
     /// without the package.
@@ -47,24 +52,43 @@ public final class PostgresCluster: Sendable {
 
     /// Starts the server (again) and waits until it accepts connections.
     public func start() async throws {
-        let result = try await asServerUser(
-            "\(binaries)/pg_ctl",
-            [
-                "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "120", "-o",
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
-            ], timeout: .seconds(150))
-        guard result.status == 0 else {
-            let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? ""
-            throw ProcessHarnessError("pg_ctl start failed: \(result)\n\(log)")
+        let number = starts.withLock { count in
+            count += 1
+            return count
         }
+        let postgres = [
+            "\(binaries)/postgres", "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c",
+            "listen_addresses=127.0.0.1", "-c", "fsync=off",
+        ]
+        let process = try LineCollectingProcess(
+            executable: getuid() == 0 ? "/usr/bin/setpriv" : postgres[0],
+            arguments: getuid() == 0
+                ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + postgres : Array(postgres.dropFirst()),
+            standardErrorPath: "\(directory)/server-\(number).log")
+        server.withLock { $0 = process }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            guard process.process.isRunning else {
+                let log = (try? String(contentsOfFile: "\(directory)/server-\(number).log", encoding: .utf8)) ?? ""
+                throw ProcessHarnessError("postgres exited at start:\n\(log)")
+            }
+            let ready = try await runCommand(
+                "\(binaries)/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres"], timeout: .seconds(10))
+            if ready.status == 0 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ProcessHarnessError("postgres did not accept connections within 120 s")
     }
 
     /// Stops the server (fast shutdown: open connections are cut, as when a server goes away).
     public func stop() async throws {
-        let result = try await asServerUser(
-            "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "-t", "120", "stop"],
-            timeout: .seconds(150))
-        guard result.status == 0 else { throw ProcessHarnessError("pg_ctl stop failed: \(result)") }
+        guard let process = server.withLock({ $0 }) else { return }
+        process.send(SIGINT)
+        guard await process.waitForExit(timeout: .seconds(60)) != nil else {
+            process.send(SIGKILL)
+            throw ProcessHarnessError("postgres did not stop within 60 s of SIGINT")
+        }
+        server.withLock { $0 = nil }
     }
 
     /// Runs `sql` with `psql` in `database`; returns the rows, unaligned, `|` between columns.
@@ -87,8 +111,10 @@ public final class PostgresCluster: Sendable {
 
     /// Stops the server if it runs and removes the directory.
     public func remove() async {
-        _ = try? await asServerUser(
-            "\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
+        if let process = server.withLock({ $0 }) {
+            process.send(SIGQUIT)
+            if await process.waitForExit(timeout: .seconds(30)) == nil { process.send(SIGKILL) }
+        }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -89,7 +89,6 @@ struct ReplicationEndToEndTests {
     @Test("outage, SIGKILL mid-backlog and restart: PostgreSQL ends with exactly the union of the stores")
     func threeHalls() async throws {
         let cluster = try await PostgresCluster()
-        defer { Task { await cluster.remove() } }
         _ = try await cluster.psql("CREATE DATABASE club")
         let url = cluster.url(database: "club", password: Self.password)
         let ids = ["hall-a", "hall-b", "hall-c"]
@@ -171,8 +170,10 @@ struct ReplicationEndToEndTests {
         } catch {
             for gateway in gateways { print(gateway.log.suffix(3000)) }
             for gateway in gateways { await gateway.remove() }
+            await cluster.remove()
             throw error
         }
         for gateway in gateways { await gateway.remove() }
+        await cluster.remove()
     }
 }
