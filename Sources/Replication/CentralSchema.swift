@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -21,6 +22,13 @@ public enum CentralSchema {
         public var name: String
         /// The statements.
         public var sql: String
+
+        /// `sql` split at each `;` that ends a line (the migrations put none inside a statement).
+        var statements: [String] {
+            sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }
+                .filter { !$0.isEmpty }
+        }
     }
 
     /// The advisory lock key migrations run under ("SSND" in ASCII).
@@ -38,12 +46,16 @@ public enum CentralSchema {
     /// database has a version this build does not know.
     @discardableResult
     public static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS sportsensor", logger: logger)
-        try await connection.query(
-            """
-            CREATE TABLE IF NOT EXISTS sportsensor.schema_migrations (
-                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-            """, logger: logger)
+        // Under the lock too: concurrent CREATE … IF NOT EXISTS can still collide.
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS sportsensor", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS sportsensor.schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+        }
         var applied: [Int] = []
         for migration in migrations {
             let done = try await connection.withTransaction(logger: logger) { connection in
@@ -59,7 +71,10 @@ public enum CentralSchema {
                         fix: "upgrade sportsensord on this gateway")
                 }
                 if newest >= migration.version { return false }
-                try await connection.query(PostgresQuery(unsafeSQL: migration.sql), logger: logger)
+                // The extended protocol takes one statement at a time.
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 try await connection.query(
                     "INSERT INTO sportsensor.schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
                     logger: logger)

@@ -54,11 +54,18 @@ struct CentralDatabaseTests {
     func schema() async throws {
         try await Self.withDatabase { cluster, url in
             let connection = try await CentralConnection.connect(url, logger: Self.logger)
-            #expect(
-                try await CentralSchema.migrate(connection, logger: Self.logger)
-                    == CentralSchema.migrations.map(\.version))
-            #expect(try await CentralSchema.migrate(connection, logger: Self.logger) == [])
+            let applied: [Int]
+            let again: [Int]
+            do {
+                applied = try await CentralSchema.migrate(connection, logger: Self.logger)
+                again = try await CentralSchema.migrate(connection, logger: Self.logger)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
             try await connection.close()
+            #expect(applied == CentralSchema.migrations.map(\.version))
+            #expect(again == [])
             let tables = try await cluster.psql(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'sportsensor' ORDER BY 1",
                 database: "club")
@@ -77,8 +84,14 @@ struct CentralDatabaseTests {
                 for _ in 0..<4 {
                     group.addTask {
                         let connection = try await CentralConnection.connect(url, logger: Self.logger)
-                        defer { Task { try? await connection.close() } }
-                        return try await CentralSchema.migrate(connection, logger: Self.logger)
+                        do {
+                            let applied = try await CentralSchema.migrate(connection, logger: Self.logger)
+                            try await connection.close()
+                            return applied
+                        } catch {
+                            try? await connection.close()
+                            throw error
+                        }
                     }
                 }
                 var applied: [Int] = []
