@@ -91,6 +91,12 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                     update { $0.state = .replicating }
                 }
                 guard let open = connection else { continue }
+                // A connection the server closed while idle fails here, not in a query that waits.
+                if open.isClosed {
+                    throw ReplicationError(
+                        .unreachable, "cannot reach PostgreSQL at \(settings.url.redacted): the server closed the connection",
+                        fix: "check the server runs; replication reconnects with backoff")
+                }
                 let sent = try await sendBatch(open)
                 failures = 0
                 if !sent { try await clock.sleep(for: pollInterval) }
@@ -138,7 +144,26 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
             update { $0.state = .replicating }
             return false
         }
-        let counts = try await CentralWriter(gatewayID: settings.gatewayID).write(batch, on: connection, logger: logger)
+        let writer = CentralWriter(gatewayID: settings.gatewayID)
+        let (logger, clock) = (self.logger, self.clock)
+        // A server that vanishes mid-batch may leave a query unanswered: after the limit the
+        // connection is closed, which fails the query, and the batch is retried on a new one.
+        let counts = try await withThrowingTaskGroup(of: CentralWriter.Counts?.self) { group in
+            group.addTask { try await writer.write(batch, on: connection, logger: logger) }
+            group.addTask {
+                try await clock.sleep(for: .seconds(60))
+                try? await connection.close()
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let counts = result { return counts }
+                throw ReplicationError(
+                    .unreachable, "PostgreSQL did not answer a batch within 60 s",
+                    fix: "check the server and the network; replication reconnects with backoff")
+            }
+            throw CancellationError()
+        }
         try await store.acknowledgeOutbox(through: batch.lastSequence)
         let hadError = status.lastError != nil
         update {
