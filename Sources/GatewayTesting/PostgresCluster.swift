@@ -63,7 +63,8 @@ public final class PostgresCluster: Sendable {
         let process = try LineCollectingProcess(
             executable: getuid() == 0 ? "/usr/bin/setpriv" : postgres[0],
             arguments: getuid() == 0
-                ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + postgres : Array(postgres.dropFirst()),
+                ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + postgres
+                : Array(postgres.dropFirst()),
             standardErrorPath: "\(directory)/server-\(number).log")
         server.withLock { $0 = process }
         let deadline = ContinuousClock.now + .seconds(120)

@@ -94,7 +94,8 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                 // A connection the server closed while idle fails here, not in a query that waits.
                 if open.isClosed {
                     throw ReplicationError(
-                        .unreachable, "cannot reach PostgreSQL at \(settings.url.redacted): the server closed the connection",
+                        .unreachable,
+                        "cannot reach PostgreSQL at \(settings.url.redacted): the server closed the connection",
                         fix: "check the server runs; replication reconnects with backoff")
                 }
                 let sent = try await sendBatch(open)
