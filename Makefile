@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BUILD_FLAGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd python3-numpy
+APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd python3-numpy postgresql
 
 # make install: PREFIX for the binaries and the systemd files (systemd reads units, sysusers.d and
 # tmpfiles.d under /usr/local/lib as well as /usr/lib), /etc for the config; DESTDIR for staging.
@@ -35,7 +35,7 @@ FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: browser-deps browser-test
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store \
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store bench-replication \
 	install install-binaries install-check security-check itest
 
 all: build
@@ -247,6 +247,13 @@ validate: deps
 bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target DetectionBenchmarks
 	$(MAKE) --no-print-directory bench-store
+	$(MAKE) --no-print-directory bench-replication
+
+## bench-replication: catch-up throughput of a 2-million-sample backlog into a throw-away local PostgreSQL
+## (Docs/PERFORMANCE.md, Docs/REPLICATION.md)
+bench-replication: deps
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	scripts/bench-replication.sh .build/release/sportsensor-dev
 
 ## bench-store: disk bytes written per stored sample, 10 minutes of 1, 16 and 64 virtual sensors at 100 Hz
 ## (/proc/self/io write_bytes; BENCH_STORE_DIR must be on a real disk, not tmpfs)

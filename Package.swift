@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: System library
@@ -120,12 +121,27 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Replication of the store's outbox into PostgreSQL (postgres-nio)
+        .target(
+            name: "Replication",
+            dependencies: [
+                "SessionStore", "CodedErrors",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Gateway services (above the transport: bearers come from an injected connector)
         .target(
             name: "GatewayCore",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
-                "GatewayConfig", "CodedErrors", "SystemCalls",
+                "GatewayConfig", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -215,7 +231,7 @@ let package = Package(
             name: "sportsensor-dev",
             dependencies: [
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore", "CodedErrors", "SystemCalls",
+                "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -307,8 +323,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReplicationTests",
+            dependencies: [
+                "Replication", "SessionStore", "GatewayTesting", "Detection", "SDUSensor",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GatewayTesting", "SessionStore"],
+            dependencies: ["GatewayTesting", "SessionStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

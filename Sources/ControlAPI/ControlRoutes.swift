@@ -77,6 +77,10 @@ public enum ControlRoutes {
             _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.adapters())
         }
+        router.on(.replication) { request, _ -> Response in
+            _ = try QueryParameters(request, allowed: [])
+            return try ControlResponses.json(try await control.replicationStatus())
+        }
         router.on(.scan) { request, _ -> Response in
             let query = try QueryParameters(request, allowed: ["seconds"])
             let seconds = try query.number("seconds", in: 1...60) ?? defaultScanSeconds

@@ -58,6 +58,8 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     public static let events = ControlRoute(.get, "/v1/events")
     /// `GET /metrics`: Prometheus text format.
     public static let metrics = ControlRoute(.get, "/metrics")
+    /// `GET /v1/replication`: replication into the central PostgreSQL.
+    public static let replication = ControlRoute(.get, "/v1/replication")
 
     /// `GET /v1/sessions/{id}/summary`: the session summary (Docs/METRICS.md).
     public static let sessionSummary = ControlRoute(.get, "/v1/sessions/{id}/summary")
@@ -93,7 +95,7 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
         status, adapters, scan, sensors, pair, updateSensor, unpair, sessions, startSession, session, stopSession,
         sessionEvents, sessionSamples, reanalyze, importSession, prune, events, metrics,
         sessionSummary, athletes, addAthlete, updateAthlete, removeAthlete, athleteBests, teams, addTeam, updateTeam,
-        removeTeam, leaderboard, targets, setTarget, removeTarget,
+        removeTeam, leaderboard, targets, setTarget, removeTarget, replication,
     ]
 
     /// The names of the template's parameters, in order.

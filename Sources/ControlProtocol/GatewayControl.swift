@@ -74,6 +74,8 @@ public protocol GatewayControl: Sendable {
     func setTarget(_ request: TargetRequest) async throws(ControlError) -> TargetInfo
     /// `DELETE /v1/targets/{id}`.
     func removeTarget(id: String) async throws(ControlError)
+    /// `GET /v1/replication`: replication's state, lag and last error.
+    func replicationStatus() async throws(ControlError) -> ReplicationStatusInfo
 }
 
 /// A control request that failed: the code picks the HTTP status, the message and fix go to

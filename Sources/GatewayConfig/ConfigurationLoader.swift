@@ -59,6 +59,7 @@ struct ConfigurationReader {
         "retention": ["days", "samples_days", "max_share"],
         "virtual": ["sensors", "scripts", "rate", "out_of_range_every", "out_of_range_for"],
         "web": WebConfiguration.keys,
+        "replication": ["postgres_url", "gateway_id", "samples", "max_outbox_items"],
     ]
 
     mutating func read(_ root: TOMLTable) throws(ConfigurationError) -> GatewayConfiguration {
@@ -230,6 +231,45 @@ struct ConfigurationReader {
                     "virtual.out_of_range_for", "set without virtual.out_of_range_every",
                     fix: "set virtual.out_of_range_every too (seconds of connection between drops)")
             }
+        }
+        if let replication = root["replication"]?.table {
+            configuration.replication = try readReplication(replication)
+        }
+        return configuration
+    }
+
+    private func readReplication(_ table: TOMLTable) throws(ConfigurationError) -> ReplicationConfiguration {
+        guard let url = try string(table, "replication.postgres_url") else {
+            throw invalid(
+                "replication.postgres_url", "[replication] has no postgres_url",
+                fix: "set postgres_url = \"postgres://user:password@host:5432/database\", or remove [replication]")
+        }
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            // Never echo the value: it may hold a password.
+            throw invalid(
+                "replication.postgres_url", "not a postgres:// URL",
+                fix: "write it as postgres://user:password@host:5432/database?sslmode=verify-full")
+        }
+        guard let gatewayID = try string(table, "replication.gateway_id") else {
+            throw invalid(
+                "replication.gateway_id", "[replication] has no gateway_id",
+                fix: "name this box, e.g. gateway_id = \"hall-a\" (unique among the gateways of the database)")
+        }
+        guard ReplicationConfiguration.isGatewayID(gatewayID) else {
+            throw invalid(
+                "replication.gateway_id", "'\(gatewayID)' is not a gateway id",
+                fix: "use 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        }
+        var configuration = ReplicationConfiguration(postgresURL: url, gatewayID: gatewayID)
+        if let samples = try bool(table, "replication.samples") { configuration.samples = samples }
+        if let bound = try integer(table, "replication.max_outbox_items") {
+            let range = ReplicationConfiguration.outboxItemRange
+            guard range.contains(bound) else {
+                throw invalid(
+                    "replication.max_outbox_items", "\(bound) items is out of range",
+                    fix: "give \(range.lowerBound) to \(range.upperBound)")
+            }
+            configuration.maxOutboxItems = bound
         }
         return configuration
     }

@@ -55,6 +55,8 @@ public struct GatewayConfiguration: Hashable, Sendable {
     public var virtualSensors = VirtualSensorsConfiguration()
     /// `[web]`: the coach's dashboard; nil (no `[web] listen`) serves none.
     public var web: WebConfiguration?
+    /// `[replication]`: the central PostgreSQL this gateway replicates into; nil: none.
+    public var replication: ReplicationConfiguration?
 
     /// The built-in defaults.
     public init() {}
@@ -232,4 +234,37 @@ extension GatewayConfiguration {
 extension VirtualSensorsConfiguration {
     /// The most virtual sensors one daemon runs.
     public static let maximumCount = 64
+}
+
+/// `[replication]` (Docs/REPLICATION.md): where and how this gateway replicates its store.
+public struct ReplicationConfiguration: Hashable, Sendable {
+    /// `postgres_url`: `postgres://user:password@host:5432/database?sslmode=verify-full`.
+    public var postgresURL: String
+    /// `gateway_id`: this gateway's name in the central database, unique per box.
+    public var gatewayID: String
+    /// `samples`: replicate raw samples too (default false: sessions, events and the rest only).
+    public var samples = false
+    /// `max_outbox_items`: the outbox's bound (default 5 000 000 items).
+    public var maxOutboxItems = ReplicationConfiguration.defaultMaxOutboxItems
+    /// The default bound: a few days of a hall's events, or a long afternoon of samples.
+    public static let defaultMaxOutboxItems = 5_000_000
+    /// The bounds accepted.
+    public static let outboxItemRange = 1000...1_000_000_000
+
+    /// Creates a configuration.
+    public init(postgresURL: String, gatewayID: String, samples: Bool = false, maxOutboxItems: Int? = nil) {
+        self.postgresURL = postgresURL
+        self.gatewayID = gatewayID
+        self.samples = samples
+        self.maxOutboxItems = maxOutboxItems ?? Self.defaultMaxOutboxItems
+    }
+
+    /// True for 1–63 letters, digits, `.`, `_` and `-`, starting with a letter or digit.
+    public static func isGatewayID(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= 63 else { return false }
+        func allowed(_ c: Unicode.Scalar) -> Bool {
+            c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c))
+        }
+        return allowed(first) && text.unicodeScalars.allSatisfy { allowed($0) || "._-".unicodeScalars.contains($0) }
+    }
 }

@@ -52,6 +52,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case targets
         case setTarget(TargetRequest)
         case removeTarget(id: String)
+        case replicationStatus
     }
 
     /// The answers the fake gives.
@@ -77,6 +78,13 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// `prune(_:)`.
         public var pruneReport = PruneReport(
             sessionsDeleted: 2, sessionsAffected: 2, chunksDeleted: 5, samplesDeleted: 40_960, eventsDeleted: 31)
+        /// `replicationStatus()`.
+        public var replication = ReplicationStatusInfo(
+            configured: true, state: "backing-off", gatewayId: "hall-a",
+            target: "postgres://sportsensor:***@db:5432/club?sslmode=verify-full", outboxItems: 1200,
+            outboxLimit: 5_000_000, lagSeconds: 42.5, sentItems: 10, sentSamples: 0,
+            lastError: "cannot reach PostgreSQL at postgres://sportsensor:***@db:5432/club?sslmode=verify-full: check "
+                + "the server runs", lastErrorCode: "unreachable")
 
         /// The default answers.
         public init() {}
@@ -215,6 +223,10 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
 
     public func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport {
         try record(.prune(request)) { $0.pruneReport }
+    }
+
+    public func replicationStatus() async throws(ControlError) -> ReplicationStatusInfo {
+        try record(.replicationStatus) { $0.replication }
     }
 
     public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {

@@ -24,6 +24,7 @@ public enum StoreSchema {
         Version(name: "v3-session-stored-at", number: 3),
         Version(name: "v4-tail-segments", number: 4),
         Version(name: "v5-roster-summaries-targets", number: 5),
+        Version(name: "v6-replication-outbox", number: 6),
     ]
 
     /// The version this build writes.
@@ -66,6 +67,29 @@ public enum StoreSchema {
         migrator.registerMigration("v5-roster-summaries-targets") { db in
             try createRosterSummariesTargets(db)
             try db.execute(sql: "PRAGMA user_version = 5")
+        }
+        migrator.registerMigration("v6-replication-outbox") { db in
+            // The durable outbox of replication (Docs/REPLICATION.md): keys of changed rows, queued
+            // by triggers that enabling replication installs, so a change and its outbox item
+            // commit together. No triggers (nothing queued) until replication is configured.
+            try db.execute(
+                sql: """
+                    CREATE TABLE replication_outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        table_name TEXT NOT NULL,
+                        key1 NOT NULL,
+                        key2,
+                        queued_at REAL NOT NULL
+                    );
+                    CREATE TABLE replication_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        gateway_id TEXT NOT NULL,
+                        instance_id TEXT NOT NULL,
+                        samples INTEGER NOT NULL DEFAULT 0,
+                        queueing INTEGER NOT NULL DEFAULT 1
+                    );
+                    PRAGMA user_version = 6;
+                    """)
         }
         return migrator
     }

@@ -16,6 +16,7 @@ struct SportsensorCtl: AsyncParsableCommand {
                     StatusCommand.self, DoctorCommand.self, AdaptersCommand.self, ScanCommand.self, PairCommand.self,
                     UnpairCommand.self,
                     SensorsCommand.self, StartCommand.self, StopCommand.self, TailCommand.self,
+                    ReplicationCommand.self,
                 ]),
             CommandGroup(
                 name: "Athletes",

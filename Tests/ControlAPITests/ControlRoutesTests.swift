@@ -60,6 +60,7 @@ let gatewayRoutes: [RouteCase] = [
     RouteCase(
         method: .post, uri: "/v1/prune", body: #"{"stored_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
         call: .prune(PruneRequest(storedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),
+    RouteCase(method: .get, uri: "/v1/replication", call: .replicationStatus),
 ]
 
 /// Every `ControlError` code.
@@ -294,5 +295,18 @@ struct ControlRoutesTests {
         #expect(body.code == "internal")
         #expect(body.error.contains("Surprise"))
         #expect(body.fix?.contains("bug") == true)
+    }
+
+    @Test("replication status decodes to the gateway's model, with snake_case keys and the password redacted")
+    func replicationStatus() async throws {
+        let control = FakeGatewayControl()
+        try await withRouter(control) { client in
+            let response = try await client.send(.get, "/v1/replication")
+            #expect(response.status == .ok)
+            let body = String(buffer: response.body)
+            #expect(body.contains("\"outbox_items\":1200"))
+            #expect(body.contains("\"last_error_code\":\"unreachable\""))
+            #expect(try decode(ReplicationStatusInfo.self, response) == control.answers.replication)
+        }
     }
 }

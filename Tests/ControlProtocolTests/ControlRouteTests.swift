@@ -24,6 +24,6 @@ struct ControlRouteTests {
     func unique() {
         let keys = ControlRoute.all.map { "\($0.method.rawValue) \($0.template)" }
         #expect(Set(keys).count == keys.count)
-        #expect(ControlRoute.all.count == 32)
+        #expect(ControlRoute.all.count == 33)
     }
 }

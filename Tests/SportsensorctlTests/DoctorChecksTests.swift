@@ -193,3 +193,36 @@ struct DoctorChecksTests {
         #expect(report == "OK    kernel    fine\nFAIL  adapters  none\n                fix: plug one in\n")
     }
 }
+
+@Suite("doctor: replication")
+struct DoctorReplicationChecksTests {
+    static let target = "postgres://sportsensor:***@db:5432/club?sslmode=verify-full"
+
+    @Test("no line without the daemon or without [replication]; OK when connected; WARN near the bound")
+    func states() {
+        #expect(DoctorChecks.replication(nil) == nil)
+        #expect(DoctorChecks.replication(ReplicationStatusInfo(configured: false)) == nil)
+        let ok = DoctorChecks.replication(
+            ReplicationStatusInfo(
+                configured: true, state: "replicating", target: Self.target, outboxItems: 3, outboxLimit: 100_000))
+        #expect(ok?.status == .ok)
+        #expect(ok?.detail.contains(Self.target) == true)
+        let near = DoctorChecks.replication(
+            ReplicationStatusInfo(
+                configured: true, state: "replicating", target: Self.target, outboxItems: 90_000, outboxLimit: 100_000,
+                alarm: true))
+        #expect(near?.status == .warn)
+    }
+
+    @Test("a failing connection is FAIL with the daemon's error and its fix")
+    func failing() {
+        let check = DoctorChecks.replication(
+            ReplicationStatusInfo(
+                configured: true, state: "backing-off", target: Self.target, outboxItems: 1200,
+                lastError: "cannot reach PostgreSQL at \(Self.target): check the server runs",
+                lastErrorCode: "unreachable"))
+        #expect(check?.status == .fail)
+        #expect(check?.detail.contains("cannot reach PostgreSQL") == true)
+        #expect(check?.fix?.contains("replication status") == true)
+    }
+}

@@ -4,6 +4,7 @@ import Foundation
 import GATTClient
 import GatewayConfig
 import Logging
+import Replication
 import ServiceLifecycle
 import SessionStore
 import UnixSignals
@@ -115,9 +116,11 @@ public struct GatewayApplication: Sendable {
                 configuration: configuration.virtualSensors, clock: clock, logger: logger,
                 makeBearers: makeVirtualBearers)
         }
-        let dependencies = GatewayDependencies(
+        let replication = try await makeReplication(store: store, clock: clock)
+        var dependencies = GatewayDependencies(
             store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
             bluetooth: bluetooth, virtualSensors: fleet, version: version, logger: logger)
+        if let replication { dependencies.replicationStatus = { replication.status } }
         let gateway = Gateway(dependencies: dependencies)
         // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
         let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
@@ -129,6 +132,11 @@ public struct GatewayApplication: Sendable {
             .init(
                 service: RetentionService(store: store, policy: configuration.retention, clock: clock, logger: logger)),
         ]
+        if let replication {
+            // Replication never takes the gateway down: recording goes on whatever it meets.
+            services.append(
+                .init(service: replication, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
         if let makeControlServer {
             let context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
@@ -166,6 +174,27 @@ public struct GatewayApplication: Sendable {
                 "sensors.virtual": "\(configuration.virtualSensors.count)",
             ])
         try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+extension GatewayApplication {
+    /// The replication service when `[replication]` is configured; without it, the store's
+    /// triggers are removed so nothing is queued for nobody.
+    func makeReplication(
+        store: SessionStore, clock: ContinuousClock
+    ) async throws -> ReplicationService<ContinuousClock>? {
+        guard let configuration = configuration.replication else {
+            try await store.disableReplication()
+            return nil
+        }
+        let url = try PostgresURL(parsing: configuration.postgresURL)
+        let settings = ReplicationSettings(
+            url: url, gatewayID: configuration.gatewayID, samples: configuration.samples,
+            maxOutboxItems: configuration.maxOutboxItems)
+        let metrics = GatewayMetrics()
+        return ReplicationService(
+            settings: settings, store: store, clock: clock, logger: logger.with(label: "replication"),
+            onStatus: { metrics.record($0) })
     }
 }
 

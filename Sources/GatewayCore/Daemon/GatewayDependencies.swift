@@ -2,6 +2,7 @@
 import ControlProtocol
 import GatewayConfig
 import Logging
+import Replication
 import SessionStore
 
 /// What the gateway needs from the outside world: the store, the configuration and the
@@ -27,6 +28,8 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
     public var version: String
     /// The logger.
     public var logger: Logger
+    /// Replication's status now; nil without `[replication]`.
+    public var replicationStatus: (@Sendable () -> ReplicationStatus)?
 
     /// Creates dependencies; only the store, state directory, configuration and clock are required.
     public init(

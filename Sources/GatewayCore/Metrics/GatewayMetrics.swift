@@ -42,12 +42,21 @@ public struct GatewayMetrics: Sendable {
         public static let storeSpilledSamples = "sportsensord_store_spilled_samples_total"
         /// The dimension of ``events``.
         public static let eventType = "type"
+        /// Gauge: changes waiting in the replication outbox (Docs/REPLICATION.md).
+        public static let replicationOutboxItems = "sportsensord_replication_outbox_items"
+        /// Gauge: age of the oldest waiting change, seconds (the replication lag).
+        public static let replicationLagSeconds = "sportsensord_replication_lag_seconds"
+        /// Gauge: 1 while the outbox is near (or at) its bound.
+        public static let replicationOutboxAlarm = "sportsensord_replication_outbox_alarm"
+        /// Gauge: 1 while connected to the central database.
+        public static let replicationConnected = "sportsensord_replication_connected"
 
         /// Every series' name, as Docs/API.md lists them.
         public static let all = [
             notifications, samples, lostSamples, malformedNotifications, events, reconnects, eventBusDropped,
             sensorsConnected, liveSessions, storeQueueDepth, storeWriteSeconds,
             storeFailedWrites, storeDegradedSessions, storeSpilledSamples,
+            replicationOutboxItems, replicationLagSeconds, replicationOutboxAlarm, replicationConnected,
         ]
     }
 
@@ -78,6 +87,14 @@ public struct GatewayMetrics: Sendable {
     /// Samples spilled to recovery files.
     public let storeSpilledSamples: Counter
     private let eventCounters: [EventKind: Counter]
+    /// Replication outbox items.
+    public let replicationOutboxItems: Gauge
+    /// Replication lag, seconds.
+    public let replicationLagSeconds: Gauge
+    /// Replication outbox alarm (0/1).
+    public let replicationOutboxAlarm: Gauge
+    /// Connected to the central database (0/1).
+    public let replicationConnected: Gauge
 
     /// Creates (and so registers) every series through `factory`, by default the bootstrapped
     /// swift-metrics backend (tests pass their own, so what one gateway emits is theirs alone).
@@ -101,6 +118,10 @@ public struct GatewayMetrics: Sendable {
                 label: Name.events, dimensions: [(Name.eventType, kind.rawValue)], factory: factory)
         }
         eventCounters = counters
+        replicationOutboxItems = Gauge(label: Name.replicationOutboxItems, factory: factory)
+        replicationLagSeconds = Gauge(label: Name.replicationLagSeconds, factory: factory)
+        replicationOutboxAlarm = Gauge(label: Name.replicationOutboxAlarm, factory: factory)
+        replicationConnected = Gauge(label: Name.replicationConnected, factory: factory)
     }
 
     /// The counter of detected events of `kind`.
@@ -118,6 +139,9 @@ public struct GatewayMetrics: Sendable {
         }
         for counter in eventCounters.values { counter.increment(by: 0) }
         for gauge in [sensorsConnected, liveSessions] { gauge.record(0) }
+        for gauge in [replicationOutboxItems, replicationLagSeconds, replicationOutboxAlarm, replicationConnected] {
+            gauge.record(0)
+        }
         storeQueueDepth.increment(by: 0.0)
         storeDegradedSessions.increment(by: 0.0)
     }

@@ -83,10 +83,15 @@ enum DoctorProbe {
         } catch {
             answer = .failure(error)
         }
+        // The daemon's own connection to the central PostgreSQL: it runs inside the unit's sandbox
+        // (IPAddressAllow), which is what decides whether it gets through.
+        let replication: ReplicationStatusInfo? =
+            (try? answer.get()) == nil ? nil : try? await client.get(ControlRoute.replication.request())
         await client.shutdown()
         checks.append(DoctorChecks.daemon(answer))
         let status = try? answer.get()
         if let links = DoctorChecks.links(status) { checks.append(links) }
+        if let replication = DoctorChecks.replication(replication) { checks.append(replication) }
         let directory = StateDirectory(path: GatewayPaths().stateDirectory(option: stateDirectory).path)
         checks.append(
             DoctorChecks.store(

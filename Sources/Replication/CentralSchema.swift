@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The central PostgreSQL schema (`sportsensor`), as forward-only migrations the gateway applies
+/// on connecting: each runs once, in its own transaction, recorded in
+/// `sportsensor.schema_migrations`. A transaction-level advisory lock serialises gateways starting
+/// at once, so exactly one applies a migration and the others find it applied. Append a
+/// migration, never edit one (a test applies them to a fresh PostgreSQL and checks the list).
+///
+/// Every replicated table is keyed by `gateway_id` first: rows of different halls never collide,
+/// and it is the distribution column on Citus (Docs/REPLICATION.md). No foreign keys between
+/// replicated tables: the outbox may deliver an event before its session after a resync, and
+/// Citus distributes such tables freely.
+public enum CentralSchema {
+    /// One migration.
+    public struct Migration: Sendable {
+        /// Its number, 1, 2, … in order.
+        public var version: Int
+        /// What it does.
+        public var name: String
+        /// The statements.
+        public var sql: String
+
+        /// `sql` split at each `;` that ends a line (the migrations put none inside a statement).
+        var statements: [String] {
+            sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }
+                .filter { !$0.isEmpty }
+        }
+    }
+
+    /// The advisory lock key migrations run under ("SSND" in ASCII).
+    static let lockKey: Int64 = 0x5353_4E44
+
+    /// Every migration, oldest first.
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "tables and views", sql: version1)
+    ]
+
+    /// The version this build brings the schema to.
+    public static var current: Int { migrations.last?.version ?? 0 }
+
+    /// Applies what is missing; returns the versions applied now. Throws `newerSchema` when the
+    /// database has a version this build does not know.
+    @discardableResult
+    public static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        // Under the lock too: concurrent CREATE … IF NOT EXISTS can still collide.
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS sportsensor", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS sportsensor.schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+        }
+        var applied: [Int] = []
+        for migration in migrations {
+            let done = try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                let rows = try await connection.query(
+                    "SELECT coalesce(max(version), 0) FROM sportsensor.schema_migrations", logger: logger)
+                var newest = 0
+                for try await row in rows { newest = try row.decode(Int.self) }
+                if newest > current {
+                    throw ReplicationError(
+                        .newerSchema,
+                        "the central database has schema version \(newest), this sportsensord knows up to \(current)",
+                        fix: "upgrade sportsensord on this gateway")
+                }
+                if newest >= migration.version { return false }
+                // The extended protocol takes one statement at a time.
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO sportsensor.schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: logger)
+                return true
+            }
+            if done {
+                applied.append(migration.version)
+                logger.notice(
+                    "central schema migrated",
+                    metadata: [
+                        "replication.schema": "\(migration.version)", "replication.migration": "\(migration.name)",
+                    ])
+            }
+        }
+        return applied
+    }
+
+    static let version1 = """
+        CREATE TABLE sportsensor.gateways (
+            gateway_id text PRIMARY KEY,
+            instance_id uuid NOT NULL,
+            hostname text NOT NULL,
+            first_seen timestamptz NOT NULL DEFAULT now(),
+            last_seen timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE sportsensor.athletes (
+            gateway_id text NOT NULL,
+            id bigint NOT NULL,
+            name text NOT NULL,
+            created timestamptz NOT NULL,
+            PRIMARY KEY (gateway_id, id)
+        );
+        CREATE TABLE sportsensor.sensors (
+            gateway_id text NOT NULL,
+            address text NOT NULL,
+            address_type text NOT NULL,
+            advertised_name text,
+            alias text,
+            athlete_id bigint,
+            paired boolean NOT NULL,
+            PRIMARY KEY (gateway_id, address)
+        );
+        CREATE TABLE sportsensor.sessions (
+            gateway_id text NOT NULL,
+            id uuid NOT NULL,
+            sensor_address text,
+            athlete_id bigint,
+            profile text NOT NULL,
+            profile_parameters jsonb NOT NULL,
+            started_at timestamptz NOT NULL,
+            ended_at timestamptz,
+            end_reason text,
+            sample_rate double precision,
+            received_count bigint NOT NULL,
+            lost_count bigint NOT NULL,
+            malformed_count bigint NOT NULL,
+            PRIMARY KEY (gateway_id, id)
+        );
+        CREATE INDEX sessions_started ON sportsensor.sessions (started_at);
+        CREATE INDEX sessions_athlete ON sportsensor.sessions (gateway_id, athlete_id, started_at);
+        CREATE TABLE sportsensor.events (
+            gateway_id text NOT NULL,
+            session_id uuid NOT NULL,
+            sequence bigint NOT NULL,
+            type text NOT NULL,
+            t double precision NOT NULL,
+            peak_g double precision,
+            intensity double precision,
+            takeoff double precision,
+            landing double precision,
+            flight_s double precision,
+            height_m double precision,
+            release double precision,
+            catch_t double precision,
+            saturated boolean,
+            extra jsonb,
+            PRIMARY KEY (gateway_id, session_id, sequence)
+        );
+        CREATE TABLE sportsensor.samples (
+            gateway_id text NOT NULL,
+            session_id uuid NOT NULL,
+            sample_index bigint NOT NULL,
+            t double precision NOT NULL,
+            x smallint NOT NULL,
+            y smallint NOT NULL,
+            z smallint NOT NULL,
+            PRIMARY KEY (gateway_id, session_id, sample_index)
+        );
+
+        -- Sessions of every hall, with the athlete's name and the event count.
+        CREATE VIEW sportsensor.sessions_overview AS
+        SELECT s.gateway_id, s.id AS session_id, a.name AS athlete, s.sensor_address, s.profile,
+               s.started_at, s.ended_at, s.end_reason,
+               extract(epoch FROM coalesce(s.ended_at, now()) - s.started_at) / 60.0 AS minutes,
+               s.received_count, s.lost_count,
+               (SELECT count(*) FROM sportsensor.events e
+                 WHERE e.gateway_id = s.gateway_id AND e.session_id = s.id) AS events
+        FROM sportsensor.sessions s
+        LEFT JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id;
+
+        -- Weekly load per athlete (by name, across halls): time on court, events and their
+        -- summed intensity.
+        CREATE VIEW sportsensor.weekly_load AS
+        SELECT a.name AS athlete, date_trunc('week', s.started_at) AS week,
+               count(*) AS sessions,
+               sum(extract(epoch FROM coalesce(s.ended_at, s.started_at) - s.started_at) / 60.0) AS minutes,
+               sum(x.events) AS events, sum(x.intensity_sum) AS intensity_sum,
+               sum(x.jump_height_sum_m) AS jump_height_sum_m
+        FROM sportsensor.sessions s
+        JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS events, coalesce(sum(e.intensity), 0) AS intensity_sum,
+                   coalesce(sum(e.height_m), 0) AS jump_height_sum_m
+            FROM sportsensor.events e WHERE e.gateway_id = s.gateway_id AND e.session_id = s.id) AS x
+        GROUP BY a.name, date_trunc('week', s.started_at);
+
+        -- Club-wide leaderboard per event type: count, best height and best peak per athlete,
+        -- ranked by count.
+        CREATE VIEW sportsensor.leaderboard AS
+        SELECT e.type, a.name AS athlete, count(*) AS events,
+               max(e.height_m) AS best_height_m, max(e.peak_g) AS best_peak_g,
+               rank() OVER (PARTITION BY e.type ORDER BY count(*) DESC) AS rank_by_count,
+               rank() OVER (PARTITION BY e.type ORDER BY max(e.height_m) DESC NULLS LAST) AS rank_by_height
+        FROM sportsensor.events e
+        JOIN sportsensor.sessions s ON s.gateway_id = e.gateway_id AND s.id = e.session_id
+        JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id
+        GROUP BY e.type, a.name;
+        """
+}

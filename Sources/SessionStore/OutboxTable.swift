@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A local table whose rows are replicated (Docs/REPLICATION.md): declaring it here is all the
+/// store needs. Enabling replication installs SQLite triggers from the declaration, so every write
+/// path (recorder, import, reanalysis, pairing, in this process or in `sportsensorctl`) queues the
+/// row's key in `replication_outbox` inside the transaction that wrote the row.
+///
+/// The outbox holds keys, not copies: the sender reads the row as it is when it sends, so a row
+/// changed five times is sent as it is now, and a sample chunk is never copied.
+public struct OutboxTable: Hashable, Sendable {
+    /// The local table, and the name the replicator knows it by.
+    public var name: String
+    /// Key columns (one or two), in the order the outbox stores them.
+    public var key: [String]
+    /// The columns sent, key first; updates of other columns queue nothing.
+    public var columns: [String]
+    /// Deleting a row is mirrored only while this table's row (column of ours = its key) still
+    /// exists: replaced events are deleted centrally, a session's rows pruned by retention are
+    /// not (the central database is the archive).
+    public var parent: Parent?
+    /// Queued only with `[replication] samples = true`.
+    public var isSamples: Bool
+
+    /// The parent a deletion is judged by.
+    public struct Parent: Hashable, Sendable {
+        /// The parent table.
+        public var table: String
+        /// Our column holding the parent's key.
+        public var column: String
+        /// The parent's key column.
+        public var parentKey: String
+    }
+
+    /// Every replicated table, in the order a backfill queues them (parents first).
+    public static let all: [OutboxTable] = [
+        OutboxTable(name: "athletes", key: ["id"], columns: ["id", "name", "created"]),
+        OutboxTable(
+            name: "sensors", key: ["address"],
+            columns: ["address", "address_type", "advertised_name", "alias", "athlete_id", "paired"]),
+        OutboxTable(
+            name: "sessions", key: ["id"],
+            columns: [
+                "id", "sensor_address", "athlete_id", "profile", "profile_parameters", "started_at", "ended_at",
+                "end_reason", "sample_rate", "received_count", "lost_count", "malformed_count",
+            ]),
+        OutboxTable(
+            name: "events", key: ["session_id", "sequence"],
+            columns: [
+                "session_id", "sequence", "type", "t", "peak_g", "intensity", "takeoff", "landing", "flight_s",
+                "height_m", "release", "catch_t", "saturated", "extra",
+            ],
+            parent: Parent(table: "sessions", column: "session_id", parentKey: "id")),
+        OutboxTable(
+            name: "sample_chunks", key: ["session_id", "chunk"],
+            columns: ["session_id", "chunk", "first_index", "sample_count", "codec_version"],
+            isSamples: true),
+    ]
+
+    /// The declaration of `name`.
+    public static func named(_ name: String) -> OutboxTable? { all.first { $0.name == name } }
+
+    /// Declares a table.
+    public init(name: String, key: [String], columns: [String], parent: Parent? = nil, isSamples: Bool = false) {
+        precondition((1...2).contains(key.count), "the outbox holds one or two key columns")
+        self.name = name
+        self.key = key
+        self.columns = columns
+        self.parent = parent
+        self.isSamples = isSamples
+    }
+
+    // MARK: Triggers
+
+    /// The prefix of every trigger replication installs.
+    static let triggerPrefix = "replication_"
+
+    /// This table's triggers: queue the key on insert, on update of a sent column and (with a
+    /// parent) on delete, while `replication_state.queueing` is 1. Each `sql` is the statement as
+    /// SQLite keeps it in `sqlite_master`, so a changed declaration is told from an installed one.
+    var triggers: [(name: String, sql: String)] {
+        let when = "WHEN (SELECT queueing FROM replication_state WHERE id = 1) = 1"
+        func queue(_ row: String) -> String {
+            let second = key.count > 1 ? "\(row).\(key[1])" : "NULL"
+            return "INSERT INTO replication_outbox (table_name, key1, key2, queued_at) "
+                + "VALUES ('\(name)', \(row).\(key[0]), \(second), \(Self.nowSQL));"
+        }
+        let prefix = Self.triggerPrefix + name
+        var triggers = [
+            (
+                prefix + "_insert",
+                "CREATE TRIGGER \(prefix)_insert AFTER INSERT ON \(name) \(when) BEGIN \(queue("NEW")) END"
+            ),
+            (
+                prefix + "_update",
+                "CREATE TRIGGER \(prefix)_update AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(name) \(when) "
+                    + "BEGIN \(queue("NEW")) END"
+            ),
+        ]
+        if parent != nil {
+            triggers.append(
+                (
+                    prefix + "_delete",
+                    "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) BEGIN \(queue("OLD")) END"
+                ))
+        }
+        return triggers
+    }
+
+    /// Queues every row of the table (a backfill), in key order.
+    var backfillSQL: String {
+        let second = key.count > 1 ? key[1] : "NULL"
+        return """
+            INSERT INTO replication_outbox (table_name, key1, key2, queued_at)
+            SELECT '\(name)', \(key[0]), \(second), \(Self.nowSQL) FROM \(name) ORDER BY \(key.joined(separator: ", "))
+            """
+    }
+
+    /// Unix seconds now, in SQL (SQLite 3.40 has no `unixepoch('subsec')`).
+    static let nowSQL = "((julianday('now') - 2440587.5) * 86400.0)"
+}
