@@ -116,6 +116,7 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline var confirmed = false
     @usableFromInline var held = TimeQueue()
     @usableFromInline var ready = TimeQueue()
+    @usableFromInline var spacing = SampleSpacing()
 
     /// Creates a detector with `parameters`.
     public init(parameters: Parameters = Parameters()) {
@@ -135,6 +136,7 @@ public struct StepDetector: StreamingDetector {
     /// sample once the bout is confirmed).
     @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let t = sample.t
+        spacing.observe(t)
         let m = sample.magnitude
         if lastTime == -Double.infinity {
             stageA = m
@@ -165,8 +167,16 @@ public struct StepDetector: StreamingDetector {
             peakValue = value
             peakTime = t
         }
-        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence)) }
+        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))) }
         return nil
+    }
+
+    /// The flags of a step at `time`: a gap within half a step interval of it may have hidden a
+    /// neighbour or merged two.
+    @inlinable func quality(at time: Double) -> EventQuality {
+        spacing.quality(
+            from: time, to: time, margin: max(meanInterval, parameters.minInterval),
+            slowest: QualityFlag.slowestInterval(for: .step))
     }
 
     @usableFromInline mutating func registerPeak(time: Double, height: Double) {
@@ -210,7 +220,9 @@ public struct StepDetector: StreamingDetector {
     /// Ends the stream: returns confirmed steps not yet reported.
     public mutating func finish() -> [DetectorEvent] {
         var events: [DetectorEvent] = []
-        while let time = ready.pop() { events.append(.step(StepEvent(t: time, cadence: cadence))) }
+        while let time = ready.pop() {
+            events.append(.step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))))
+        }
         return events
     }
 }
