@@ -376,10 +376,11 @@ public struct JumpDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.75 g with a mean under 0.65 g (arm swing during flight; a
     /// wrist turning a rope at ω ≈ 12 rad/s on a 2–4 cm circle reads ω²r ≈ 0.3–0.6 g throughout the flight),
     /// landing at 1.3 g (soft landings peak near 1.5–2 g), a propulsion of 1.2 g within 1 s, flights of
-    /// 0.15–1.3 s (heights 2.8 cm – 2.07 m).
+    /// 0.15–1.3 s (heights 2.8 cm – 2.07 m), and a landing that rises from 0.75 to 1.3 g within 40 ms (an
+    /// impact; an arm circling over the top or swung down rises at ~10 g/s, 55 ms or more).
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.75, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.15, maxFlight: 1.3, edgeCapG: 1.0
+        minFlight: 0.15, maxFlight: 1.3, edgeCapG: 1.0, landingRiseMax: 0.04
     )
 
     @usableFromInline var tracker: FlightTracker
@@ -405,10 +406,10 @@ public struct JumpDetector: StreamingDetector {
 public struct ThrowDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.7 g with a mean under 0.65 g (spin of a few rad/s
     /// adds ω²r), a catch at 1.3 g, a throwing push of 1.2 g within 1 s, flights of 0.25–4 s: taps and
-    /// small drops (under ~8 cm) never last 0.25 s.
+    /// small drops (under ~8 cm) never last 0.25 s; a catch rising from 0.7 to 1.3 g within 40 ms.
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.7, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0
+        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04
     )
 
     @usableFromInline var tracker: FlightTracker

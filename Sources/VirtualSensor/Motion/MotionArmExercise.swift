@@ -47,11 +47,14 @@ struct ArmExercise {
             let pull = random.uniform(0.5...1.8) * intensity
             reach = (pull * standardGravity / radius).squareRoot() * (random.chance(0.5) ? 1 : -1)
             period = 0
-            duration = random.uniform(4...10)
+            // Whole turns, so the arm ends hanging as the next segment begins.
+            let turns = Double(Int(random.uniform(3...9)))
+            duration = ramp + turns * 2 * MotionMath.pi / abs(reach)
         case .raises:
             reach = random.uniform(1.2...3.0)
-            period = random.uniform(0.35...1.2) / intensity
-            lowering = random.uniform(0.3...1.2) / intensity
+            // 0.3–0.6 s per radian up, 0.25–0.6 down: peak speeds of 3–7.5 rad/s, as fast as people raise an arm.
+            period = reach * random.uniform(0.3...0.6) / intensity
+            lowering = reach * random.uniform(0.25...0.6) / intensity
             duration = Double(Int(random.uniform(2...6))) * (period + lowering + 0.3) + 0.3
         case .swings:
             reach = random.uniform(0.6...1.6) * intensity
@@ -83,6 +86,8 @@ struct ArmExercise {
             return (total - w * ramp * rampIntegral(x), w * (3 * x * x - 2 * x * x * x), -w * (6 * x - 6 * x * x) / ramp)
         case .raises:
             let cycle = period + lowering + 0.3
+            // The last 0.3 s after the final lowering is rest.
+            guard t < duration - 0.3 else { return (0, 0, 0) }
             let u = t - (t / cycle).rounded(.down) * cycle
             if u < period { return minimumJerk(u / period, span: period, from: 0, to: reach) }
             if u < period + lowering { return minimumJerk((u - period) / lowering, span: lowering, from: reach, to: 0) }

@@ -30,9 +30,10 @@ extension BodyMovements {
             var points: [(Double, Double)] = [(0, 0)]
             var t = 0.2
             for _ in 0..<repetitions {
-                let up = random.uniform(0.35...1.2)
-                let down = random.uniform(0.3...1.2)
+                // Peak angular speeds of 3–7.5 rad/s: 0.3–0.6 s per radian up, 0.25–0.6 down.
                 let reach = random.uniform(1.2...3.0)
+                let up = reach * random.uniform(0.3...0.6)
+                let down = reach * random.uniform(0.25...0.6)
                 points.append((t, 0))
                 points.append((t + up, reach))
                 points.append((t + up + random.uniform(0...0.3), reach))
