@@ -36,7 +36,7 @@ struct EventRecordTests {
         let decoded = try JSONDecoder().decode(EventRecord.self, from: Data(line.utf8))
         #expect(decoded.detectorEvent == flagged)
         let encoded = try JSONDecoder().decode(EventRecord.self, from: JSONEncoder().encode(EventRecord(flagged)))
-        #expect(encoded == EventRecord(flagged))
+        #expect(encoded == decoded)
         // An older line has no quality; an empty array reads as none.
         let old = try JSONDecoder().decode(EventRecord.self, from: Data(#"{"type":"step","t":1,"quality":[]}"#.utf8))
         #expect(old.quality == nil && old.detectorEvent == .step(StepEvent(t: 1, cadence: 0)))
