@@ -266,7 +266,8 @@ public struct FlightTracker: Sendable {
                 let start =
                     lowSeen
                     ? crossing(
-                        t0: lowTime, v0: lowMagnitude, t1: afterLowTime, v1: afterLowMagnitude, level: parameters.enterG)
+                        t0: lowTime, v0: lowMagnitude, t1: afterLowTime, v1: afterLowMagnitude, level: parameters.enterG
+                    )
                     : lowTime
                 let end = crossing(t0: lastTime, v0: lastMagnitude, t1: t, v1: m, level: parameters.landG)
                 landingRise = end - start

@@ -424,7 +424,8 @@ public struct HitDetector: StreamingDetector {
         if candidate.saturated { quality.insert(.clipped) }
         return .hit(
             HitEvent(
-                t: candidate.time, peakG: peak, saturated: candidate.saturated, intensityG: intensity, quality: quality))
+                t: candidate.time, peakG: peak, saturated: candidate.saturated, intensityG: intensity, quality: quality)
+        )
     }
 }
 

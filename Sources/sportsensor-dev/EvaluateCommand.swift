@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
-import Foundation
 import Detection
+import Foundation
 import SDUSensor
 import VirtualSensor
 
@@ -193,9 +193,12 @@ func evaluate(
                 let exercise = model.render(script: .armExercise, seed: seed ^ 0xA4E, rate: rate, duration: duration)
                 let hours = (exercise.samples.last?.t ?? 0) / 3600
                 for (rules, score) in [(DetectionRules.standard, \EvaluationRow.standard), (.baseline, \.baseline)] {
-                    let detector = rules == .standard ? settings(profile).detector : DetectionSettings(
-                        profile: profile, rules: rules
-                    ).detector
+                    let detector =
+                        rules == .standard
+                        ? settings(profile).detector
+                        : DetectionSettings(
+                            profile: profile, rules: rules
+                        ).detector
                     let found = detector.eventsInTimeOrder(
                         in: exercise.samples
                     ).filter { $0.kind == profile.eventKind }
@@ -217,7 +220,8 @@ func evaluationTable(_ rows: [EvaluationRow]) -> String {
     func f(_ value: Double, _ decimals: Int = 3) -> String { SampleCSV.fixed(value, decimals: decimals) }
     var text =
         "| profile | Hz | events | P | R | F1 | height err mean/max cm | step count err % | false/h arm exercise | baseline P | baseline R | baseline F1 | baseline height err mean/max cm | baseline step count err % | baseline false/h |\n"
-    text += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    text +=
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     for row in rows {
         let s = row.standard
         let b = row.baseline

@@ -18,7 +18,8 @@ func armCircles(rate: Double, pull: Double, duration: Double) -> [AccelerationSa
 
 @Suite("Arm movement is not a flight")
 struct ArmMovementTests {
-    @Test("arm circles at ω²R ≈ 1 g dip to ~0 g over the top but land without an impact: no jump, no throw",
+    @Test(
+        "arm circles at ω²R ≈ 1 g dip to ~0 g over the top but land without an impact: no jump, no throw",
         arguments: [50.0, 100.0, 200.0])
     func circles(rate: Double) {
         for pull in [0.9, 1.0, 1.1, 1.2] {

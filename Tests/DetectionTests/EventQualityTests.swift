@@ -2,11 +2,14 @@
 import Detection
 import SDUSensor
 import Testing
+import VirtualSensor
 
 @Suite("Event quality flags")
 struct EventQualityTests {
     /// A jump with gravity on z and a landing rising over `rise` seconds, at `rate` Hz.
-    static func jumpRecording(rate: Double, rise: Double = 0.06, floor: Double = 0, landingPeak: Double = 1.9)
+    static func jumpRecording(
+        rate: Double, rise: Double = 0.06, floor: Double = 0, landingPeak: Double = 1.9
+    )
         -> [AccelerationSample]
     {
         synthesize(rate: rate, duration: 4) { t in

@@ -83,7 +83,9 @@ struct ArmExercise {
             if t < end { return (w * (ramp / 2 + t - ramp), w, 0) }
             let x = min((duration - t) / ramp, 1)
             let total = w * (ramp / 2 + end - ramp) + w * ramp / 2
-            return (total - w * ramp * rampIntegral(x), w * (3 * x * x - 2 * x * x * x), -w * (6 * x - 6 * x * x) / ramp)
+            return (
+                total - w * ramp * rampIntegral(x), w * (3 * x * x - 2 * x * x * x), -w * (6 * x - 6 * x * x) / ramp
+            )
         case .raises:
             let cycle = period + lowering + 0.3
             // The last 0.3 s after the final lowering is rest.
