@@ -105,6 +105,8 @@ public enum DetectionParameterKeys {
             Field(key: "min_flight", isSeconds: true, path: base.appending(path: \.minFlight)),
             Field(key: "max_flight", isSeconds: true, path: base.appending(path: \.maxFlight)),
             Field(key: "edge_cap_g", isSeconds: false, path: base.appending(path: \.edgeCapG)),
+            Field(key: "floor_spread_max_g", isSeconds: false, path: base.appending(path: \.floorSpreadMaxG)),
+            Field(key: "landing_rise_max", isSeconds: true, path: base.appending(path: \.landingRiseMax)),
         ]
     }
 }

@@ -15,13 +15,18 @@ public struct HitEvent: Hashable, Sendable {
     /// clips: equal to `peakG` for unclipped strokes, extrapolated from the time spent above the
     /// clip level and the slopes into and out of it otherwise.
     public var intensityG: Double
+    /// How far to trust the stroke (empty when nothing is doubtful).
+    public var quality: EventQuality
 
     /// Creates a hit event.
-    @inlinable public init(t: Double, peakG: Double, saturated: Bool, intensityG: Double) {
+    @inlinable public init(
+        t: Double, peakG: Double, saturated: Bool, intensityG: Double, quality: EventQuality = EventQuality()
+    ) {
         self.t = t
         self.peakG = peakG
         self.saturated = saturated
         self.intensityG = intensityG
+        self.quality = quality
     }
 }
 
@@ -31,11 +36,14 @@ public struct FlightEvent: Hashable, Sendable {
     public var start: Double
     /// When the flight ended (landing or catch), interpolated between samples, in seconds.
     public var end: Double
+    /// How far to trust the flight (empty when nothing is doubtful).
+    public var quality: EventQuality
 
     /// Creates a flight from its start and end times.
-    @inlinable public init(start: Double, end: Double) {
+    @inlinable public init(start: Double, end: Double, quality: EventQuality = EventQuality()) {
         self.start = start
         self.end = end
+        self.quality = quality
     }
 
     /// Seconds in the air.
@@ -58,11 +66,14 @@ public struct StepEvent: Hashable, Sendable {
     public var t: Double
     /// Steps per minute over the recent steps when this one was counted (0 until known).
     public var cadence: Double
+    /// How far to trust the step (empty when nothing is doubtful).
+    public var quality: EventQuality
 
     /// Creates a step event.
-    @inlinable public init(t: Double, cadence: Double) {
+    @inlinable public init(t: Double, cadence: Double, quality: EventQuality = EventQuality()) {
         self.t = t
         self.cadence = cadence
+        self.quality = quality
     }
 }
 
@@ -83,6 +94,15 @@ public enum DetectorEvent: Hashable, Sendable {
         case .hit(let hit): hit.t
         case .jump(let flight), .throw(let flight): flight.start
         case .step(let step): step.t
+        }
+    }
+
+    /// How far to trust the event.
+    @inlinable public var quality: EventQuality {
+        switch self {
+        case .hit(let hit): hit.quality
+        case .jump(let flight), .throw(let flight): flight.quality
+        case .step(let step): step.quality
         }
     }
 

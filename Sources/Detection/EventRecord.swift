@@ -35,12 +35,16 @@ public struct EventRecord: Hashable, Sendable {
     public var heightM: Double?
     /// Steps per minute over the recent steps when a step was counted (0 until known).
     public var cadenceSpm: Double?
+    /// Why to trust the event less: `QualityFlag` raw values in their declaration order; nil (left
+    /// out) when there are none. Text, not the enum, so a record from a newer version with a flag
+    /// this one does not know still loads and is written back unchanged.
+    public var quality: [String]?
 
     /// Creates a record; fields that do not apply to `type` stay nil.
     public init(
         type: String, t: Double, peakG: Double? = nil, saturated: Bool? = nil, intensityG: Double? = nil,
         takeoff: Double? = nil, landing: Double? = nil, release: Double? = nil, catch: Double? = nil,
-        flightS: Double? = nil, heightM: Double? = nil, cadenceSpm: Double? = nil
+        flightS: Double? = nil, heightM: Double? = nil, cadenceSpm: Double? = nil, quality: [String]? = nil
     ) {
         self.type = type
         self.t = t
@@ -54,6 +58,7 @@ public struct EventRecord: Hashable, Sendable {
         self.flightS = flightS
         self.heightM = heightM
         self.cadenceSpm = cadenceSpm
+        self.quality = quality
     }
 
     /// The record of a detector event (flight time and height derived as `FlightEvent` does).
@@ -62,18 +67,29 @@ public struct EventRecord: Hashable, Sendable {
         case .hit(let hit):
             self.init(
                 type: EventKind.hit.rawValue, t: hit.t, peakG: hit.peakG, saturated: hit.saturated,
-                intensityG: hit.intensityG)
+                intensityG: hit.intensityG, quality: Self.flags(hit.quality))
         case .jump(let flight):
             self.init(
                 type: EventKind.jump.rawValue, t: flight.start, takeoff: flight.start, landing: flight.end,
-                flightS: flight.flightTime, heightM: flight.height)
+                flightS: flight.flightTime, heightM: flight.height, quality: Self.flags(flight.quality))
         case .throw(let flight):
             self.init(
                 type: EventKind.throw.rawValue, t: flight.start, release: flight.start, catch: flight.end,
-                flightS: flight.flightTime, heightM: flight.height)
+                flightS: flight.flightTime, heightM: flight.height, quality: Self.flags(flight.quality))
         case .step(let step):
-            self.init(type: EventKind.step.rawValue, t: step.t, cadenceSpm: step.cadence)
+            self.init(
+                type: EventKind.step.rawValue, t: step.t, cadenceSpm: step.cadence, quality: Self.flags(step.quality))
         }
+    }
+
+    /// The flags the record carries for `quality`: nil when it is empty.
+    static func flags(_ quality: EventQuality) -> [String]? {
+        quality.isEmpty ? nil : quality.flags.map(\.rawValue)
+    }
+
+    /// The known flags among `quality` (a newer version's unknown ones are left out).
+    public var qualityFlags: EventQuality {
+        EventQuality(flags: (quality ?? []).compactMap(QualityFlag.init(rawValue:)))
     }
 
     /// The detector event this record describes; nil for a type the detectors do not produce or a
@@ -82,17 +98,20 @@ public struct EventRecord: Hashable, Sendable {
         switch EventKind(rawValue: type) {
         case .hit:
             guard let peakG else { return nil }
-            return .hit(HitEvent(t: t, peakG: peakG, saturated: saturated ?? false, intensityG: intensityG ?? peakG))
+            return .hit(
+                HitEvent(
+                    t: t, peakG: peakG, saturated: saturated ?? false, intensityG: intensityG ?? peakG,
+                    quality: qualityFlags))
         case .jump:
             let start = takeoff ?? t
             guard let end = landing ?? flightS.map({ start + $0 }) else { return nil }
-            return .jump(FlightEvent(start: start, end: end))
+            return .jump(FlightEvent(start: start, end: end, quality: qualityFlags))
         case .throw:
             let start = release ?? t
             guard let end = `catch` ?? flightS.map({ start + $0 }) else { return nil }
-            return .throw(FlightEvent(start: start, end: end))
+            return .throw(FlightEvent(start: start, end: end, quality: qualityFlags))
         case .step:
-            return .step(StepEvent(t: t, cadence: cadenceSpm ?? 0))
+            return .step(StepEvent(t: t, cadence: cadenceSpm ?? 0, quality: qualityFlags))
         case nil:
             return nil
         }
@@ -113,6 +132,7 @@ extension EventRecord: Codable {
         case flightS = "flight_s"
         case heightM = "height_m"
         case cadenceSpm = "cadence_spm"
+        case quality
 
         /// Decimals the key's number is written with.
         var decimals: Int {
@@ -129,6 +149,7 @@ extension EventRecord: Codable {
         case text(String)
         case number(Double)
         case flag(Bool)
+        case texts([String])
     }
 
     /// The members present, in key order.
@@ -139,6 +160,7 @@ extension EventRecord: Codable {
             (.landing, landing.map(Member.number)), (.release, release.map(Member.number)),
             (.catch, `catch`.map(Member.number)), (.flightS, flightS.map(Member.number)),
             (.heightM, heightM.map(Member.number)), (.cadenceSpm, cadenceSpm.map(Member.number)),
+            (.quality, quality.flatMap { $0.isEmpty ? nil : Member.texts($0) }),
         ]
         return [(.type, .text(type)), (.t, .number(t))] + optional.compactMap { key, value in value.map { (key, $0) } }
     }
@@ -154,6 +176,7 @@ extension EventRecord: Codable {
             switch member.value {
             case .text(let value): text += Self.quoted(value)
             case .flag(let value): text += value ? "true" : "false"
+            case .texts(let values): text += "[" + values.map(Self.quoted).joined(separator: ",") + "]"
             case .number(let value):
                 text += value.isFinite ? SampleCSV.fixed(value, decimals: member.key.decimals) : "null"
             }
@@ -169,6 +192,7 @@ extension EventRecord: Codable {
             switch member.value {
             case .text(let value): try container.encode(value, forKey: member.key)
             case .flag(let value): try container.encode(value, forKey: member.key)
+            case .texts(let values): try container.encode(values, forKey: member.key)
             case .number(let value):
                 if let rounded = Self.rounded(value, decimals: member.key.decimals) {
                     try container.encode(rounded, forKey: member.key)
@@ -205,7 +229,10 @@ extension EventRecord: Codable {
             },
             intensityG: try number(.intensityG), takeoff: try number(.takeoff), landing: try number(.landing),
             release: try number(.release), catch: try number(.catch), flightS: try number(.flightS),
-            heightM: try number(.heightM), cadenceSpm: try number(.cadenceSpm))
+            heightM: try number(.heightM), cadenceSpm: try number(.cadenceSpm),
+            quality: try members[Key.quality.rawValue].flatMap {
+                try container.decodeIfPresent([String].self, forKey: $0)
+            }.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// `value` rounded half away from zero to `decimals`, as `SampleCSV.fixed` prints it; nil when

@@ -95,11 +95,18 @@ public struct FlightTracker: Sendable {
         public var maxFlight: Double
         /// Only the part of the falling edge below this level locates the takeoff, g.
         public var edgeCapG: Double
+        /// Largest standard deviation of |a| over the flight's floor, g: free fall is flat (a rope's or
+        /// a spin's pull is steady too), an arm circling or decelerating dips |a| in a V or a U.
+        public var floorSpreadMaxG: Double
+        /// Longest rise from `enterG` to `landG` at the end of a flight, s: a landing or a catch is an
+        /// impact, an arm swinging down out of a dip is not.
+        public var landingRiseMax: Double
 
         /// Creates parameters; see each property for its meaning.
         public init(
             enterG: Double, landG: Double, floorMaxG: Double, propulsionG: Double, propulsionWindow: Double,
-            minFlight: Double, maxFlight: Double, edgeCapG: Double
+            minFlight: Double, maxFlight: Double, edgeCapG: Double, floorSpreadMaxG: Double = 10,
+            landingRiseMax: Double = 10
         ) {
             self.enterG = enterG
             self.landG = landG
@@ -109,6 +116,8 @@ public struct FlightTracker: Sendable {
             self.minFlight = minFlight
             self.maxFlight = maxFlight
             self.edgeCapG = edgeCapG
+            self.floorSpreadMaxG = floorSpreadMaxG
+            self.landingRiseMax = landingRiseMax
         }
     }
 
@@ -136,6 +145,18 @@ public struct FlightTracker: Sendable {
     @usableFromInline var floorSquares: Double = 0
     @usableFromInline var pendingSums = SIMD4<Double>.zero
     @usableFromInline var pendingSquares: Double = 0
+    @usableFromInline var spacing = SampleSpacing()
+    /// Σ|a| of the flight's floor samples and of the current rising run's.
+    @usableFromInline var floorMagnitudes: Double = 0
+    @usableFromInline var pendingMagnitudes: Double = 0
+    /// The last in-flight sample below `enterG` and the one after it (t, |a|): where the landing rise starts.
+    @usableFromInline var lowTime: Double = 0
+    @usableFromInline var lowMagnitude: Double = 0
+    @usableFromInline var afterLowTime: Double = 0
+    @usableFromInline var afterLowMagnitude: Double = 0
+    @usableFromInline var lowSeen = false
+    /// Seconds from `enterG` to `landG` on the landing rise.
+    @usableFromInline var landingRise: Double = 0
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
@@ -145,6 +166,7 @@ public struct FlightTracker: Sendable {
     /// Consumes one sample; returns a completed flight.
     @inlinable public mutating func process(_ sample: AccelerationSample) -> FlightEvent? {
         let t = sample.t
+        spacing.observe(t)
         let m = sample.magnitude
         defer {
             secondLastTime = lastTime
@@ -182,6 +204,12 @@ public struct FlightTracker: Sendable {
                 floorSquares = 0
                 pendingSums = .zero
                 pendingSquares = 0
+                floorMagnitudes = 0
+                pendingMagnitudes = 0
+                lowTime = t
+                lowMagnitude = m
+                lowSeen = false
+                landingRise = 0
             }
             return nil
         }
@@ -205,11 +233,25 @@ public struct FlightTracker: Sendable {
             if change > 0 {
                 pendingSums += SIMD4(1, sample.x, sample.y, sample.z)
                 pendingSquares += m * m
+                pendingMagnitudes += m
             } else {
                 floorSums += pendingSums + SIMD4(1, sample.x, sample.y, sample.z)
                 floorSquares += pendingSquares + m * m
+                floorMagnitudes += pendingMagnitudes + m
                 pendingSums = .zero
                 pendingSquares = 0
+                pendingMagnitudes = 0
+            }
+        }
+        if !landingSeen {
+            if m < parameters.enterG {
+                lowTime = t
+                lowMagnitude = m
+                lowSeen = false
+            } else if !lowSeen {
+                lowSeen = true
+                afterLowTime = t
+                afterLowMagnitude = m
             }
         }
         if change > 0 {
@@ -218,7 +260,18 @@ public struct FlightTracker: Sendable {
                 risingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: false)
             }
             risingSamples.append(current, keepNewest: false)
-            if m >= parameters.landG { landingSeen = true }
+            if m >= parameters.landG && !landingSeen {
+                landingSeen = true
+                // Interpolated crossings of `enterG` and `landG`, so the rise is timed finer than a sample.
+                let start =
+                    lowSeen
+                    ? crossing(
+                        t0: lowTime, v0: lowMagnitude, t1: afterLowTime, v1: afterLowMagnitude, level: parameters.enterG
+                    )
+                    : lowTime
+                let end = crossing(t0: lastTime, v0: lastMagnitude, t1: t, v1: m, level: parameters.landG)
+                landingRise = end - start
+            }
         } else if landingSeen {
             return land()
         } else {
@@ -226,8 +279,10 @@ public struct FlightTracker: Sendable {
             risingSamples.removeAll()
             floorSums += pendingSums
             floorSquares += pendingSquares
+            floorMagnitudes += pendingMagnitudes
             pendingSums = .zero
             pendingSquares = 0
+            pendingMagnitudes = 0
         }
         if t - flightEntered > parameters.maxFlight + 0.5 { abort() }
         return nil
@@ -246,25 +301,48 @@ public struct FlightTracker: Sendable {
         // The extrapolation is trusted where it agrees with the moments of the edge's changes within two
         // sample intervals (20 ms at least): arm motion in flight can bend a wrist-worn edge out of a line.
         let agreement = max(2 * (lastTime - secondLastTime), FlightTracker.agreementWindow)
+        var quality = EventQuality()
         if let edge = extrapolatedEdge(
             fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
             abs(edge - takeoff) <= agreement
         {
             takeoff = edge
+        } else {
+            quality.insert(.edgeFallback)
         }
         if let edge = extrapolatedEdge(
             risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
             abs(edge - landing) <= agreement
         {
             landing = edge
+        } else {
+            quality.insert(.edgeFallback)
+        }
+        if fallingSamples.clipped(nearFlight: true, within: 3) || risingSamples.clipped(nearFlight: false, within: 3) {
+            quality.insert(.clipped)
         }
         abort()
         lastPropulsion = lastTime
         let flight = landing - takeoff
         guard flight >= parameters.minFlight, flight <= parameters.maxFlight else { return nil }
-        guard floorTime > 0, floorSum / floorTime <= parameters.floorMaxG else { return nil }
-        return FlightEvent(start: takeoff, end: landing)
+        guard floorTime > 0 else { return nil }
+        let floorMean = floorSum / floorTime
+        guard floorMean <= parameters.floorMaxG else { return nil }
+        // Free fall is flat and ends in an impact: a V or U dip of an arm movement is neither.
+        let magnitudeMean = floorCount > 0 ? floorMagnitudes / floorCount : 0
+        let magnitudeSpread = floorCount > 0 ? max(floorSquares / floorCount - magnitudeMean * magnitudeMean, 0) : 0
+        guard magnitudeSpread.squareRoot() <= parameters.floorSpreadMaxG else { return nil }
+        guard landingRise <= parameters.landingRiseMax else { return nil }
+        if floorMean > FlightTracker.floorMarginFraction * parameters.floorMaxG { quality.insert(.lowFloorMargin) }
+        quality.formUnion(
+            spacing.quality(
+                from: takeoff, to: landing, margin: 2 * spacing.usual,
+                slowest: QualityFlag.slowestInterval(for: .jump)))
+        return FlightEvent(start: takeoff, end: landing, quality: quality)
     }
+
+    /// A flight whose mean |a| exceeds this fraction of `floorMaxG` is flagged `low_floor_margin`.
+    @usableFromInline static let floorMarginFraction = 0.8
 
     @usableFromInline mutating func abort() {
         inFlight = false
@@ -299,10 +377,11 @@ public struct JumpDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.75 g with a mean under 0.65 g (arm swing during flight; a
     /// wrist turning a rope at ω ≈ 12 rad/s on a 2–4 cm circle reads ω²r ≈ 0.3–0.6 g throughout the flight),
     /// landing at 1.3 g (soft landings peak near 1.5–2 g), a propulsion of 1.2 g within 1 s, flights of
-    /// 0.15–1.3 s (heights 2.8 cm – 2.07 m).
+    /// 0.15–1.3 s (heights 2.8 cm – 2.07 m), and a landing that rises from 0.75 to 1.3 g within 40 ms (an
+    /// impact; an arm circling over the top or swung down rises at ~10 g/s, 55 ms or more).
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.75, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.15, maxFlight: 1.3, edgeCapG: 1.0
+        minFlight: 0.15, maxFlight: 1.3, edgeCapG: 1.0, landingRiseMax: 0.04
     )
 
     @usableFromInline var tracker: FlightTracker
@@ -328,10 +407,10 @@ public struct JumpDetector: StreamingDetector {
 public struct ThrowDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.7 g with a mean under 0.65 g (spin of a few rad/s
     /// adds ω²r), a catch at 1.3 g, a throwing push of 1.2 g within 1 s, flights of 0.25–4 s: taps and
-    /// small drops (under ~8 cm) never last 0.25 s.
+    /// small drops (under ~8 cm) never last 0.25 s; a catch rising from 0.7 to 1.3 g within 40 ms.
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.7, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0
+        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04
     )
 
     @usableFromInline var tracker: FlightTracker

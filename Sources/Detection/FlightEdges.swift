@@ -46,6 +46,14 @@ struct EdgeSamples: Sendable {
         count += 1
     }
 
+    /// True when an axis is at the ±2 g full scale within the `within` samples nearest the flight
+    /// (the newest of a falling edge, the oldest of a rising one): the edge reached the clip so soon
+    /// that its steep part had at most that many samples to draw a line through.
+    @inlinable func clipped(nearFlight fromNewest: Bool, within: Int) -> Bool {
+        for i in 0..<min(within, count) where isClipped(self[fromNewest ? count - 1 - i : i]) { return true }
+        return false
+    }
+
     /// The `index`-th oldest sample.
     @inlinable subscript(index: Int) -> SIMD4<Double> {
         let slot = (head + index) & (EdgeSamples.capacity - 1)

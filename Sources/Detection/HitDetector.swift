@@ -144,6 +144,7 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var stillWeight: Double = 0
     @usableFromInline var stillWeightedTime: Double = 0
     @usableFromInline var pending: Burst?
+    @usableFromInline var spacing = SampleSpacing()
 
     /// Creates a detector with `parameters` (the documented defaults when omitted).
     public init(parameters: Parameters = Parameters()) {
@@ -163,6 +164,7 @@ public struct HitDetector: StreamingDetector {
         let y = sample.y
         let z = sample.z
         let t = sample.t
+        spacing.observe(t)
         let m2 = x * x + y * y + z * z
         let d2 = gravity.dynamicSquared(x: x, y: y, z: z, m2: m2)
         var event: DetectorEvent?
@@ -415,7 +417,15 @@ public struct HitDetector: StreamingDetector {
         }
         let peak = candidate.peakMagnitude2.squareRoot()
         let intensity = candidate.saturated ? max(peak, candidate.clipEstimate) : peak
-        return .hit(HitEvent(t: candidate.time, peakG: peak, saturated: candidate.saturated, intensityG: intensity))
+        // A stroke's lobes lie within `strokeSpacing` of its time: a gap there may hide its peak.
+        var quality = spacing.quality(
+            from: candidate.time, to: candidate.time, margin: parameters.strokeSpacing,
+            slowest: QualityFlag.slowestInterval(for: .hit))
+        if candidate.saturated { quality.insert(.clipped) }
+        return .hit(
+            HitEvent(
+                t: candidate.time, peakG: peak, saturated: candidate.saturated, intensityG: intensity, quality: quality)
+        )
     }
 }
 

@@ -79,16 +79,19 @@ public struct StepDetector: StreamingDetector {
         public var baselineTimeConstant: Double = 0.8
         /// Fraction of the recent peak height a peak must exceed. Default 0.35.
         public var hysteresis: Double = 0.35
-        /// Smallest peak above the baseline that can be a step, g. Default 0.04.
-        public var minPeakG: Double = 0.04
-        /// Shortest step interval, s (240 steps/min). Default 0.25.
-        public var minInterval: Double = 0.25
+        /// Smallest peak above the baseline that can be a step, g. Default 0.015: slow or shuffling
+        /// walking moves a lower-back sensor by a few hundredths of a g.
+        public var minPeakG: Double = 0.015
+        /// Shortest step interval, s (300 steps/min). Default 0.2.
+        public var minInterval: Double = 0.2
         /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
         public var maxInterval: Double = 2.0
-        /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 1.6.
-        public var regularity: Double = 1.6
-        /// Steps needed to confirm a bout. Default 4 (at most 8).
-        public var confirmSteps: Int = 4
+        /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 2.5:
+        /// a turn or a change of pace slows one or two steps by a third or more.
+        public var regularity: Double = 2.5
+        /// Steps needed to confirm a bout. Default 3 (at most 8): every restarted bout loses up to this
+        /// many steps less one.
+        public var confirmSteps: Int = 3
         /// Time constant with which the remembered step amplitude fades, s. Default 2: after running
         /// (peaks of ~1 g) a walk (peaks of ~0.1 g) must not stay below a threshold set by the run.
         public var amplitudeMemory: Double = 2.0
@@ -116,6 +119,7 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline var confirmed = false
     @usableFromInline var held = TimeQueue()
     @usableFromInline var ready = TimeQueue()
+    @usableFromInline var spacing = SampleSpacing()
 
     /// Creates a detector with `parameters`.
     public init(parameters: Parameters = Parameters()) {
@@ -135,6 +139,7 @@ public struct StepDetector: StreamingDetector {
     /// sample once the bout is confirmed).
     @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let t = sample.t
+        spacing.observe(t)
         let m = sample.magnitude
         if lastTime == -Double.infinity {
             stageA = m
@@ -165,8 +170,16 @@ public struct StepDetector: StreamingDetector {
             peakValue = value
             peakTime = t
         }
-        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence)) }
+        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))) }
         return nil
+    }
+
+    /// The flags of a step at `time`: a gap within half a step interval of it may have hidden a
+    /// neighbour or merged two.
+    @inlinable func quality(at time: Double) -> EventQuality {
+        spacing.quality(
+            from: time, to: time, margin: max(meanInterval, parameters.minInterval),
+            slowest: QualityFlag.slowestInterval(for: .step))
     }
 
     @usableFromInline mutating func registerPeak(time: Double, height: Double) {
@@ -210,7 +223,9 @@ public struct StepDetector: StreamingDetector {
     /// Ends the stream: returns confirmed steps not yet reported.
     public mutating func finish() -> [DetectorEvent] {
         var events: [DetectorEvent] = []
-        while let time = ready.pop() { events.append(.step(StepEvent(t: time, cadence: cadence))) }
+        while let time = ready.pop() {
+            events.append(.step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))))
+        }
         return events
     }
 }

@@ -7,8 +7,9 @@ import GRDB
 ///
 /// The columns keep the record's fields under the names schema v1 gave them (`intensity` is
 /// `intensity_g`, `catch_t` is `catch`); a step's cadence, which has no column, goes in `extra` as
-/// `{"cadence_spm":…}` with the shortest text that reads back as the same `Double`. So a record
-/// reads back exactly as it was written.
+/// `{"cadence_spm":…}` with the shortest text that reads back as the same `Double`, and the quality
+/// flags, which have no column either, go there as `"quality":["clipped",…]` (rows written before
+/// them have none and read back without). So a record reads back exactly as it was written.
 struct EventRow: FetchableRecord, TableRecord {
     static let databaseTableName = "events"
 
@@ -52,7 +53,8 @@ struct EventRow: FetchableRecord, TableRecord {
             intensityG: row[Columns.intensity], takeoff: row[Columns.takeoff], landing: row[Columns.landing],
             release: row[Columns.release], catch: row[Columns.catchTime], flightS: row[Columns.flightS],
             heightM: row[Columns.heightM],
-            cadenceSpm: extra.flatMap { EventExtra.number(EventExtra.cadenceKey, in: $0) })
+            cadenceSpm: extra.flatMap { EventExtra.number(EventExtra.cadenceKey, in: $0) },
+            quality: extra.flatMap { EventExtra.texts(EventExtra.qualityKey, in: $0) })
     }
 
     /// The columns `insert` writes, in the order of `databaseValues`.
@@ -69,7 +71,7 @@ struct EventRow: FetchableRecord, TableRecord {
             record.peakG.databaseValue, record.intensityG.databaseValue, record.takeoff.databaseValue,
             record.landing.databaseValue, record.flightS.databaseValue, record.heightM.databaseValue,
             record.release.databaseValue, record.catch.databaseValue, record.saturated.databaseValue,
-            record.cadenceSpm.map { EventExtra.object([(EventExtra.cadenceKey, $0)]) }.databaseValue,
+            EventExtra.column(cadence: record.cadenceSpm, quality: record.quality).databaseValue,
         ]
     }
 
@@ -139,6 +141,32 @@ extension SessionStore {
 enum EventExtra {
     /// The key of a step's cadence, as the event record names it.
     static let cadenceKey = "cadence_spm"
+    /// The key of the quality flags, as the event record names it.
+    static let qualityKey = "quality"
+
+    /// The `extra` text of a record: its cadence and quality flags, nil when it has neither.
+    static func column(cadence: Double?, quality: [String]?) -> String? {
+        let flags = quality.flatMap { $0.isEmpty ? nil : $0 }
+        guard cadence != nil || flags != nil else { return nil }
+        var text = cadence.map { String(object([(cadenceKey, $0)]).dropLast()) } ?? "{"
+        if let flags {
+            if text.count > 1 { text += "," }
+            text += "\"\(qualityKey)\":[" + flags.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        }
+        return text + "}"
+    }
+
+    /// The strings of the array stored under `key` in a flat object, nil when the key is missing or
+    /// its array is empty. Flags are plain words, so no escapes need reading.
+    static func texts(_ key: String, in object: String) -> [String]? {
+        guard let keyRange = object.firstRange(of: "\"\(key)\"") else { return nil }
+        let rest = object[keyRange.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "\t" || $0 == "\n" }
+        guard rest.first == "[", let close = rest.firstIndex(of: "]") else { return nil }
+        let words = rest[rest.index(after: rest.startIndex)..<close].split(separator: ",").map {
+            String($0.filter { $0 != "\"" && $0 != " " && $0 != "\n" && $0 != "\t" })
+        }.filter { !$0.isEmpty }
+        return words.isEmpty ? nil : words
+    }
 
     /// `{"key":number,…}` in the given order.
     static func object(_ fields: [(String, Double)]) -> String {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import Detection
+import Foundation
 import SDUSensor
 import VirtualSensor
 
@@ -18,6 +19,13 @@ struct EvaluationScore: Sendable {
     var stepCountDetected = 0
     var recordingCountErrorSum = 0.0
     var recordings = 0
+    /// Detections in recordings of movement that holds no event (the arm-exercise script), and
+    /// the hours of those recordings.
+    var falseEvents = 0
+    var eventFreeHours = 0.0
+
+    /// Detections per hour of event-free movement.
+    var falsePerHour: Double { eventFreeHours > 0 ? Double(falseEvents) / eventFreeHours : 0 }
 
     var precision: Double { detections > 0 ? Double(truePositives) / Double(detections) : (labels == 0 ? 1 : 0) }
     var recall: Double { labels > 0 ? Double(truePositives) / Double(labels) : 1 }
@@ -155,7 +163,8 @@ struct EvaluationRow: Sendable {
 /// Evaluates every profile at every rate over `recordings` seeds starting at `firstSeed`.
 func evaluate(
     profiles: [DetectionProfile], rates: [Double], firstSeed: UInt64, recordings: Int, duration: Double,
-    tolerance: Double, details: Bool = false, model: MotionModel = .scripted
+    tolerance: Double, details: Bool = false, model: MotionModel = .scripted,
+    settings: (DetectionProfile) -> DetectionSettings = { DetectionSettings(profile: $0) }
 ) -> [EvaluationRow] {
     var rows: [EvaluationRow] = []
     for profile in profiles {
@@ -170,7 +179,7 @@ func evaluate(
                     script: MotionScript(rawValue: profile.rawValue)!, seed: seed, rate: rate, duration: duration)
                 let samples = recording.samples
                 let (missed, extra) = row.standard.add(
-                    events: DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: samples),
+                    events: settings(profile).detector.eventsInTimeOrder(in: samples),
                     labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance, verbose: details)
                 if details && (!missed.isEmpty || !extra.isEmpty) {
@@ -183,6 +192,25 @@ func evaluate(
                         in: samples),
                     labels: recording.labels,
                     kind: profile.eventKind, tolerance: tolerance)
+                // The same amount of shoulder exercise, where every detection is a false one.
+                let exercise = model.render(script: .armExercise, seed: seed ^ 0xA4E, rate: rate, duration: duration)
+                let hours = (exercise.samples.last?.t ?? 0) / 3600
+                for (rules, score) in [(DetectionRules.standard, \EvaluationRow.standard), (.baseline, \.baseline)] {
+                    let detector =
+                        rules == .standard
+                        ? settings(profile).detector
+                        : DetectionSettings(
+                            profile: profile, rules: rules
+                        ).detector
+                    let found = detector.eventsInTimeOrder(
+                        in: exercise.samples
+                    ).filter { $0.kind == profile.eventKind }
+                    row[keyPath: score].falseEvents += found.count
+                    row[keyPath: score].eventFreeHours += hours
+                    if details && rules == .standard {
+                        for event in found { print("  arm exercise seed \(seed ^ 0xA4E): false \(event)") }
+                    }
+                }
             }
             rows.append(row)
         }
@@ -194,8 +222,9 @@ func evaluate(
 func evaluationTable(_ rows: [EvaluationRow]) -> String {
     func f(_ value: Double, _ decimals: Int = 3) -> String { SampleCSV.fixed(value, decimals: decimals) }
     var text =
-        "| profile | Hz | events | P | R | F1 | height err mean/max cm | step count err % | baseline P | baseline R | baseline F1 | baseline height err mean/max cm | baseline step count err % |\n"
-    text += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        "| profile | Hz | events | P | R | F1 | height err mean/max cm | step count err % | false/h arm exercise | baseline P | baseline R | baseline F1 | baseline height err mean/max cm | baseline step count err % | baseline false/h |\n"
+    text +=
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     for row in rows {
         let s = row.standard
         let b = row.baseline
@@ -207,9 +236,11 @@ func evaluationTable(_ rows: [EvaluationRow]) -> String {
         text +=
             steps
             ? "\(f(s.stepCountErrorPercent, 2)) (per recording \(f(s.meanRecordingStepErrorPercent, 2))) | " : "– | "
+        text += "\(f(s.falsePerHour, 1)) | "
         text += "\(f(b.precision)) | \(f(b.recall)) | \(f(b.f1)) | "
         text += flight ? "\(f(b.heightMeanCm, 1)) / \(f(b.heightErrorMaxCm, 1)) | " : "– | "
-        text += steps ? "\(f(b.stepCountErrorPercent, 1)) |" : "– |"
+        text += steps ? "\(f(b.stepCountErrorPercent, 1)) | " : "– | "
+        text += "\(f(b.falsePerHour, 1)) |"
         text += "\n"
     }
     return text
@@ -251,11 +282,33 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Motion model rendering the recordings: scripted (the detectors' development model) or independent.")
     var model: MotionModel = .scripted
 
-    func run() {
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Set one detector parameter, key=value as the configuration file names it (repeatable; keys a profile does not have are skipped for it).",
+            valueName: "key=value"))
+    var assignments: [String] = []
+
+    func run() throws {
         let profiles = profile.isEmpty ? DetectionProfile.allCases : profile
+        var chosen: [DetectionProfile: DetectionSettings] = [:]
+        for profile in profiles {
+            var settings = DetectionSettings(profile: profile)
+            for assignment in assignments {
+                let key = String(assignment.prefix { $0 != "=" }).trimmingCharacters(in: .whitespaces)
+                guard DetectionParameterKeys.keys(for: profile).contains(key) else { continue }
+                do {
+                    try settings.set(assignment)
+                } catch {
+                    throw ValidationError("--set \(assignment): \(error.message): \(error.fix)")
+                }
+            }
+            chosen[profile] = settings
+        }
         let rows = evaluate(
             profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
-            tolerance: tolerance, details: details, model: model)
+            tolerance: tolerance, details: details, model: model
+        ) { chosen[$0] ?? DetectionSettings(profile: $0) }
         print(evaluationTable(rows), terminator: "")
     }
 }

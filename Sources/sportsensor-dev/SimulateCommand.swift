@@ -12,7 +12,7 @@ struct SimulateCommand: ParsableCommand {
         abstract: "Write a synthetic recording of a motion script as a sample CSV (labels as # comments)."
     )
 
-    @Option(help: "rest, table-tennis, jump, throw or steps.")
+    @Option(help: "rest, table-tennis, jump, throw, steps or arm-exercise (shoulder exercises, no events).")
     var script: MotionScript
 
     @Option(help: "Seed of the recording.")

@@ -31,7 +31,7 @@ struct VirtualSensorCommand: AsyncParsableCommand {
     @Option(help: "Samples per second (25–400).")
     var rate = 100
 
-    @Option(help: "The motion: rest, table-tennis, jump, throw or steps.")
+    @Option(help: "The motion: rest, table-tennis, jump, throw, steps or arm-exercise.")
     var script: MotionScript = .tableTennis
 
     @Option(help: "Seed of the motion.")

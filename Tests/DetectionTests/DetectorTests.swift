@@ -215,7 +215,11 @@ struct FlightEdgeTests {
                 let samples = averaged(rate: rate, duration: 5) { t in
                     analyticThrow(t, release: release, catchTime: catchTime, spin: spin, up: up)
                 }
-                let found = flights(ThrowDetector().events(in: samples))
+                // The analytic catch rises at 10 g/s, slower than the default impact rule (0.7 → 1.3 g within
+                // 40 ms) takes for a catch: this test is about timing, so the rule is widened.
+                var parameters = ThrowDetector.defaultParameters
+                parameters.landingRiseMax = 0.1
+                let found = flights(ThrowDetector(parameters: parameters).events(in: samples))
                 #expect(found.count == 1, "rate \(rate) phase \(phase) spin \(spin)")
                 let flight = try #require(found.first)
                 #expect(abs(flight.start - release) < 0.001, "release, rate \(rate) phase \(phase) spin \(spin)")

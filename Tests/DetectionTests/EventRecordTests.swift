@@ -27,6 +27,36 @@ struct EventRecordTests {
                 == #"{"type":"odd \"one\"","t":null,"peak_g":null}"#)
     }
 
+    @Test("quality flags print last, in declaration order, and are left out when there are none")
+    func qualityLine() throws {
+        let flagged = DetectorEvent.jump(FlightEvent(start: 1, end: 1.5, quality: [.sampleGap, .clipped]))
+        let line = EventRecord(flagged).jsonLine
+        #expect(line.hasSuffix(#","height_m":0.306,"quality":["clipped","sample_gap"]}"#))
+        #expect(!EventRecord(Self.jump).jsonLine.contains("quality"))
+        let decoded = try JSONDecoder().decode(EventRecord.self, from: Data(line.utf8))
+        #expect(decoded.detectorEvent == flagged)
+        let encoded = try JSONDecoder().decode(EventRecord.self, from: JSONEncoder().encode(EventRecord(flagged)))
+        #expect(encoded == decoded)
+        // An older line has no quality; an empty array reads as none.
+        let old = try JSONDecoder().decode(EventRecord.self, from: Data(#"{"type":"step","t":1,"quality":[]}"#.utf8))
+        #expect(old.quality == nil && old.detectorEvent == .step(StepEvent(t: 1, cadence: 0)))
+        // A flag this version does not know is kept in the record and left out of the detector event.
+        let newer = try JSONDecoder().decode(
+            EventRecord.self, from: Data(#"{"type":"step","t":1,"quality":["rate_too_low","future"]}"#.utf8))
+        #expect(newer.quality == ["rate_too_low", "future"] && newer.qualityFlags == .rateTooLow)
+        #expect(newer.jsonLine.hasSuffix(#""quality":["rate_too_low","future"]}"#))
+    }
+
+    @Test("the flags' raw values are stable: stored and counted by name")
+    func qualityNames() {
+        #expect(
+            QualityFlag.allCases.map(\.rawValue) == [
+                "clipped", "edge_fallback", "low_floor_margin", "rate_too_low", "sample_gap",
+            ])
+        for flag in QualityFlag.allCases { #expect(EventQuality(flag).flags == [flag]) }
+        #expect(EventQuality(flags: QualityFlag.allCases).flags == QualityFlag.allCases)
+    }
+
     @Test("a record gives back its detector event exactly")
     func detectorEvents() {
         for event in [Self.hit, Self.jump, Self.thrown, Self.step] {

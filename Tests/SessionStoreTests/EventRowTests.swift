@@ -61,6 +61,32 @@ struct EventRowTests {
         #expect((0..<4).allSatisfy { number($0, "t") != nil })
     }
 
+    @Test("quality flags go in extra beside a cadence and read back; rows written without them have none")
+    func qualityFlags() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let records = [
+            EventRecord(.jump(FlightEvent(start: 2, end: 2.5, quality: [.edgeFallback, .sampleGap]))),
+            EventRecord(.step(StepEvent(t: 4, cadence: 120.5, quality: .rateTooLow))),
+            EventRecord(type: "hit", t: 1, peakG: 2, quality: ["clipped", "from_a_newer_version"]),
+            EventRecord(.step(StepEvent(t: 5, cadence: 121))),
+        ]
+        let session = try await store.importSession(
+            NewSession(settings: DetectionSettings(profile: .steps)), samples: [], events: records)
+        let rows = try store.database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT extra FROM events WHERE session_id = ? ORDER BY sequence", arguments: [session.idText])
+        }
+        #expect(rows[0]["extra"] as String? == #"{"quality":["edge_fallback","sample_gap"]}"#)
+        #expect(rows[1]["extra"] as String? == #"{"cadence_spm":120.5,"quality":["rate_too_low"]}"#)
+        #expect(rows[3]["extra"] as String? == #"{"cadence_spm":121.0}"#)
+        let back = try await store.events(of: session.id)
+        #expect(back == records)
+        #expect(back[0].detectorEvent?.quality == [.edgeFallback, .sampleGap])
+        #expect(back[2].qualityFlags == .clipped)
+    }
+
     @Test("v1 rows read as records: extra's cadence is read, anything else in it is not a record field")
     func v1Rows() async throws {
         let temporary = try TemporaryDirectory()

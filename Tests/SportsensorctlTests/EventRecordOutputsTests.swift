@@ -70,6 +70,6 @@ struct EventRecordOutputsTests {
     /// The keys Docs/FORMATS.md lists for the event record.
     static let documentedKeys = [
         "type", "t", "peak_g", "saturated", "intensity_g", "takeoff", "landing", "release", "catch", "flight_s",
-        "height_m", "cadence_spm",
+        "height_m", "cadence_spm", "quality",
     ]
 }

@@ -48,6 +48,10 @@ public enum MotionScript: String, CaseIterable, Hashable, Sendable {
     case throwing = "throw"
     /// Walking and running bouts; between them: rest, gestures, taps.
     case steps
+    /// Shoulder exercises at the wrist or in the hand (arm circles, raises, swings, forearm
+    /// rotations) between rests: no jump, throw, hit or step, so every detection is a false one
+    /// (`sportsensor-dev eval` scores them per hour).
+    case armExercise = "arm-exercise"
 }
 
 /// Knobs for a synthetic recording; nil means "drawn at random from the seed".
@@ -95,6 +99,7 @@ public struct MotionGenerator: Sendable {
         case distractor(Distractor, duration: Double)
         case gait(Gait)
         case flights(FlightSeries)
+        case arm(ArmExercise)
 
         var duration: Double {
             switch self {
@@ -102,6 +107,7 @@ public struct MotionGenerator: Sendable {
             case .distractor(_, let d): d
             case .gait(let g): g.duration
             case .flights(let f): f.duration
+            case .arm(let a): a.duration
             }
         }
 
@@ -111,13 +117,14 @@ public struct MotionGenerator: Sendable {
             case .distractor(let d, let duration): d.point(at: t, duration: duration)
             case .gait(let g): g.point(at: t)
             case .flights(let f): f.point(at: t)
+            case .arm(let a): a.point(at: t)
             }
         }
 
         var labels: [MotionLabel] {
             switch self {
             case .stroke(let s): [.hit(t: s.contact, intensityG: s.peak)]
-            case .distractor: []
+            case .distractor, .arm: []
             case .gait(let g): (0..<g.steps).map { .step(t: g.stepTime($0)) }
             case .flights(let f):
                 f.takeoffs.indices.map {
@@ -172,6 +179,7 @@ public struct MotionGenerator: Sendable {
                 mount = [.wrist, .wrist, .wrist, .lowerBack, .lowerBack, .shank, .hand][Int(random.unit() * 7)]
             case .steps: mount = [.wrist, .wrist, .wrist, .lowerBack, .hand][Int(random.unit() * 5)]
             case .rest: mount = .wrist
+            case .armExercise: mount = random.chance(0.8) ? .wrist : .hand
             }
         }
         self.mount = mount
@@ -302,7 +310,7 @@ public struct MotionGenerator: Sendable {
                     .drop(fall: random.uniform(0.04...0.14), impact: random.uniform(1.5...4)), duration: 1)
             }
             return gesture()
-        case .steps, .rest:
+        case .steps, .rest, .armExercise:
             return pick < 0.7 ? gesture() : tap()
         }
     }
@@ -362,7 +370,11 @@ public struct MotionGenerator: Sendable {
                 .gait(
                     Gait(
                         random: &random, mount: mount, running: running, steps: Int(random.uniform(12...60)),
-                        intensity: intensity)))
+                        intensity: intensity, varied: true)))
+        case .armExercise:
+            planned.append(rest(0.5...2))
+            planned.append(.arm(ArmExercise(random: &random, intensity: intensity)))
+            if distract && random.chance(0.3) { planned.append(gesture()) }
         }
     }
 }

@@ -196,8 +196,14 @@ struct Gait {
     var armAngle: Double
     var armPhase: Double
     var contact: Double
+    /// Step times and per-step amplitude factors of a varied bout (`varied`): nil for a bout of
+    /// constant cadence and amplitude.
+    var plan: StepPlan?
 
-    init(random: inout SplitMix64, mount: SensorMount, running: Bool, steps: Int, intensity: Double) {
+    init(
+        random: inout SplitMix64, mount: SensorMount, running: Bool, steps: Int, intensity: Double,
+        varied: Bool = false
+    ) {
         self.running = running
         self.mount = mount
         self.steps = steps
@@ -214,12 +220,25 @@ struct Gait {
         armAngle = (running ? random.uniform(0.4...0.8) : random.uniform(0.2...0.5)) * mount.armFactor * intensity
         armPhase = random.uniform(-0.4...0.4)
         contact = random.uniform(0.24...0.3) * 2.8 / cadence
+        if varied {
+            let plan = StepPlan(random: &random, steps: steps, cadence: cadence, running: running)
+            // Slow walking moves the body less: vertical accelerations grow about with cadence².
+            if !running && cadence < 1.6 {
+                let slow = random.uniform(0.35...1) * (cadence / 1.6) * (cadence / 1.6)
+                vertical *= max(slow, 0.15)
+                heel *= max(slow, 0.15)
+                armAngle *= random.uniform(0.4...1)
+            }
+            duration = plan.times[steps - 1] + 0.1 / cadence
+            self.plan = plan
+        }
     }
 
     /// Time of step `index` from the segment's start.
-    func stepTime(_ index: Int) -> Double { (Double(index) + 0.1) / cadence }
+    func stepTime(_ index: Int) -> Double { plan?.times[index] ?? (Double(index) + 0.1) / cadence }
 
     func point(at t: Double) -> MotionPoint {
+        if let plan { return variedPoint(at: t, plan: plan) }
         let first = stepTime(0)
         let u = t - first
         var z: Double
@@ -254,5 +273,131 @@ struct Gait {
             rotation = Rotation3(axis: lateral, angle: -theta)
         }
         return MotionPoint(force: force, rotation: rotation)
+    }
+
+    /// `point(at:)` for a varied bout: the phase runs from step to step of the plan, and each step's
+    /// bounce, heel strike and arm swing take its own amplitude; the heading turns with the plan.
+    func variedPoint(at t: Double, plan: StepPlan) -> MotionPoint {
+        let (index, fraction, interval) = plan.phase(at: t)
+        let amplitude = plan.amplitudes[min(max(index, 0), steps - 1)]
+        let localCadence = 1 / interval
+        let u = Double(index) + fraction
+        var z: Double
+        if running {
+            let into = fraction * interval
+            let peak = MotionMath.pi * interval / (2 * contact)
+            if index < 0 || (index == steps - 1 && into >= contact) {
+                z = 1
+            } else if into < contact {
+                z = peak * (0.7 + 0.3 * amplitude) * MotionMath.sin(MotionMath.pi * into / contact)
+            } else {
+                z = 0
+            }
+        } else {
+            z = 1 + vertical * amplitude * MotionMath.cos(2 * MotionMath.pi * u - 0.4)
+        }
+        var heelForce = 0.0
+        let nearest = fraction < 0.5 ? index : index + 1
+        if nearest >= 0 && nearest < steps {
+            heelForce = heel * plan.amplitudes[nearest] * halfSine(t, start: plan.times[nearest], width: heelWidth)
+        }
+        let heading = Rotation3(axis: .up, angle: plan.heading(at: t))
+        let forward = heading.apply(self.forward)
+        let lateral = heading.apply(self.lateral)
+        var force = Vector3(0, 0, z + heelForce) + lateral * (sway * MotionMath.sin(MotionMath.pi * u))
+        var rotation = heading
+        if armAngle > 0 {
+            let envelope = 0.35 + 0.65 * MotionMath.smoothstep(0, 0.7, t) * MotionMath.smoothstep(0, 0.7, duration - t)
+            let w = MotionMath.pi * localCadence
+            let phase = MotionMath.pi * u + armPhase
+            let swing = armAngle * envelope * (0.6 + 0.4 * amplitude)
+            let theta = swing * MotionMath.sin(phase)
+            let thetaDot = swing * w * MotionMath.cos(phase)
+            let thetaDDot = -swing * w * w * MotionMath.sin(phase)
+            let c = MotionMath.cos(theta)
+            let s = MotionMath.sin(theta)
+            let tangential = (forward * c + Vector3.up * s) * (armRadius * thetaDDot)
+            let centripetal = (forward * -s + Vector3.up * c) * (armRadius * thetaDot * thetaDot)
+            force += (tangential + centripetal) * (1 / standardGravity)
+            rotation = Rotation3(axis: lateral, angle: -theta).then(heading)
+        }
+        return MotionPoint(force: force, rotation: rotation)
+    }
+}
+
+/// The steps of a varied walking or running bout: cadence drifting by up to ±12 % over the bout,
+/// step-to-step timing jitter of 1–4 %, amplitudes that vary from step to step (±10–35 %, with a
+/// left/right asymmetry) and turns, where 2–4 steps slow down by 15–35 %, shorten (amplitude
+/// 0.4–0.7) and the heading turns by 90–180°.
+struct StepPlan {
+    var times: [Double]
+    var amplitudes: [Double]
+    /// (start, end, angle) of each turn.
+    var turns: [(Double, Double, Double)]
+
+    init(random: inout SplitMix64, steps: Int, cadence: Double, running: Bool) {
+        let drift = random.uniform(0...0.12)
+        let driftRate = random.uniform(0.03...0.15)
+        let driftPhase = random.uniform(0...6.28)
+        let jitter = random.uniform(0.01...0.04)
+        let spread = random.uniform(0.1...0.35)
+        let asymmetry = random.uniform(0...0.25)
+        var turnSteps: [Int: Double] = [:]
+        var turns: [(Double, Double, Double)] = []
+        var turnAt: [(Int, Int, Double)] = []
+        if !running && steps >= 10 {
+            var next = Int(random.uniform(4...12))
+            while next + 4 < steps {
+                let length = Int(random.uniform(2...4.99))
+                let slow = random.uniform(0.15...0.35)
+                for k in next..<(next + length) { turnSteps[k] = slow }
+                turnAt.append((next, next + length, random.uniform(1.57...3.14) * (random.chance(0.5) ? 1 : -1)))
+                next += length + Int(random.uniform(6...20))
+            }
+        }
+        var times: [Double] = []
+        var amplitudes: [Double] = []
+        var t = 0.1 / cadence
+        for k in 0..<steps {
+            times.append(t)
+            let slow = turnSteps[k] ?? 0
+            let side = k % 2 == 0 ? 1 + asymmetry / 2 : 1 - asymmetry / 2
+            let amplitude = side * (1 + spread * (2 * random.unit() - 1)) * (slow > 0 ? random.uniform(0.4...0.7) : 1)
+            amplitudes.append(max(amplitude, 0.2))
+            let local = cadence * (1 + drift * MotionMath.sin(2 * MotionMath.pi * driftRate * t + driftPhase))
+            let interval = (1 + jitter * random.gaussian()) * (1 + slow) / local
+            t += max(interval, 0.2)
+        }
+        for (start, end, angle) in turnAt {
+            turns.append((times[start], times[min(end, steps - 1)], angle))
+        }
+        self.times = times
+        self.amplitudes = amplitudes
+        self.turns = turns
+    }
+
+    /// The step before `t` (−1 before the first), how far `t` is towards the next, and the interval.
+    func phase(at t: Double) -> (Int, Double, Double) {
+        let first = times[0]
+        let firstInterval = times.count > 1 ? times[1] - times[0] : 0.5
+        if t < first { return (-1, 1 - (first - t) / firstInterval, firstInterval) }
+        var low = 0
+        var high = times.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if times[middle] <= t { low = middle } else { high = middle - 1 }
+        }
+        let interval = low + 1 < times.count ? times[low + 1] - times[low] : times[low] - times[max(low - 1, 0)]
+        let safe = interval > 0 ? interval : firstInterval
+        return (low, (t - times[low]) / safe, safe)
+    }
+
+    /// The heading's turn at `t`, rad (smooth through each turn).
+    func heading(at t: Double) -> Double {
+        var angle = 0.0
+        for (start, end, turn) in turns {
+            angle += turn * MotionMath.smoothstep(start, end, t)
+        }
+        return angle
     }
 }

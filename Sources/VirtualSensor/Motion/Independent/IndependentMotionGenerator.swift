@@ -52,6 +52,7 @@ public struct IndependentMotionGenerator: Sendable {
         case .throwing: mount = .hand
         case .steps: mount = pick < 0.7 ? .wrist : .lowerBack
         case .rest: mount = .wrist
+        case .armExercise: mount = pick < 0.8 ? .wrist : .hand
         }
         vigour = random.uniform(0.85...1.15)
         let q = random.rotationQuaternion()
@@ -195,6 +196,9 @@ public struct IndependentMotionGenerator: Sendable {
             queue.append(
                 BodyMovements.gait(
                     &random, steps: Int(random.uniform(12...60)), running: running, arm: wristLike, vigour: vigour))
+        case .armExercise:
+            queue.append(BodyMovements.quiet(&random, duration: random.uniform(0.5...2)))
+            queue.append(BodyMovements.armExercise(&random))
         }
     }
 }
