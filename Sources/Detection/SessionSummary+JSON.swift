@@ -46,8 +46,12 @@ extension SessionSummary: Codable {
             ("best_throw_height_m", .number(bestThrowHeightM, decimals: 3)),
             ("steps", .count(steps)),
             ("cadence_spm", .number(cadenceSpm, decimals: 1)),
-        ]
+            ("flagged_events", .count(flaggedEvents)),
+        ] + QualityFlag.allCases.map { (Self.qualityKey($0), .count(qualityCounts[$0] ?? 0)) }
     }
+
+    /// The key counting events flagged `flag`: `quality_` and the flag's name.
+    static func qualityKey(_ flag: QualityFlag) -> String { "quality_" + flag.rawValue }
 
     /// The summary as one line of JSON, keys in a fixed order, numbers with fixed decimals, `null`
     /// for what does not apply. What `analyze --summary` prints and `show --json` embeds.
@@ -144,5 +148,9 @@ extension SessionSummary: Codable {
         bestThrowHeightM = try number("best_throw_height_m")
         steps = try count("steps")
         cadenceSpm = try number("cadence_spm")
+        flaggedEvents = try count("flagged_events") ?? 0
+        for flag in QualityFlag.allCases {
+            if let events = try count(Self.qualityKey(flag)), events > 0 { qualityCounts[flag] = events }
+        }
     }
 }

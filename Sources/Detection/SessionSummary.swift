@@ -64,6 +64,12 @@ public struct SessionSummary: Hashable, Sendable {
     public var steps: Int?
     /// Steps per minute of stepping (pauses over 2 s between steps left out).
     public var cadenceSpm: Double?
+    /// Events carrying at least one quality flag (`EventRecord.quality`): how much to trust the
+    /// counts and bests above.
+    public var flaggedEvents: Int = 0
+    /// Events per quality flag (an event with two flags counts for both); a flag no event carried
+    /// is absent.
+    public var qualityCounts: [QualityFlag: Int] = [:]
 
     /// An empty summary of `profile`.
     public init(profile: String) {

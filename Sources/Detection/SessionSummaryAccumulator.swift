@@ -68,6 +68,9 @@ public struct SessionSummaryAccumulator: Sendable {
     private var lastStepT: Double?
     private var steppingIntervals = 0
     private var steppingS = 0.0
+    // Quality flags.
+    private var flaggedEvents = 0
+    private var qualityCounts: [QualityFlag: Int] = [:]
 
     /// An empty accumulator for `profile`.
     public init(profile: DetectionProfile) {
@@ -107,10 +110,12 @@ public struct SessionSummaryAccumulator: Sendable {
     }
 
     /// Adds one detected event.
-    ///
-    /// Follow-up: once `EventRecord` carries quality flags (branch i14b), count them here per flag
-    /// and keep flagged events out of the bests (Docs/METRICS.md, "Not yet").
     public mutating func add(_ event: DetectorEvent) {
+        let quality = event.quality
+        if !quality.isEmpty {
+            flaggedEvents += 1
+            for flag in quality.flags { qualityCounts[flag, default: 0] += 1 }
+        }
         if event.kind == profile.eventKind {
             eventsPerEpoch[Self.epoch(of: event.time, start: startT ?? event.time), default: 0] += 1
         }
@@ -208,6 +213,8 @@ public struct SessionSummaryAccumulator: Sendable {
             result.steps = steps
             if steppingS > 0 { result.cadenceSpm = Double(steppingIntervals) * 60 / steppingS }
         }
+        result.flaggedEvents = flaggedEvents
+        result.qualityCounts = qualityCounts
         return result
     }
 

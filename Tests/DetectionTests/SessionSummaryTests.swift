@@ -227,4 +227,26 @@ struct SessionSummaryTests {
         let encoded = try JSONEncoder().encode(decoded)
         #expect(try JSONDecoder().decode(SessionSummary.self, from: encoded).jsonLine == line)
     }
+
+    @Test("quality flags: flagged events and each flag counted, written as quality_* keys, read back the same")
+    func qualityCounts() throws {
+        let samples = Self.samples(rate: 100, count: 400) { _ in (0, 0, 1) }
+        let events: [DetectorEvent] = [
+            .hit(HitEvent(t: 0.5, peakG: 2.0, saturated: true, intensityG: 2.6, quality: [.clipped])),
+            .hit(HitEvent(t: 1.5, peakG: 1.2, saturated: false, intensityG: 1.2, quality: [.clipped, .sampleGap])),
+            .hit(HitEvent(t: 2.5, peakG: 1.1, saturated: false, intensityG: 1.1)),
+        ]
+        let summary = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: events)
+        #expect(summary.hits == 3)
+        #expect(summary.flaggedEvents == 2)
+        #expect(summary.qualityCounts == [.clipped: 2, .sampleGap: 1])
+        let line = summary.jsonLine
+        #expect(line.contains(#""flagged_events":2,"quality_clipped":2,"quality_edge_fallback":0"#))
+        #expect(line.contains(#""quality_sample_gap":1"#))
+        let decoded = try JSONDecoder().decode(SessionSummary.self, from: Data(line.utf8))
+        #expect(decoded.qualityCounts == summary.qualityCounts)
+        #expect(decoded.flaggedEvents == 2)
+        let clean = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: [events[2]])
+        #expect(clean.flaggedEvents == 0 && clean.qualityCounts.isEmpty)
+    }
 }
