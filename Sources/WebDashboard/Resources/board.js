@@ -134,18 +134,12 @@ function flash(tile, text) {
   tile.flashTimer = setTimeout(() => { element.hidden = true; }, 6000);
 }
 
-/** True when an event's `quality` (when the daemon sends one) says to trust it less. */
-function lowTrust(quality) {
-  if (quality === undefined || quality === null) return false;
-  if (Array.isArray(quality)) return quality.length > 0;
-  if (typeof quality === "number") return quality < 0.5;
-  if (typeof quality === "string") return !["ok", "good", "high", "trusted"].includes(quality);
-  if (typeof quality === "object") {
-    if (quality.trusted === false || quality.low_trust === true) return true;
-    if (typeof quality.score === "number") return quality.score < 0.5;
-    if (Array.isArray(quality.flags)) return quality.flags.length > 0;
-  }
-  return false;
+/**
+ * The quality flags of an event (`quality` in the event record: an array of flag names, left out
+ * when the event is clean; Docs/DETECTION.md, "Quality flags").
+ */
+function qualityFlags(quality) {
+  return Array.isArray(quality) ? quality.filter((flag) => typeof flag === "string") : [];
 }
 
 function tileByLabel(key) {
@@ -251,7 +245,10 @@ function connect() {
       tile.lastHeight = height;
       tile.bestHeight = Math.max(tile.bestHeight ?? 0, height);
     }
-    field(tile, "trust").hidden = !lowTrust(detection.event?.quality ?? detection.quality);
+    const flags = qualityFlags(detection.event?.quality ?? detection.quality);
+    const trust = field(tile, "trust");
+    trust.textContent = `Last event: ${flags.join(", ").replaceAll("_", " ")}`;
+    trust.hidden = flags.length === 0;
     render(tile);
   });
   events.addEventListener("link", (message) => {
