@@ -164,6 +164,7 @@ let package = Package(
             name: "WebDashboard",
             dependencies: [
                 "ControlAPI", "ControlProtocol", "GatewayCore", "DashboardUsers", "CodedErrors", "Detection",
+                "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -303,6 +304,8 @@ let package = Package(
                 "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

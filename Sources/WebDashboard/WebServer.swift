@@ -4,6 +4,7 @@ import ControlAPI
 import ControlProtocol
 import DashboardUsers
 import Foundation
+import GatewayConfig
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -28,13 +29,22 @@ public struct WebServerConfiguration: Sendable {
     public var bearerToken: String?
     /// How often the event stream sends `: keep-alive` while idle.
     public var keepAliveInterval: Duration
+    /// How long a connection may send nothing, between requests or within a request's head (as
+    /// on the control API's listeners).
+    public var idleTimeout: Duration
+    /// Open connections; past it the one idle longest is closed (`[api] max_connections`, the
+    /// control API's `ConnectionLimit`).
+    public var maxConnections: Int
 
     /// A configuration.
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, usersFile: String,
         sessionLifetime: TimeInterval = 12 * 3600, bearerToken: String? = nil,
-        keepAliveInterval: Duration = .seconds(15)
+        keepAliveInterval: Duration = .seconds(15), idleTimeout: Duration = .seconds(30),
+        maxConnections: Int = GatewayConfiguration.defaultMaxConnections
     ) {
+        self.idleTimeout = idleTimeout
+        self.maxConnections = max(1, maxConnections)
         self.host = host
         self.port = port
         self.tls = tls
@@ -83,10 +93,14 @@ public struct WebServer: Service {
         return router
     }
 
-    /// Like the control API: a connection silent for 30 s (between requests, or within a request's
-    /// head) is closed, so idle or half-open phones cannot pile up; an event stream in progress is
-    /// never cut.
-    static let http = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
+    /// The listener's HTTP/1.1 channel with the control API's limits: at most `maxConnections`
+    /// open (the idle-longest closed past it) and `idleTimeout` of silence, so idle or half-open
+    /// phones cannot pile up; an event stream in progress is never cut.
+    func http() -> HTTP1Channel.Configuration {
+        ConnectionLimit.channelConfiguration(
+            maximum: configuration.maxConnections, idleTimeout: configuration.idleTimeout,
+            listener: "web \(configuration.host):\(configuration.port)", logger: logger)
+    }
 
     /// Serves until graceful shutdown.
     public func run() async throws {
@@ -98,7 +112,7 @@ public struct WebServer: Service {
                 }
                 let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
                 server = try .tls(
-                    .http1(configuration: Self.http),
+                    .http1(configuration: http()),
                     tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
             } catch {
                 throw WebServerError(
@@ -107,7 +121,7 @@ public struct WebServer: Service {
                     cause: error)
             }
         } else {
-            server = .http1(configuration: Self.http)
+            server = .http1(configuration: http())
         }
         let logger = logger
         let onListening = onListening

@@ -309,7 +309,8 @@ extension Sportsensord {
             configuration: WebServerConfiguration(
                 host: web.listen.host, port: web.listen.port, tls: tls,
                 usersFile: web.usersFile ?? DashboardUsersFile(stateDirectory: context.stateDirectory).path,
-                sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token),
+                sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token,
+                maxConnections: context.maxConnections),
             logger: Logger(label: "sportsensord.web"))
     }
 }
