@@ -8,7 +8,7 @@ SWIFT ?= swift
 CONFIG ?= debug
 BUILD_FLAGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd python3-numpy
+APT_PACKAGES := libbluetooth-dev libsqlite3-dev pkg-config systemd python3-numpy openssl
 
 # make install: PREFIX for the binaries and the systemd files (systemd reads units, sysusers.d and
 # tmpfiles.d under /usr/local/lib as well as /usr/lib), /etc for the config; DESTDIR for staging.

@@ -106,20 +106,9 @@ public struct WebServer: Service {
     public func run() async throws {
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
-            do {
-                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
-                    NIOSSLCertificateSource.certificate($0)
-                }
-                let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-                server = try .tls(
-                    .http1(configuration: http()),
-                    tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
-            } catch {
-                throw WebServerError(
-                    "cannot load the dashboard's TLS certificate \(tls.certificate) or key \(tls.key): check "
-                        + "that both are PEM files readable by the daemon's user (web.tls_cert, web.tls_key)",
-                    cause: error)
-            }
+            server = try .tls(
+                .http1(configuration: http()),
+                tlsConfiguration: Self.tlsConfiguration(certificate: tls.certificate, key: tls.key))
         } else {
             server = .http1(configuration: http())
         }
@@ -138,6 +127,46 @@ public struct WebServer: Service {
             },
             logger: logger)
         try await application.run()
+    }
+}
+
+extension WebServer {
+    /// The listener's TLS from the PEM files `certificate` (a chain, leaf first) and `key`, checked
+    /// as the listener would use them: a file that is missing, unreadable or not PEM, and a key
+    /// that is not the certificate's, are each a ``WebServerError`` naming the file and the key to
+    /// fix. The daemon calls it before it starts anything (exit 78), `run()` again before binding.
+    public static func tlsConfiguration(certificate: String, key: String) throws(WebServerError) -> TLSConfiguration {
+        let keys = "(web.tls_cert, web.tls_key)"
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate)
+        } catch {
+            throw WebServerError(
+                "cannot load the dashboard's TLS certificate \(certificate): check that it is a PEM certificate "
+                    + "chain readable by the daemon's user \(keys)", cause: error)
+        }
+        guard !chain.isEmpty else {
+            throw WebServerError("the dashboard's TLS certificate file \(certificate) holds no PEM certificate \(keys)")
+        }
+        let privateKey: NIOSSLPrivateKey
+        do {
+            privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+        } catch {
+            throw WebServerError(
+                "cannot load the dashboard's TLS key \(key): check that it is an unencrypted PEM private key "
+                    + "readable by the daemon's user \(keys)", cause: error)
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        do {
+            // Building the context pairs the key with the leaf certificate, as binding would.
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw WebServerError(
+                "the TLS key \(key) does not belong to the certificate \(certificate): give the key the certificate "
+                    + "was issued for \(keys)", cause: error)
+        }
+        return configuration
     }
 }
 

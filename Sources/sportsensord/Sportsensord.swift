@@ -64,6 +64,11 @@ struct Sportsensord: AsyncParsableCommand {
                 GatewayOverrides(
                     stateDirectory: stateDir, socketPath: socket, virtualSensors: virtualSensors, adapters: adapter,
                     logLevel: logLevel))
+            // A certificate the dashboard cannot use is a configuration error (78), found before
+            // anything starts, not a listener failing once the gateway runs.
+            if let web = configuration.web, let certificate = web.tlsCertificate, let key = web.tlsKey {
+                _ = try WebServer.tlsConfiguration(certificate: certificate, key: key)
+            }
         } catch {
             FileHandle.standardError.write(Data("sportsensord: configuration error: \(error)\n".utf8))
             throw ExitCode(ConfigurationError.exitStatus)
