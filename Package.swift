@@ -301,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "WebDashboardTests",
             dependencies: [
-                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection",
+                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -35,14 +35,18 @@ public struct WebServerConfiguration: Sendable {
     /// Open connections; past it the one idle longest is closed (`[api] max_connections`, the
     /// control API's `ConnectionLimit`).
     public var maxConnections: Int
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`[web] trusted_proxies`); empty
+    /// reads the header from nobody.
+    public var trustedProxies: [IPAddressRange]
 
     /// A configuration.
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, usersFile: String,
         sessionLifetime: TimeInterval = 12 * 3600, bearerToken: String? = nil,
         keepAliveInterval: Duration = .seconds(15), idleTimeout: Duration = .seconds(30),
-        maxConnections: Int = GatewayConfiguration.defaultMaxConnections
+        maxConnections: Int = GatewayConfiguration.defaultMaxConnections, trustedProxies: [IPAddressRange] = []
     ) {
+        self.trustedProxies = trustedProxies
         self.idleTimeout = idleTimeout
         self.maxConnections = max(1, maxConnections)
         self.host = host
@@ -84,6 +88,7 @@ public struct WebServer: Service {
         let pages = DashboardPages(
             control: control, authentication: authentication, templates: try DashboardTemplates())
         let router = Router(context: WebRequestContext.self)
+        router.add(middleware: ClientAddressMiddleware(resolver: .init(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: ControlErrorMiddleware(logger: logger))
         router.add(middleware: WebAuthMiddleware(authentication: authentication))
         pages.addRoutes(to: router)

@@ -315,7 +315,7 @@ extension Sportsensord {
                 host: web.listen.host, port: web.listen.port, tls: tls,
                 usersFile: web.usersFile ?? DashboardUsersFile(stateDirectory: context.stateDirectory).path,
                 sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token,
-                maxConnections: context.maxConnections),
+                maxConnections: context.maxConnections, trustedProxies: web.trustedProxies),
             logger: Logger(label: "sportsensord.web"))
     }
 }
