@@ -31,6 +31,10 @@ public final class ConnectionLimit: Sendable {
         var evicted = 0
     }
 
+    /// How long a connection of any listener may send nothing (between requests, or within a
+    /// request's head) before it is closed, unless configured otherwise.
+    public static let defaultIdleTimeout: Duration = .seconds(30)
+
     /// Open connections allowed.
     let maximum: Int
     private let listener: String

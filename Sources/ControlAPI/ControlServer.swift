@@ -47,7 +47,7 @@ public struct ControlServerConfiguration: Sendable {
     public init(
         socketPath: String = GatewayPaths().controlSocket().path, socketGroup: String? = "sportsensor",
         socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15),
-        idleTimeout: Duration = .seconds(30), maxConnections: Int = 512
+        idleTimeout: Duration = ConnectionLimit.defaultIdleTimeout, maxConnections: Int = 512
     ) {
         self.maxConnections = max(1, maxConnections)
         self.socketPath = socketPath

@@ -43,7 +43,7 @@ public struct WebServerConfiguration: Sendable {
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, usersFile: String,
         sessionLifetime: TimeInterval = 12 * 3600, bearerToken: String? = nil,
-        keepAliveInterval: Duration = .seconds(15), idleTimeout: Duration = .seconds(30),
+        keepAliveInterval: Duration = .seconds(15), idleTimeout: Duration = ConnectionLimit.defaultIdleTimeout,
         maxConnections: Int = GatewayConfiguration.defaultMaxConnections, trustedProxies: [IPAddressRange] = []
     ) {
         self.trustedProxies = trustedProxies
