@@ -40,6 +40,9 @@ FUZZ_BUILD := Fuzz/.build
 
 all: build
 
+# openssl: the dashboard's HTTPS tests make a throw-away self-signed certificate with it.
+APT_PACKAGES += openssl
+
 ## deps: install the Debian packages the build links against (idempotent, quiet when present)
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

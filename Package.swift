@@ -180,6 +180,7 @@ let package = Package(
             name: "WebDashboard",
             dependencies: [
                 "ControlAPI", "ControlProtocol", "GatewayCore", "DashboardUsers", "CodedErrors", "Detection",
+                "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -316,9 +317,13 @@ let package = Package(
         .testTarget(
             name: "WebDashboardTests",
             dependencies: [
-                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection",
+                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTPTypes
@@ -10,8 +11,9 @@ import Synchronization
 /// closed at once. So idle clients, however many, cannot lock the API out: a client that sends
 /// its request after connecting gets answered, and the daemon never holds more than `maximum`
 /// descriptors per listener for long (the kernel's accept backlog never fills either, since
-/// accepting goes on).
-final class ConnectionLimit: Sendable {
+/// accepting goes on). Every HTTP listener of the daemon (the control socket, TCP, the web
+/// dashboard) gets its own through ``channelConfiguration(maximum:idleTimeout:listener:logger:)``.
+public final class ConnectionLimit: Sendable {
     /// What one open connection is doing.
     struct Entry {
         var channel: any Channel
@@ -29,6 +31,10 @@ final class ConnectionLimit: Sendable {
         var evicted = 0
     }
 
+    /// How long a connection of any listener may send nothing (between requests, or within a
+    /// request's head) before it is closed, unless configured otherwise.
+    public static let defaultIdleTimeout: Duration = .seconds(30)
+
     /// Open connections allowed.
     let maximum: Int
     private let listener: String
@@ -39,6 +45,26 @@ final class ConnectionLimit: Sendable {
         self.maximum = max(1, maximum)
         self.listener = listener
         self.logger = logger
+    }
+
+    /// The HTTP/1.1 channel of one listener with its limits: at most `maximum` open connections
+    /// (a new ``ConnectionLimit``), and a connection that sends nothing for `idleTimeout` (between
+    /// requests, or in the middle of a request's head) is closed, so idle or half-open clients
+    /// cannot pile up until descriptors run out. A response in progress (an event stream) is
+    /// never cut.
+    public static func channelConfiguration(
+        maximum: Int, idleTimeout: Duration, listener: String, logger: Logger
+    ) -> HTTP1Channel.Configuration {
+        ConnectionLimit(maximum: maximum, listener: listener, logger: logger).channelConfiguration(
+            idleTimeout: idleTimeout)
+    }
+
+    /// The HTTP/1.1 channel configuration that reports to this limit.
+    func channelConfiguration(idleTimeout: Duration) -> HTTP1Channel.Configuration {
+        let (seconds, attoseconds) = idleTimeout.components
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimitHandler(limit: self)],
+            idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// Connections open now.
@@ -66,7 +92,7 @@ final class ConnectionLimit: Sendable {
         }
         if firstOverflow {
             logger.warning(
-                "control API connection cap reached: closing the connection idle longest for each new one",
+                "connection cap reached: closing the connection idle longest for each new one",
                 metadata: ["api.listener": "\(listener)", "api.max_connections": "\(maximum)"])
         }
         return victim

@@ -47,7 +47,7 @@ public struct ControlServerConfiguration: Sendable {
     public init(
         socketPath: String = GatewayPaths().controlSocket().path, socketGroup: String? = "sportsensor",
         socketMode: mode_t = 0o660, tcp: TCP? = nil, keepAliveInterval: Duration = .seconds(15),
-        idleTimeout: Duration = .seconds(30), maxConnections: Int = 512
+        idleTimeout: Duration = ConnectionLimit.defaultIdleTimeout, maxConnections: Int = 512
     ) {
         self.maxConnections = max(1, maxConnections)
         self.socketPath = socketPath
@@ -148,15 +148,9 @@ public struct ControlServer: Service {
         }
     }
 
-    /// A connection that sends nothing for `idleTimeout` (between requests, or in the middle of a
-    /// request's head) is closed: idle or half-open clients cannot pile up until descriptors run
-    /// out. A response in progress (an SSE stream) is never cut.
     /// Each listener has its own `ConnectionLimit`, so a flood on TCP leaves the socket alone.
     func httpConfiguration(limit: ConnectionLimit) -> HTTP1Channel.Configuration {
-        let (seconds, attoseconds) = configuration.idleTimeout.components
-        return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionLimitHandler(limit: limit)],
-            idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        limit.channelConfiguration(idleTimeout: configuration.idleTimeout)
     }
 
     /// The application on the Unix socket: no token, the file's mode and group decide.

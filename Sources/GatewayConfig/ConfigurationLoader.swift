@@ -375,7 +375,7 @@ struct ConfigurationReader {
         return days
     }
 
-    private func strings(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> [String]? {
+    func strings(_ table: TOMLTable, _ key: String) throws(ConfigurationError) -> [String]? {
         guard let value = table[leaf(key)] else { return nil }
         guard let array = value.array else { throw wrongType(key, expected: "an array of strings", value) }
         var result: [String] = []

@@ -4,7 +4,7 @@ import TOMLKit
 /// `[web]`: the coach's dashboard (Docs/DASHBOARD.md), on a listener of its own.
 public struct WebConfiguration: Hashable, Sendable {
     /// The keys `[web]` takes.
-    static let keys = ["listen", "tls_cert", "tls_key", "session_hours", "users_file"]
+    static let keys = ["listen", "tls_cert", "tls_key", "session_hours", "users_file", "trusted_proxies"]
 
     /// `listen`: `host:port`, e.g. `0.0.0.0:8080` for the hall's LAN.
     public var listen: TCPListenAddress
@@ -16,6 +16,9 @@ public struct WebConfiguration: Hashable, Sendable {
     public var sessionHours: Int
     /// `users_file`: the accounts; nil is `dashboard-users.json` in the state directory.
     public var usersFile: String?
+    /// `trusted_proxies`: reverse proxies (addresses or CIDR blocks) whose `X-Forwarded-For` names
+    /// the client; empty (the default) never reads the header.
+    public var trustedProxies: [IPAddressRange] = []
 
     /// The accepted `session_hours`.
     public static let sessionHoursRange = 1...168
@@ -66,6 +69,15 @@ extension ConfigurationReader {
             configuration.sessionHours = hours
         }
         configuration.usersFile = try path(web, "web.users_file")
+        for entry in try strings(web, "web.trusted_proxies") ?? [] {
+            guard let range = IPAddressRange(parsing: entry) else {
+                throw invalid(
+                    "web.trusted_proxies", "'\(entry)' is not an IP address or CIDR block",
+                    fix: "list your reverse proxies' addresses, e.g. [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"] "
+                        + "(no host names), or remove the key to ignore X-Forwarded-For")
+            }
+            configuration.trustedProxies.append(range)
+        }
         return configuration
     }
 }

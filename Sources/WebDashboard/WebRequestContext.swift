@@ -9,13 +9,17 @@ public struct WebRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The logged-in account or the bearer token's script; nil before authentication.
     public var identity: WebIdentity?
-    /// The peer's IP address (the reverse proxy's, behind one).
-    public let clientAddress: String
+    /// The TCP peer's IP address (the reverse proxy's, behind one).
+    public let peerAddress: String
+    /// The client's address, what the login throttle counts by: the peer's, or the one a trusted
+    /// proxy's `X-Forwarded-For` names (set by ``ClientAddressMiddleware``).
+    public var clientAddress: String
 
     /// A context for a request arriving on `source`'s channel.
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = peerAddress
     }
 
     /// Form posts are small (a login), JSON bodies go through the API's own limit.

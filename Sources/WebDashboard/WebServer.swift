@@ -4,6 +4,7 @@ import ControlAPI
 import ControlProtocol
 import DashboardUsers
 import Foundation
+import GatewayConfig
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -28,13 +29,26 @@ public struct WebServerConfiguration: Sendable {
     public var bearerToken: String?
     /// How often the event stream sends `: keep-alive` while idle.
     public var keepAliveInterval: Duration
+    /// How long a connection may send nothing, between requests or within a request's head (as
+    /// on the control API's listeners).
+    public var idleTimeout: Duration
+    /// Open connections; past it the one idle longest is closed (`[api] max_connections`, the
+    /// control API's `ConnectionLimit`).
+    public var maxConnections: Int
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`[web] trusted_proxies`); empty
+    /// reads the header from nobody.
+    public var trustedProxies: [IPAddressRange]
 
     /// A configuration.
     public init(
         host: String, port: Int, tls: (certificate: String, key: String)? = nil, usersFile: String,
         sessionLifetime: TimeInterval = 12 * 3600, bearerToken: String? = nil,
-        keepAliveInterval: Duration = .seconds(15)
+        keepAliveInterval: Duration = .seconds(15), idleTimeout: Duration = ConnectionLimit.defaultIdleTimeout,
+        maxConnections: Int = GatewayConfiguration.defaultMaxConnections, trustedProxies: [IPAddressRange] = []
     ) {
+        self.trustedProxies = trustedProxies
+        self.idleTimeout = idleTimeout
+        self.maxConnections = max(1, maxConnections)
         self.host = host
         self.port = port
         self.tls = tls
@@ -74,6 +88,7 @@ public struct WebServer: Service {
         let pages = DashboardPages(
             control: control, authentication: authentication, templates: try DashboardTemplates())
         let router = Router(context: WebRequestContext.self)
+        router.add(middleware: ClientAddressMiddleware(resolver: .init(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: ControlErrorMiddleware(logger: logger))
         router.add(middleware: WebAuthMiddleware(authentication: authentication))
         pages.addRoutes(to: router)
@@ -83,31 +98,24 @@ public struct WebServer: Service {
         return router
     }
 
-    /// Like the control API: a connection silent for 30 s (between requests, or within a request's
-    /// head) is closed, so idle or half-open phones cannot pile up; an event stream in progress is
-    /// never cut.
-    static let http = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
+    /// The listener's HTTP/1.1 channel with the control API's limits: at most `maxConnections`
+    /// open (the idle-longest closed past it) and `idleTimeout` of silence, so idle or half-open
+    /// phones cannot pile up; an event stream in progress is never cut.
+    func http() -> HTTP1Channel.Configuration {
+        ConnectionLimit.channelConfiguration(
+            maximum: configuration.maxConnections, idleTimeout: configuration.idleTimeout,
+            listener: "web \(configuration.host):\(configuration.port)", logger: logger)
+    }
 
     /// Serves until graceful shutdown.
     public func run() async throws {
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
-            do {
-                let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
-                    NIOSSLCertificateSource.certificate($0)
-                }
-                let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-                server = try .tls(
-                    .http1(configuration: Self.http),
-                    tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
-            } catch {
-                throw WebServerError(
-                    "cannot load the dashboard's TLS certificate \(tls.certificate) or key \(tls.key): check "
-                        + "that both are PEM files readable by the daemon's user (web.tls_cert, web.tls_key)",
-                    cause: error)
-            }
+            server = try .tls(
+                .http1(configuration: http()),
+                tlsConfiguration: Self.tlsConfiguration(certificate: tls.certificate, key: tls.key))
         } else {
-            server = .http1(configuration: Self.http)
+            server = .http1(configuration: http())
         }
         let logger = logger
         let onListening = onListening
@@ -124,6 +132,46 @@ public struct WebServer: Service {
             },
             logger: logger)
         try await application.run()
+    }
+}
+
+extension WebServer {
+    /// The listener's TLS from the PEM files `certificate` (a chain, leaf first) and `key`, checked
+    /// as the listener would use them: a file that is missing, unreadable or not PEM, and a key
+    /// that is not the certificate's, are each a ``WebServerError`` naming the file and the key to
+    /// fix. The daemon calls it before it starts anything (exit 78), `run()` again before binding.
+    public static func tlsConfiguration(certificate: String, key: String) throws(WebServerError) -> TLSConfiguration {
+        let keys = "(web.tls_cert, web.tls_key)"
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate)
+        } catch {
+            throw WebServerError(
+                "cannot load the dashboard's TLS certificate \(certificate): check that it is a PEM certificate "
+                    + "chain readable by the daemon's user \(keys)", cause: error)
+        }
+        guard !chain.isEmpty else {
+            throw WebServerError("the dashboard's TLS certificate file \(certificate) holds no PEM certificate \(keys)")
+        }
+        let privateKey: NIOSSLPrivateKey
+        do {
+            privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+        } catch {
+            throw WebServerError(
+                "cannot load the dashboard's TLS key \(key): check that it is an unencrypted PEM private key "
+                    + "readable by the daemon's user \(keys)", cause: error)
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        do {
+            // Building the context pairs the key with the leaf certificate, as binding would.
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw WebServerError(
+                "the TLS key \(key) does not belong to the certificate \(certificate): give the key the certificate "
+                    + "was issued for \(keys)", cause: error)
+        }
+        return configuration
     }
 }
 

@@ -64,6 +64,11 @@ struct Sportsensord: AsyncParsableCommand {
                 GatewayOverrides(
                     stateDirectory: stateDir, socketPath: socket, virtualSensors: virtualSensors, adapters: adapter,
                     logLevel: logLevel))
+            // A certificate the dashboard cannot use is a configuration error (78), found before
+            // anything starts, not a listener failing once the gateway runs.
+            if let web = configuration.web, let certificate = web.tlsCertificate, let key = web.tlsKey {
+                _ = try WebServer.tlsConfiguration(certificate: certificate, key: key)
+            }
         } catch {
             FileHandle.standardError.write(Data("sportsensord: configuration error: \(error)\n".utf8))
             throw ExitCode(ConfigurationError.exitStatus)
@@ -309,7 +314,8 @@ extension Sportsensord {
             configuration: WebServerConfiguration(
                 host: web.listen.host, port: web.listen.port, tls: tls,
                 usersFile: web.usersFile ?? DashboardUsersFile(stateDirectory: context.stateDirectory).path,
-                sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token),
+                sessionLifetime: Double(web.sessionHours) * 3600, bearerToken: context.token,
+                maxConnections: context.maxConnections, trustedProxies: web.trustedProxies),
             logger: Logger(label: "sportsensord.web"))
     }
 }

@@ -16,17 +16,6 @@ struct ControlAPISoakTests {
     static let idleConnections = 2000
     static let randomRequests = 400
 
-    /// Lets this process hold the idle clients' descriptors.
-    static func raiseDescriptorLimit(to wanted: rlim_t) throws {
-        var limit = rlimit()
-        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        guard limit.rlim_cur < wanted else { return }
-        try #require(
-            limit.rlim_max >= wanted, "the test needs \(wanted) descriptors; the hard limit is \(limit.rlim_max)")
-        limit.rlim_cur = wanted
-        try #require(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-    }
-
     /// `GET /v1/status` on a new connection: the answer and its decoded body.
     static func status(_ socketPath: String) async throws -> Int {
         let client = try RawHTTPClient.connect(unixSocket: socketPath)
@@ -40,7 +29,7 @@ struct ControlAPISoakTests {
 
     @Test("2 000 idle connections past a cap of 64: the idle-longest are closed and /v1/status answers throughout")
     func idleFlood() async throws {
-        try Self.raiseDescriptorLimit(to: 8192)
+        try DescriptorLimit.raise(to: 8192)
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil, idleTimeout: .seconds(600),
             maxConnections: 64)

@@ -42,4 +42,24 @@ struct WebConfigurationTests {
             try Self.error("[web]\nlisten = \"0.0.0.0:8080\"\ntls_key = \"key.pem\"\n").message.contains("absolute"))
         #expect(try Self.error("[web]\nlisten = \"0.0.0.0:8080\"\nport = 1\n").key == "web.port")
     }
+
+    @Test("trusted_proxies: none by default; addresses and CIDR blocks read; a host name refused naming the entry")
+    func trustedProxies() throws {
+        #expect(
+            try GatewayConfiguration.parse("[web]\nlisten = \"127.0.0.1:9\"\n", file: "c").web?.trustedProxies == [])
+        let web = try #require(
+            try GatewayConfiguration.parse(
+                "[web]\nlisten = \"127.0.0.1:9\"\ntrusted_proxies = [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"]\n",
+                file: "c"
+            ).web)
+        #expect(web.trustedProxies.map(\.description) == ["127.0.0.1/32", "::1/128", "10.0.0.0/8"])
+        let error = try Self.error(
+            "[web]\nlisten = \"127.0.0.1:9\"\ntrusted_proxies = [\"127.0.0.1\", \"proxy.hall.example\"]\n")
+        #expect(error.key == "web.trusted_proxies")
+        #expect(error.message.contains("'proxy.hall.example' is not an IP address or CIDR block"))
+        #expect(error.fix.contains("no host names"))
+        #expect(
+            try Self.error("[web]\nlisten = \"127.0.0.1:9\"\ntrusted_proxies = \"127.0.0.1\"\n").key
+                == "web.trusted_proxies")
+    }
 }

@@ -149,7 +149,8 @@ public struct GatewayApplication: Sendable {
         if let makeWebServer, let web = configuration.web {
             var context = ControlServerContext(
                 control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
-                token: configuration.apiToken, onListening: {}, logger: logger)
+                token: configuration.apiToken, maxConnections: configuration.maxConnections, onListening: {},
+                logger: logger)
             context.web = web
             context.stateDirectory = directory.path
             services.append(.init(service: try makeWebServer(context)))
