@@ -105,9 +105,11 @@ systemctl --root="$ROOTFS" is-enabled bluetooth.service >/dev/null ||
 mkdir -p "$WORK/out"
 cp "$kernel" "$WORK/out/vmlinuz"
 cp "$initrd" "$WORK/out/initrd.img"
-mkfs.ext4 -q -L itest-root -d "$ROOTFS" "$WORK/root.img" "${IMAGE_SIZE:-3G}" ||
+# mkfs.ext4 says "Creating regular file" on stdout even with -q: stdout is this script's answer
+# (the image's directory, one line), so every tool's chatter goes to stderr.
+mkfs.ext4 -q -L itest-root -d "$ROOTFS" "$WORK/root.img" "${IMAGE_SIZE:-3G}" >&2 ||
     { log "FAIL: mkfs.ext4 -d"; exit 2; }
-qemu-img convert -O qcow2 "$WORK/root.img" "$WORK/out/base.qcow2" || { log "FAIL: qemu-img convert"; exit 2; }
+qemu-img convert -O qcow2 "$WORK/root.img" "$WORK/out/base.qcow2" >&2 || { log "FAIL: qemu-img convert"; exit 2; }
 rm -rf "$DIR"
 mv "$WORK/out" "$DIR"
 log "built in $(($(date +%s) - t0)) s: $(du -sh "$DIR" | cut -f1), kernel $(basename "$kernel")"
