@@ -36,7 +36,8 @@ public enum CentralSchema {
 
     /// Every migration, oldest first.
     public static let migrations: [Migration] = [
-        Migration(version: 1, name: "tables and views", sql: version1)
+        Migration(version: 1, name: "tables and views", sql: version1),
+        Migration(version: 2, name: "roster and session summaries", sql: version2),
     ]
 
     /// The version this build brings the schema to.
@@ -202,5 +203,76 @@ public enum CentralSchema {
         JOIN sportsensor.sessions s ON s.gateway_id = e.gateway_id AND s.id = e.session_id
         JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id
         GROUP BY e.type, a.name;
+        """
+
+    /// The roster (athletes' body mass and birth year, teams, memberships) and each session's
+    /// summary; the views gain PlayerLoad from the summaries. Views are replaced with their columns
+    /// kept and new ones appended (what `CREATE OR REPLACE VIEW` allows).
+    static let version2 = """
+        ALTER TABLE sportsensor.athletes ADD COLUMN mass_kg double precision;
+        ALTER TABLE sportsensor.athletes ADD COLUMN birth_year integer;
+        CREATE TABLE sportsensor.teams (
+            gateway_id text NOT NULL,
+            id bigint NOT NULL,
+            name text NOT NULL,
+            created timestamptz NOT NULL,
+            PRIMARY KEY (gateway_id, id)
+        );
+        CREATE TABLE sportsensor.team_members (
+            gateway_id text NOT NULL,
+            team_id bigint NOT NULL,
+            athlete_id bigint NOT NULL,
+            PRIMARY KEY (gateway_id, team_id, athlete_id)
+        );
+        CREATE INDEX team_members_athlete ON sportsensor.team_members (gateway_id, athlete_id);
+        CREATE TABLE sportsensor.session_summaries (
+            gateway_id text NOT NULL,
+            session_id uuid NOT NULL,
+            summary jsonb NOT NULL,
+            computed_at timestamptz NOT NULL,
+            PRIMARY KEY (gateway_id, session_id)
+        );
+
+        -- As in version 1, plus the session's PlayerLoad (NULL until its summary arrives).
+        CREATE OR REPLACE VIEW sportsensor.sessions_overview AS
+        SELECT s.gateway_id, s.id AS session_id, a.name AS athlete, s.sensor_address, s.profile,
+               s.started_at, s.ended_at, s.end_reason,
+               extract(epoch FROM coalesce(s.ended_at, now()) - s.started_at) / 60.0 AS minutes,
+               s.received_count, s.lost_count,
+               (SELECT count(*) FROM sportsensor.events e
+                 WHERE e.gateway_id = s.gateway_id AND e.session_id = s.id) AS events,
+               (ss.summary->>'playerload')::double precision AS playerload
+        FROM sportsensor.sessions s
+        LEFT JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id
+        LEFT JOIN sportsensor.session_summaries ss ON ss.gateway_id = s.gateway_id AND ss.session_id = s.id;
+
+        -- As in version 1, plus the summed PlayerLoad of the sessions that have a summary.
+        CREATE OR REPLACE VIEW sportsensor.weekly_load AS
+        SELECT a.name AS athlete, date_trunc('week', s.started_at) AS week,
+               count(*) AS sessions,
+               sum(extract(epoch FROM coalesce(s.ended_at, s.started_at) - s.started_at) / 60.0) AS minutes,
+               sum(x.events) AS events, sum(x.intensity_sum) AS intensity_sum,
+               sum(x.jump_height_sum_m) AS jump_height_sum_m,
+               sum((ss.summary->>'playerload')::double precision) AS playerload
+        FROM sportsensor.sessions s
+        JOIN sportsensor.athletes a ON a.gateway_id = s.gateway_id AND a.id = s.athlete_id
+        LEFT JOIN sportsensor.session_summaries ss ON ss.gateway_id = s.gateway_id AND ss.session_id = s.id
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS events, coalesce(sum(e.intensity), 0) AS intensity_sum,
+                   coalesce(sum(e.height_m), 0) AS jump_height_sum_m
+            FROM sportsensor.events e WHERE e.gateway_id = s.gateway_id AND e.session_id = s.id) AS x
+        GROUP BY a.name, date_trunc('week', s.started_at);
+
+        -- Weekly load per team of a hall: its members' sessions, minutes and PlayerLoad.
+        CREATE VIEW sportsensor.team_weekly_load AS
+        SELECT t.gateway_id, t.name AS team, date_trunc('week', s.started_at) AS week,
+               count(DISTINCT s.athlete_id) AS athletes, count(*) AS sessions,
+               sum(extract(epoch FROM coalesce(s.ended_at, s.started_at) - s.started_at) / 60.0) AS minutes,
+               sum((ss.summary->>'playerload')::double precision) AS playerload
+        FROM sportsensor.teams t
+        JOIN sportsensor.team_members m ON m.gateway_id = t.gateway_id AND m.team_id = t.id
+        JOIN sportsensor.sessions s ON s.gateway_id = m.gateway_id AND s.athlete_id = m.athlete_id
+        LEFT JOIN sportsensor.session_summaries ss ON ss.gateway_id = s.gateway_id AND ss.session_id = s.id
+        GROUP BY t.gateway_id, t.id, t.name, date_trunc('week', s.started_at);
         """
 }

@@ -34,7 +34,15 @@ public struct CentralTable: Sendable {
 
     /// The central side of every replicated table but the samples, by local table name.
     public static let all: [String: CentralTable] = [
-        "athletes": CentralTable(name: "athletes", kinds: ["id": .bigint, "name": .text, "created": .timestamp]),
+        "athletes": CentralTable(
+            name: "athletes",
+            kinds: [
+                "id": .bigint, "name": .text, "created": .timestamp, "mass_kg": .double, "birth_year": .bigint,
+            ]),
+        "teams": CentralTable(name: "teams", kinds: ["id": .bigint, "name": .text, "created": .timestamp]),
+        "team_members": CentralTable(name: "team_members", kinds: ["team_id": .bigint, "athlete_id": .bigint]),
+        "session_summaries": CentralTable(
+            name: "session_summaries", kinds: ["session_id": .uuid, "summary": .jsonb, "computed_at": .timestamp]),
         "sensors": CentralTable(
             name: "sensors",
             kinds: [

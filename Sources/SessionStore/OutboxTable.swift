@@ -33,7 +33,12 @@ public struct OutboxTable: Hashable, Sendable {
 
     /// Every replicated table, in the order a backfill queues them (parents first).
     public static let all: [OutboxTable] = [
-        OutboxTable(name: "athletes", key: ["id"], columns: ["id", "name", "created"]),
+        OutboxTable(name: "athletes", key: ["id"], columns: ["id", "name", "created", "mass_kg", "birth_year"]),
+        OutboxTable(name: "teams", key: ["id"], columns: ["id", "name", "created"]),
+        // A member taken off a team is removed centrally; a removed team's memberships stay there.
+        OutboxTable(
+            name: "team_members", key: ["team_id", "athlete_id"], columns: ["team_id", "athlete_id"],
+            parent: Parent(table: "teams", column: "team_id", parentKey: "id")),
         OutboxTable(
             name: "sensors", key: ["address"],
             columns: ["address", "address_type", "advertised_name", "alias", "athlete_id", "paired"]),
@@ -43,6 +48,8 @@ public struct OutboxTable: Hashable, Sendable {
                 "id", "sensor_address", "athlete_id", "profile", "profile_parameters", "started_at", "ended_at",
                 "end_reason", "sample_rate", "received_count", "lost_count", "malformed_count",
             ]),
+        // Reanalysis replaces a summary in place (an update of the same key).
+        OutboxTable(name: "session_summaries", key: ["session_id"], columns: ["session_id", "summary", "computed_at"]),
         OutboxTable(
             name: "events", key: ["session_id", "sequence"],
             columns: [

@@ -60,6 +60,16 @@ struct ReplicationEndToEndTests {
         return try database.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
 
+    /// A query's text values from a store.
+    static func strings(_ gateway: RunningGateway, _ sql: String) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(
+            path: gateway.stateDirectory + "/sportsensord.sqlite", configuration: configuration)
+        defer { try? database.close() }
+        return try database.read { db in try String.fetchAll(db, sql: sql) }
+    }
+
     /// What PostgreSQL holds for `gatewayID`, in the same form.
     static func centralSummary(_ cluster: PostgresCluster, _ gatewayID: String) async throws -> Set<String> {
         Set(
@@ -144,16 +154,24 @@ struct ReplicationEndToEndTests {
             }
 
             var total = 0
+            var summaryTotal = 0
             for (id, gateway) in zip(ids, gateways) {
                 let local = try Self.localSummary(gateway)
                 let central = try await Self.centralSummary(cluster, id)
                 #expect(!local.isEmpty)
                 #expect(central == local, "\(id): central \(central.sorted()) vs local \(local.sorted())")
                 total += local.count
+                // Each stored summary arrives once, under its session.
+                let summaries = try Self.strings(gateway, "SELECT session_id FROM session_summaries")
+                let centralSummaries = try await cluster.psql(
+                    "SELECT session_id FROM sportsensor.session_summaries WHERE gateway_id = '\(id)'", database: "club")
+                summaryTotal += summaries.count
+                #expect(centralSummaries.sorted() == summaries.sorted(), "\(id)'s summaries")
                 #expect(!gateway.log.contains(Self.password), "\(id)'s log shows the password")
             }
             let centralSessions = try await cluster.psql("SELECT count(*) FROM sportsensor.sessions", database: "club")
             #expect(centralSessions == ["\(total)"])
+            #expect(summaryTotal > 0, "the halls that stopped their sessions stored summaries")
             let views = try await cluster.psql(
                 "SELECT count(*) FROM sportsensor.sessions_overview WHERE events > 0", database: "club")
             #expect(Int(views.first ?? "") ?? 0 > 0)

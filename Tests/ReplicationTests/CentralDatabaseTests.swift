@@ -72,7 +72,8 @@ struct CentralDatabaseTests {
             #expect(
                 tables == [
                     "athletes", "events", "gateways", "leaderboard", "samples", "schema_migrations", "sensors",
-                    "sessions", "sessions_overview", "weekly_load",
+                    "session_summaries", "sessions", "sessions_overview", "team_members", "team_weekly_load", "teams",
+                    "weekly_load",
                 ])
         }
     }
@@ -161,6 +162,71 @@ struct CentralDatabaseTests {
                 }
                 #expect(try await cluster.psql("SELECT count(*) FROM sportsensor.events", database: "club") == ["3"])
                 #expect(try await cluster.psql("SELECT count(*) FROM sportsensor.sessions", database: "club") == ["1"])
+            }
+        }
+    }
+
+    @Test("teams, memberships and summaries arrive once; a member taken off and a reanalysed summary follow")
+    func rosterAndSummaries() async throws {
+        try await Self.withDatabase { cluster, url in
+            try await Self.withStore { store in
+                let identity = try await store.enableReplication(gatewayID: "hall-a", samples: false)
+                let ada = try await store.addAthlete(name: "Ada")
+                _ = try await store.updateAthlete(id: ada.id, AthleteChange(massKg: 61.5, birthYear: 2001))
+                let juniors = try await store.addTeam(name: "U18")
+                let squad = try await store.addTeam(name: "Squad")
+                _ = try await store.updateTeam(id: juniors.id, name: nil, athleteIDs: [ada.id])
+                _ = try await store.updateTeam(id: squad.id, name: nil, athleteIDs: [ada.id])
+                let session = try await store.importSession(
+                    NewSession(athleteID: ada.id, settings: DetectionSettings(profile: .tableTennis)),
+                    samples: Self.samples(1000), events: Self.events(5), chunkLength: 256)
+                var handMade = SessionSummary(profile: "table-tennis")
+                handMade.playerload = 12.5
+                try await store.saveSummary(handMade, of: session.id)
+                let connection = try await CentralConnection.open(
+                    url, gatewayID: "hall-a", instanceID: identity.instanceID, logger: Self.logger)
+                defer { Task { try? await connection.close() } }
+
+                let writer = CentralWriter(gatewayID: "hall-a")
+                let batch = try #require(try await store.outboxBatch(maxItems: 1000, maxSamples: 100_000))
+                _ = try await writer.write(batch, on: connection, logger: Self.logger)
+                _ = try await writer.write(batch, on: connection, logger: Self.logger)
+                try await store.acknowledgeOutbox(through: batch.lastSequence)
+                let roster = try await cluster.psql(
+                    """
+                    SELECT (SELECT count(*) FROM sportsensor.teams), (SELECT count(*) FROM sportsensor.team_members),
+                        (SELECT count(*) FROM sportsensor.session_summaries),
+                        (SELECT mass_kg || '|' || birth_year FROM sportsensor.athletes),
+                        (SELECT playerload FROM sportsensor.weekly_load),
+                        (SELECT playerload FROM sportsensor.sessions_overview)
+                    """, database: "club")
+                #expect(roster == ["2|2|1|61.5|2001|12.5|12.5"])
+                let teams = try await cluster.psql(
+                    "SELECT team, athletes, sessions, playerload FROM sportsensor.team_weekly_load ORDER BY team",
+                    database: "club")
+                #expect(teams == ["Squad|1|1|12.5", "U18|1|1|12.5"])
+
+                // Ada leaves the squad; reanalysis replaces the hand-made summary.
+                _ = try await store.updateTeam(id: squad.id, name: nil, athleteIDs: [])
+                _ = try await store.reanalyze(session, save: true)
+                let local = try #require(try await store.summary(of: session.id))
+                #expect(local.playerload != 12.5)
+                let changed = try #require(try await store.outboxBatch(maxItems: 1000, maxSamples: 100_000))
+                _ = try await writer.write(changed, on: connection, logger: Self.logger)
+                try await store.acknowledgeOutbox(through: changed.lastSequence)
+                let after = try await cluster.psql(
+                    """
+                    SELECT (SELECT count(*) FROM sportsensor.team_members),
+                        (SELECT count(*) FROM sportsensor.session_summaries),
+                        (SELECT (summary->>'playerload')::double precision FROM sportsensor.session_summaries)
+                    """, database: "club")
+                let fields = try #require(after.first).split(separator: "|").map(String.init)
+                #expect(fields.prefix(2) == ["1", "1"])
+                let central = try #require(fields.last.flatMap(Double.init))
+                #expect(abs(central - local.playerload) < 0.001)
+                #expect(
+                    try await cluster.psql("SELECT playerload FROM sportsensor.weekly_load", database: "club")
+                        == [fields[2]])
             }
         }
     }
