@@ -7,10 +7,10 @@ import Foundation
 /// what a flush must write, the recorder writes it and `apply`s every step that succeeded.
 ///
 /// A flush appends one record to the open chunk's segment (a few hundred bytes). When the chunk
-/// fills, or the session ends, a compaction writes the whole chunk as one `sample_chunks` row
-/// together with the events and counters the segment held, in one transaction, after which the
-/// segment is deleted. So a closed chunk is written once, and everything flushed is in the
-/// database or in a segment.
+/// fills, or the session ends, the segment gets the chunk's last samples, is sealed, and a
+/// compaction registers it as the chunk (a `sample_chunks` row naming the file) together with the
+/// events and counters the segment held, in one transaction. So a chunk's samples are written
+/// once, into their segment, and everything flushed is in the database or in a segment.
 struct RecordingTail: Sendable, Hashable {
     /// How a session ends, written with its last compaction.
     struct Close: Sendable, Hashable {
@@ -25,10 +25,11 @@ struct RecordingTail: Sendable, Hashable {
         var record: TailSegment.Record
     }
 
-    /// One transaction: chunk `chunk` (when it has samples), the events and counters, the close;
-    /// then segment `chunk` is deleted.
+    /// One transaction: segment `chunk`, sealed, registered as the chunk (when it has samples),
+    /// the events and counters, the close. A segment without samples is deleted after it.
     struct Compaction: Sendable, Hashable {
         var chunk: Int64
+        /// Every sample of the chunk: all in its segment.
         var samples: [StoredSample]
         var events: [SequencedEvent]
         var counts: SessionCounts?
@@ -72,47 +73,53 @@ struct RecordingTail: Sendable, Hashable {
         records = Int64(segment?.records.count ?? 0)
     }
 
-    /// What to write for rows handed over since the last flush, in order. With `close`, the last
-    /// step is a compaction that ends the session.
+    /// What to write for rows handed over since the last flush, in order. A chunk that fills gets
+    /// its last samples appended (with the flush's events and counters) and is then compacted; the
+    /// rest is appended to the next chunk's segment. With `close`, the last step is a compaction
+    /// that ends the session.
     func plan(
         samples new: [StoredSample], events newEvents: [SequencedEvent], counts newCounts: SessionCounts?,
         close: Close? = nil
     ) -> [Step] {
         var steps: [Step] = []
-        var chunk = self.chunk
-        var open = samples
+        var open = self
         var rest = new[...]
-        var pendingEvents = events + newEvents
-        var freshEvents = newEvents.count
+        var fresh = newEvents
         var counts = newCounts
-        var records = self.records
-        while open.count + rest.count >= chunkLength {
-            let take = max(0, chunkLength - open.count)
-            // The segment's counters go with it, unless newer ones came.
-            let compaction = Compaction(
-                chunk: chunk, samples: open + rest.prefix(take), events: pendingEvents,
-                counts: records > 0 ? counts ?? self.counts : counts, close: nil)
-            steps.append(Step(action: .compact(compaction), newSamples: take, newEvents: freshEvents))
-            rest = rest.dropFirst(take)
-            open = []
-            chunk += 1
-            pendingEvents = []
-            freshEvents = 0
+        func take(_ step: Step) {
+            steps.append(step)
+            open.apply(step)
+        }
+        func append(_ count: Int) {
+            let record = TailSegment.Record(
+                ordinal: open.records, samples: Array(rest.prefix(count)), events: fresh, counts: counts)
+            take(
+                Step(
+                    action: .append(Append(chunk: open.chunk, record: record)), newSamples: count,
+                    newEvents: fresh.count))
+            rest = rest.dropFirst(count)
+            fresh = []
             counts = nil
-            records = 0
+        }
+        func compact(_ close: Close?) {
+            // Events and counters not appended go into the database only.
+            let compaction = Compaction(
+                chunk: open.chunk, samples: open.samples, events: open.events + fresh,
+                counts: close?.counts ?? counts ?? open.counts, close: close)
+            take(Step(action: .compact(compaction), newSamples: 0, newEvents: fresh.count))
+            fresh = []
+            counts = nil
+        }
+        while open.samples.count + rest.count >= chunkLength {
+            let missing = max(0, chunkLength - open.samples.count)
+            if missing > 0 { append(missing) }
+            compact(nil)
         }
         if let close {
-            let compaction = Compaction(
-                chunk: chunk, samples: open + rest, events: pendingEvents, counts: close.counts, close: close)
-            steps.append(Step(action: .compact(compaction), newSamples: rest.count, newEvents: freshEvents))
-        } else if !rest.isEmpty || freshEvents > 0 || counts != nil {
-            let record = TailSegment.Record(
-                ordinal: records, samples: Array(rest), events: Array(pendingEvents.suffix(freshEvents)), counts: counts
-            )
-            steps.append(
-                Step(
-                    action: .append(Append(chunk: chunk, record: record)), newSamples: rest.count,
-                    newEvents: freshEvents))
+            if !rest.isEmpty { append(rest.count) }
+            compact(close)
+        } else if !rest.isEmpty || !fresh.isEmpty || counts != nil {
+            append(rest.count)
         }
         return steps
     }

@@ -11,9 +11,10 @@ import Synchronization
 /// in-memory buffer under a mutex. `run()` flushes the buffer at most every `flushInterval` (on the
 /// injected clock), or sooner once `flushThreshold` rows are waiting, on GRDB's writer queue.
 /// A flush appends one record to the open chunk's tail segment; when the chunk has `chunkLength`
-/// samples, or the session ends, it is compacted: written once as a `sample_chunks` row with the
-/// segment's events and counters, in one transaction, and the segment deleted (`RecordingTail`).
-/// So everything flushed survives a crash, and a closed chunk is written once.
+/// samples, or the session ends, it is compacted: the segment is sealed and registered as the
+/// chunk by a `sample_chunks` row, with the segment's events and counters, in one transaction
+/// (`RecordingTail`). So everything flushed survives a crash, and a chunk's samples are written
+/// once.
 ///
 /// Back-pressure is measured: `statistics` reports queue depth, rows written, flush latency,
 /// failed flushes and drops. When the buffer bound is reached new rows are dropped (and counted,
@@ -419,19 +420,38 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         try state.segment?.append(append.record, session: session.id)
     }
 
-    /// Writes chunks (with the events and counters so far, and the end when closing) in one
-    /// transaction that is on disk when it returns, then deletes the open chunk's segment.
+    /// Seals the segments of chunks that closed and registers them (with the events and counters
+    /// so far, and the end when closing) in one transaction; then deletes a segment that held no
+    /// samples. The samples are not written again: the sealed segment is the chunk.
     private func compact(
         _ compactions: [RecordingTail.Compaction], _ state: inout WriterState, _ db: Database
     ) throws {
         let idText = session.idText
-        // WAL + FULL: the commit is synced before the segment that held the rows goes.
-        try db.execute(sql: "PRAGMA synchronous = FULL")
-        defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let directory = store.tailDirectory
+        let sealed = compactions.filter { !$0.samples.isEmpty }
+        for compaction in sealed {
+            if state.segment?.chunk != compaction.chunk {
+                // A segment an earlier recorder left, full already: nothing appended to it here.
+                state.segment?.closeDescriptor()
+                state.segment = try TailSegmentWriter.resume(
+                    directory.filePath(session: session.id, chunk: compaction.chunk), chunk: compaction.chunk,
+                    validLength: state.resumeLength ?? TailSegment.headerLength)
+                state.resumeLength = nil
+            }
+            try state.segment?.seal()
+        }
+        if !sealed.isEmpty { try directory.sync() }
+        // A close deletes an events-only segment after the commit, so that commit must be on
+        // disk first; a chunk's row may be lost to a power cut (recovery registers its sealed file).
+        let closing = compactions.contains { $0.close != nil }
+        if closing { try db.execute(sql: "PRAGMA synchronous = FULL") }
+        defer { if closing { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
         try db.inTransaction {
             for compaction in compactions {
                 if !compaction.samples.isEmpty {
-                    try ChunkRow.write(compaction.samples, number: compaction.chunk, session: idText, db)
+                    try ChunkRow.register(
+                        file: directory.fileName(session: session.id, chunk: compaction.chunk),
+                        samples: compaction.samples, number: compaction.chunk, session: idText, db)
                 }
                 for event in compaction.events {
                     try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
@@ -443,16 +463,18 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             return .commit
         }
-        // Only the open chunk (the first compacted) can have a segment.
-        guard let chunk = compactions.first?.chunk, state.tail.records > 0 || state.resumeLength != nil else { return }
-        if state.segment?.chunk == chunk {
+        for compaction in compactions where state.segment?.chunk == compaction.chunk {
             state.segment?.closeDescriptor()
             state.segment = nil
         }
+        // Only the open chunk (the first compacted) can have a segment without samples.
+        guard let first = compactions.first, first.samples.isEmpty,
+            state.tail.records > 0 || state.resumeLength != nil
+        else { return }
         state.resumeLength = nil
-        let file = store.tailDirectory.filePath(session: session.id, chunk: chunk)
-        do { try store.tailDirectory.remove(file) } catch {
-            // Readers skip a segment whose chunk is stored; the next recovery deletes it.
+        let file = directory.filePath(session: session.id, chunk: first.chunk)
+        do { try directory.remove(file) } catch {
+            // Readers skip a segment whose chunk is closed; the next start deletes it.
             logger.warning("\(error.message)", metadata: ["store.path": "\(file)"])
         }
     }

@@ -193,7 +193,8 @@ extension SessionStore {
     /// Up to `maxItems` items from the outbox's head, each with its row as it is now; stops early
     /// once the chunks read hold `maxSamples` samples. Nil when the outbox is empty.
     public func outboxBatch(maxItems: Int, maxSamples: Int) async throws(StoreError) -> OutboxBatch? {
-        try await read("reading the replication outbox") { db in
+        let directory = tailDirectory
+        return try await read("reading the replication outbox") { db in
             let queued = try Row.fetchAll(
                 db, sql: "SELECT seq, table_name, key1, key2 FROM replication_outbox ORDER BY seq LIMIT ?",
                 arguments: [maxItems])
@@ -206,7 +207,7 @@ extension SessionStore {
                 let keyValues: [DatabaseValue] = [entry["key1"], entry["key2"]].prefix(table.key.count).map { $0 }
                 var item = try Self.outboxItem(table, key: keyValues, sequence: last, db)
                 if table.isSamples, item.row != nil {
-                    item.samples = try Self.chunkSamples(keyValues, db)
+                    item.samples = try Self.chunkSamples(keyValues, directory, db)
                     samples += item.samples?.count ?? 0
                 }
                 items.append(item)
@@ -242,12 +243,14 @@ extension SessionStore {
             row: row.map { row in row.databaseValues.map(OutboxValue.init) }, mirrorsDeletion: mirrors, samples: nil)
     }
 
-    private static func chunkSamples(_ key: [DatabaseValue], _ db: Database) throws -> [StoredSample]? {
+    private static func chunkSamples(
+        _ key: [DatabaseValue], _ directory: TailDirectory, _ db: Database
+    ) throws -> [StoredSample]? {
         guard
-            let data = try Data.fetchOne(
-                db, sql: "SELECT data FROM sample_chunks WHERE session_id = ? AND chunk = ?",
+            let row = try ChunkRow.fetchOne(
+                db, sql: "SELECT * FROM sample_chunks WHERE session_id = ? AND chunk = ?",
                 arguments: StatementArguments(key))
         else { return nil }
-        return try? SampleChunkCodec.decode([UInt8](data))
+        return try? row.samples(in: directory)
     }
 }

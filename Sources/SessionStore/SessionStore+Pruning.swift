@@ -38,7 +38,8 @@ extension SessionStore {
         -> PruneResult
     {
         let cutoff = date.timeIntervalSince1970
-        let body = { @Sendable (db: Database) throws -> PruneResult in
+        let directory = tailDirectory
+        let body = { @Sendable (db: Database) throws -> (PruneResult, [String]) in
             let finished = SessionRow.filter(SessionRow.Columns.endedAt != nil)
             let old = finished.filter(SessionRow.Columns.storedAt < cutoff)
             let ids = try String.fetchAll(db, old.select(SessionRow.Columns.id).order(SessionRow.Columns.startedAt))
@@ -46,6 +47,7 @@ extension SessionStore {
             let chunkCount = try chunks.fetchCount(db)
             let samples = try chunks.select(total(ChunkRow.Columns.sampleCount), as: Double.self).fetchOne(db) ?? 0
             let bytes = try chunks.select(total(length(ChunkRow.Columns.data)), as: Double.self).fetchOne(db) ?? 0
+            let files = try ChunkRow.files(chunks, db)
             let events =
                 options.samplesOnly ? 0 : try EventRow.filter(ids.contains(EventRow.Columns.sessionID)).fetchCount(db)
             let total = try finished.fetchCount(db)
@@ -53,7 +55,7 @@ extension SessionStore {
                 sessionsDeleted: options.samplesOnly ? 0 : ids.count, sessionsAffected: ids.count,
                 chunksDeleted: chunkCount, samplesDeleted: Int64(samples), eventsDeleted: events)
             result.sessionIDs = ids.compactMap(UUID.init(uuidString:))
-            result.sampleBytes = Int64(bytes)
+            result.sampleBytes = Int64(bytes) + files.reduce(0) { $0 + directory.fileSize($1) }
             result.finishedSessions = total
             if let share = options.maximumShare, !ids.isEmpty, Double(ids.count) > share * Double(total) {
                 throw StoreError(
@@ -62,18 +64,19 @@ extension SessionStore {
                         + "\(total) finished sessions, more than the \(Int((share * 100).rounded())) % one prune may "
                         + "take: check the age with `sportsensorctl prune --dry-run`, then add --force")
             }
-            guard !options.dryRun else { return result }
+            guard !options.dryRun else { return (result, files) }
             if options.samplesOnly {
                 try chunks.deleteAll(db)
             } else {
                 // Events and chunks go with their session (ON DELETE CASCADE).
                 try old.deleteAll(db)
             }
-            return result
+            return (result, files)
         }
-        let result =
+        let (result, files) =
             options.dryRun ? try await read("planning a prune", body) : try await write("pruning sessions", body)
         guard !options.dryRun else { return result }
+        removeChunkFiles(files)
         if options.vacuum {
             do {
                 try await database.vacuum()

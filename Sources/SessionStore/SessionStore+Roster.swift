@@ -120,7 +120,7 @@ extension SessionStore {
     /// nothing, `.keep` keeps them without an athlete, `.delete` deletes them (never a session
     /// still recording). Returns how many sessions were kept or deleted.
     public func removeAthlete(id: Int64, sessions: AthleteSessionsOnRemoval) async throws(StoreError) -> Int {
-        try await write("removing an athlete") { db in
+        let (count, files) = try await write("removing an athlete") { db -> (Int, [String]) in
             guard let row = try AthleteRow.fetchOne(db, key: id) else {
                 throw StoreError(.notFound, "no athlete has id \(id): list them with `sportsensorctl athletes list`")
             }
@@ -135,6 +135,7 @@ extension SessionStore {
                     .sessionLive,
                     "\(row.name) has a session still recording: stop it first with `sportsensorctl stop`")
             }
+            var files: [String] = []
             switch sessions {
             case .refuse where count > 0:
                 throw StoreError(
@@ -142,14 +143,18 @@ extension SessionStore {
                     "\(row.name) has \(count) session(s): remove with --keep-sessions (they stay, without an "
                         + "athlete) or --delete-sessions (they are deleted with their samples)")
             case .delete:
+                files = try ChunkRow.files(
+                    ofSessions: "SELECT id FROM sessions WHERE athlete_id = ?", arguments: [id], db)
                 try db.execute(sql: "DELETE FROM sessions WHERE athlete_id = ?", arguments: [id])
             case .keep, .refuse:
                 try db.execute(sql: "UPDATE sessions SET athlete_id = NULL WHERE athlete_id = ?", arguments: [id])
             }
             try db.execute(sql: "UPDATE sensors SET athlete_id = NULL WHERE athlete_id = ?", arguments: [id])
             _ = try AthleteRow.deleteOne(db, key: id)
-            return count
+            return (count, files)
         }
+        removeChunkFiles(files)
+        return count
     }
 
     /// Adds a team; the name must be new.

@@ -3,8 +3,11 @@ import Foundation
 import GRDB
 import SDUSensor
 
-/// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, encoded by
-/// `SampleChunkCodec` (Docs/FORMATS.md), with a summary for queries.
+/// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, with a summary
+/// for queries. The samples are either in `data`, encoded by `SampleChunkCodec` (imports, and
+/// stores before schema 7), or, when `file` is set, in that sealed tail segment file of the
+/// store's tail directory, the form a recording writes once (Docs/FORMATS.md, "Sample chunks").
+/// `samples(in:)` is the one place either kind is decoded.
 struct ChunkRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "sample_chunks"
 
@@ -18,6 +21,7 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
         case lastTime = "last_time"
         case codecVersion = "codec_version"
         case data
+        case file
     }
 
     /// The columns.
@@ -27,6 +31,7 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
         static let sampleCount = Column(CodingKeys.sampleCount)
         static let lastTime = Column(CodingKeys.lastTime)
         static let data = Column(CodingKeys.data)
+        static let file = Column(CodingKeys.file)
     }
 
     var sessionID: String
@@ -38,6 +43,8 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
     var lastTime: Double
     var codecVersion: Int
     var data: Data
+    /// The sealed segment holding the samples, a name in the tail directory; nil: they are in `data`.
+    var file: String?
 
     /// Writes one chunk through one cached statement (it runs for every closed chunk of every
     /// live session; `OR REPLACE` lets crash recovery write a chunk a compaction already wrote).
@@ -55,6 +62,69 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
             samples.last?.t ?? summary.firstTime, Int(SampleChunkCodec.version), Data(blob),
         ])
     }
+
+    /// Registers a sealed tail segment as chunk `number`, holding `samples` (the segment's): the row
+    /// names the file and carries no BLOB, so the chunk is not written again. `OR REPLACE`: crash
+    /// recovery may register a segment whose commit it cannot tell happened.
+    static func register(
+        file name: String, samples: [StoredSample], number: Int64, session: String, _ db: Database
+    ) throws {
+        let summary = SampleChunkCodec.summary(of: samples)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sample_chunks (session_id, chunk, first_index, sample_count, first_time,
+                    time_step, last_time, codec_version, data, file)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, X'', ?)
+                """)
+        try statement.execute(arguments: [
+            session, number, summary.firstIndex, summary.count, summary.firstTime, summary.timeStep,
+            samples.last?.t ?? summary.firstTime, Int(SampleChunkCodec.version), name,
+        ])
+    }
+
+    /// The chunk's samples, from its BLOB or its sealed segment file in `directory`: the one place
+    /// the store's samples are decoded. A file that is missing, belongs to another chunk, or holds
+    /// fewer samples than the row says (a damaged record) is an error, never a shorter chunk.
+    func samples(in directory: TailDirectory) throws(StoreError) -> [StoredSample] {
+        guard let file else {
+            do { return try SampleChunkCodec.decode([UInt8](data)) } catch {
+                throw StoreError(
+                    .badChunk, "sample chunk \(chunk) of session \(sessionID) cannot be decoded: \(error)",
+                    path: directory.path, cause: error)
+            }
+        }
+        let path = directory.path + "/" + file
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw StoreError(
+                .badChunk,
+                "the file of sample chunk \(chunk) of session \(sessionID) is missing or unreadable: restore "
+                    + "the store's -tail directory from the backup it came with (Docs/OPERATIONS.md)",
+                path: path)
+        }
+        let segment: TailSegment
+        do { segment = try TailSegment(parsing: [UInt8](bytes)) } catch {
+            throw StoreError(
+                .badChunk, "the file of sample chunk \(chunk) of session \(sessionID) cannot be read: \(error)",
+                path: path, cause: error)
+        }
+        let samples = segment.samples
+        guard segment.header.session.uuidString.lowercased() == sessionID, segment.header.chunk == chunk,
+            segment.validLength == bytes.count, Int64(samples.count) == sampleCount
+        else {
+            throw StoreError(
+                .badChunk,
+                "the file of sample chunk \(chunk) of session \(sessionID) is damaged (holds \(samples.count) of "
+                    + "\(sampleCount) samples, or another chunk's): restore it from a backup",
+                path: path)
+        }
+        return samples
+    }
+
+    /// Bytes the chunk takes: its BLOB, or its file.
+    func storedBytes(in directory: TailDirectory) -> Int64 {
+        guard let file else { return Int64(data.count) }
+        return directory.fileSize(file)
+    }
 }
 
 extension SessionStore {
@@ -66,15 +136,8 @@ extension SessionStore {
             try ChunkRow.filter(ChunkRow.Columns.sessionID == idText).order(ChunkRow.Columns.chunk).fetchAll(db)
         }
         var samples: [StoredSample] = []
-        for chunk in chunks {
-            do {
-                samples += try SampleChunkCodec.decode([UInt8](chunk.data))
-            } catch {
-                throw StoreError(
-                    .badChunk, "sample chunk \(chunk.chunk) of session \(idText) cannot be decoded: \(error)",
-                    path: path, cause: error)
-            }
-        }
+        let directory = tailDirectory
+        for chunk in chunks { samples += try chunk.samples(in: directory) }
         return samples + tail.samples
     }
 
@@ -89,15 +152,18 @@ extension SessionStore {
         try await samples(of: id).map { AccelerationSample(t: StoreTime.microseconds($0.t), raw: $0.raw) }
     }
 
-    /// How many samples a session holds and the bytes they take (chunk BLOBs, and the records of
-    /// its tail segments while it records).
+    /// How many samples a session holds and the bytes they take (chunk BLOBs and chunk files, and
+    /// the records of its tail segments while it records).
     public func sampleStorage(of id: UUID) async throws(StoreError) -> (samples: Int64, bytes: Int64) {
         let idText = id.uuidString.lowercased()
+        let directory = tailDirectory
         let ((samples, bytes), tail) = try await readWithTail("measuring samples", of: id) { db in
             let request = ChunkRow.filter(ChunkRow.Columns.sessionID == idText)
                 .select(total(ChunkRow.Columns.sampleCount), total(length(ChunkRow.Columns.data)))
             let row = try Row.fetchOne(db, request)
-            return (Int64((row?[0] as Double?) ?? 0), Int64((row?[1] as Double?) ?? 0))
+            let files = try ChunkRow.files(ChunkRow.filter(ChunkRow.Columns.sessionID == idText), db)
+            let fileBytes = files.reduce(Int64(0)) { $0 + directory.fileSize($1) }
+            return (Int64((row?[0] as Double?) ?? 0), Int64((row?[1] as Double?) ?? 0) + fileBytes)
         }
         return (samples + Int64(tail.samples.count), bytes + tail.bytes)
     }

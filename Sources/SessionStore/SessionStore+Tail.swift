@@ -27,24 +27,26 @@ extension SessionStore {
     var tailDirectory: TailDirectory { TailDirectory(databasePath: path) }
 
     /// `body`'s reading of the database, with session `id`'s rows still in tail segments (past its
-    /// last stored chunk). The files are read first, on the reader's queue and before the read's
-    /// snapshot starts, so a compaction in between makes a segment obsolete, never a chunk missing.
+    /// last stored chunk). The segments are read after the last stored chunk is known and before
+    /// the read's snapshot starts: a compaction in between makes a segment obsolete (a sealed one
+    /// stays, named by its new row), never a chunk or an event missing.
     func readWithTail<T: Sendable>(
         _ action: String, of id: UUID, _ body: @Sendable @escaping (Database) throws -> T
     ) async throws(StoreError) -> (T, SessionTail) {
         let directory = tailDirectory
         let logger = logger
         let idText = id.uuidString.lowercased()
+        let before = try await read(action) { db in try Self.storedEnds(of: idText, db).chunk }
         return try await read(action) { db in
-            let segments = Self.tailSegments(of: id, in: directory, logger: logger)
+            let segments = Self.tailSegments(of: id, after: before, in: directory, logger: logger)
             let value = try body(db)
             let stored = try Self.storedEnds(of: idText, db).chunk ?? -1
             return (value, SessionTail(segments: segments.filter { $0.header.chunk > stored }))
         }
     }
 
-    static func tailSegments(of id: UUID, in directory: TailDirectory, logger: Logger) -> [TailSegment] {
-        directory.segments(of: id, after: nil) { file, error in
+    static func tailSegments(of id: UUID, after: Int64?, in directory: TailDirectory, logger: Logger) -> [TailSegment] {
+        directory.segments(of: id, after: after) { file, error in
             logger.warning(
                 "ignoring an unreadable tail segment: \(error.message)",
                 metadata: ["store.path": "\(file)", "session.id": "\(id.uuidString.lowercased())"])
@@ -60,11 +62,31 @@ extension SessionStore {
         return (chunk, sequence)
     }
 
-    /// Writes a session's tail into the database: each segment as its chunk, the events not stored
-    /// yet, the latest counters. Part of the caller's transaction.
-    static func compact(_ tail: SessionTail, session idText: String, storedSequence: Int64?, _ db: Database) throws {
+    /// Seals a session's tail segments that hold samples, cutting a torn last record off first, so
+    /// that each can be registered as its chunk; then makes their names durable.
+    static func seal(_ tail: SessionTail, in directory: TailDirectory) throws(StoreError) {
+        let sealed = tail.segments.filter { !$0.samples.isEmpty }
+        for segment in sealed {
+            let writer = try TailSegmentWriter.resume(
+                directory.filePath(session: segment.header.session, chunk: segment.header.chunk),
+                chunk: segment.header.chunk, validLength: segment.validLength)
+            defer { writer.closeDescriptor() }
+            try writer.seal()
+        }
+        if !sealed.isEmpty { try directory.sync() }
+    }
+
+    /// Registers a session's sealed tail in the database: each segment with samples as its chunk
+    /// (the file stays, as it is), the events not stored yet, the latest counters. Part of the
+    /// caller's transaction.
+    static func register(
+        _ tail: SessionTail, session idText: String, storedSequence: Int64?, directory: TailDirectory,
+        _ db: Database
+    ) throws {
         for segment in tail.segments where !segment.samples.isEmpty {
-            try ChunkRow.write(segment.samples, number: segment.header.chunk, session: idText, db)
+            let name = directory.fileName(session: segment.header.session, chunk: segment.header.chunk)
+            try ChunkRow.register(
+                file: name, samples: segment.samples, number: segment.header.chunk, session: idText, db)
         }
         for event in tail.events(after: storedSequence) {
             try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
@@ -74,27 +96,36 @@ extension SessionStore {
 }
 
 extension SessionStore {
-    /// Closes sessions without an end, after writing their tail segments into the database:
-    /// `ended_at` becomes the time of the last stored sample, else the last event, else the start;
-    /// the reason `interrupted`. Then deletes every segment of a closed session. Runs only when no
-    /// other process has the store open, so a live recorder's sessions are never closed under it.
+    /// Closes sessions without an end, after registering their tail segments as chunks (a segment
+    /// sealed by a recorder whose commit did not happen is registered here, once: its chunk number
+    /// is the row's key): `ended_at` becomes the time of the last stored sample, else the last
+    /// event, else the start; the reason `interrupted`. Then deletes every segment no row names:
+    /// those of closed sessions that held only events, and the files of chunks whose rows a
+    /// deletion removed before it could delete them. Runs only when no other process has the store
+    /// open, so a live recorder's sessions are never closed under it.
     static func recoverInterruptedSessions(
         _ pool: DatabasePool, path: String, logger: Logger
     ) throws(StoreError) -> [UUID] {
         let directory = TailDirectory(databasePath: path)
         do {
             let closed = try pool.writeWithoutTransaction { db -> [UUID] in
-                // The segments go only once the chunks that replace them are on disk.
+                // The segments that held only events go once the commit is on disk.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                var tails: [(SessionRow, UUID, SessionTail, Int64?)] = []
+                for session in try SessionRow.filter(SessionRow.Columns.endedAt == nil).fetchAll(db) {
+                    guard let id = UUID(uuidString: session.id) else { continue }
+                    let stored = try storedEnds(of: session.id, db)
+                    let tail = SessionTail(
+                        segments: tailSegments(of: id, after: stored.chunk, in: directory, logger: logger))
+                    try seal(tail, in: directory)
+                    tails.append((session, id, tail, stored.sequence))
+                }
                 var closed: [UUID] = []
                 try db.inTransaction {
-                    for var session in try SessionRow.filter(SessionRow.Columns.endedAt == nil).fetchAll(db) {
-                        guard let id = UUID(uuidString: session.id) else { continue }
-                        let stored = try storedEnds(of: session.id, db)
-                        let segments = tailSegments(of: id, in: directory, logger: logger)
-                        let tail = SessionTail(segments: segments.filter { $0.header.chunk > (stored.chunk ?? -1) })
-                        try compact(tail, session: session.id, storedSequence: stored.sequence, db)
+                    for (row, id, tail, storedSequence) in tails {
+                        var session = row
+                        try register(tail, session: session.id, storedSequence: storedSequence, directory: directory, db)
                         let lastSample = try ChunkRow.filter(ChunkRow.Columns.sessionID == session.id)
                             .select(max(ChunkRow.Columns.lastTime), as: Double.self).fetchOne(db)
                         let lastEvent = try EventRow.filter(EventRow.Columns.sessionID == session.id)
@@ -118,15 +149,27 @@ extension SessionStore {
                 }
                 return closed
             }
-            // Every session is closed now: what segments remain are compacted or obsolete.
-            for entry in directory.entries() {
-                do { try directory.remove(entry.path) } catch {
-                    logger.warning("\(error.message)", metadata: ["store.path": "\(entry.path)"])
-                }
-            }
+            try removeUnreferencedSegments(pool, directory: directory, logger: logger)
             return closed
         } catch {
             throw StoreError.wrap(error, path: path, doing: "closing interrupted sessions")
+        }
+    }
+
+    /// Deletes every segment file no chunk row names. Only when every session is closed (at start,
+    /// alone with the store): then a segment without a row is obsolete.
+    static func removeUnreferencedSegments(
+        _ pool: DatabasePool, directory: TailDirectory, logger: Logger
+    ) throws {
+        let entries = directory.entries()
+        guard !entries.isEmpty else { return }
+        let named = try pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT file FROM sample_chunks WHERE file IS NOT NULL"))
+        }
+        for entry in entries where !named.contains(directory.fileName(session: entry.session, chunk: entry.chunk)) {
+            do { try directory.remove(entry.path) } catch {
+                logger.warning("\(error.message)", metadata: ["store.path": "\(entry.path)"])
+            }
         }
     }
 }

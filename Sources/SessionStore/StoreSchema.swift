@@ -25,6 +25,7 @@ public enum StoreSchema {
         Version(name: "v4-tail-segments", number: 4),
         Version(name: "v5-roster-summaries-targets", number: 5),
         Version(name: "v6-replication-outbox", number: 6),
+        Version(name: "v7-sealed-chunk-files", number: 7),
     ]
 
     /// The version this build writes.
@@ -89,6 +90,17 @@ public enum StoreSchema {
                         queueing INTEGER NOT NULL DEFAULT 1
                     );
                     PRAGMA user_version = 6;
+                    """)
+        }
+        migrator.registerMigration("v7-sealed-chunk-files") { db in
+            // A recorded chunk stays in its sealed tail segment file and its row names that file
+            // (`data` is then empty) instead of holding the chunk as a BLOB written twice through
+            // the WAL (Docs/FORMATS.md, "Sample chunks"). Imported chunks keep their BLOB. An older
+            // build would read a file row as an empty chunk, so it must refuse the store.
+            try db.execute(
+                sql: """
+                    ALTER TABLE sample_chunks ADD COLUMN file TEXT;
+                    PRAGMA user_version = 7;
                     """)
         }
         return migrator

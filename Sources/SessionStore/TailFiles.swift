@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// Where a store keeps its tail segments: `<database>-tail/<session id>.<chunk>.tail`, next to
-/// the database's `-wal` (Docs/ARCHITECTURE.md, "Session store").
+/// the database's `-wal` (Docs/ARCHITECTURE.md, "Session store"). A segment is a recording's open
+/// chunk until it is sealed and a `sample_chunks` row names it; then it is that chunk's samples.
 struct TailDirectory: Sendable {
     /// One segment file found in the directory.
     struct Entry: Sendable, Hashable {
@@ -25,7 +26,33 @@ struct TailDirectory: Sendable {
     init(databasePath: String) { path = databasePath + "-tail" }
 
     func filePath(session: UUID, chunk: Int64) -> String {
-        path + "/" + session.uuidString.lowercased() + ".\(chunk).tail"
+        path + "/" + fileName(session: session, chunk: chunk)
+    }
+
+    /// A segment's name in the directory, as a chunk row stores it.
+    func fileName(session: UUID, chunk: Int64) -> String {
+        session.uuidString.lowercased() + ".\(chunk).tail"
+    }
+
+    /// Bytes of file `name` (0 when it is missing).
+    func fileSize(_ name: String) -> Int64 {
+        var status = stat()
+        guard stat(path + "/" + name, &status) == 0 else { return 0 }
+        return Int64(status.st_size)
+    }
+
+    /// Makes the directory's entries durable: a sealed segment's name must be on disk before the
+    /// row that names it commits.
+    func sync() throws(StoreError) {
+        let descriptor: Int32
+        switch syscall("open", { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let errno): throw TailSegmentWriter.failure(errno, path, "open the tail directory")
+        }
+        defer { _ = syscall("close", retryingOnEINTR: false) { close(descriptor) } }
+        if case .failure(let errno) = syscall("fsync", { fsync(descriptor) }) {
+            throw TailSegmentWriter.failure(errno, path, "sync the tail directory")
+        }
     }
 
     /// Every segment file, by session and chunk. A missing directory has none; files that are not
@@ -43,27 +70,26 @@ struct TailDirectory: Sendable {
     }
 
     /// The segments of `session` with a chunk number above `after`, in chunk order: the rows not in
-    /// the database yet. A file that vanished meanwhile (compacted) is skipped, so is one whose
-    /// header cannot be read (reported through `damaged`).
+    /// the database yet. They are numbered without gaps (a recorder opens chunk n + 1 once chunk n
+    /// is sealed), so they are found by name, without listing a directory that also holds every
+    /// sealed chunk. A segment whose header cannot be read is skipped (reported through `damaged`).
     func segments(
         of session: UUID, after: Int64?, damaged: (String, SampleChunkCodec.DecodeError) -> Void = { _, _ in }
     )
         -> [TailSegment]
     {
-        let prefix = session.uuidString.lowercased() + "."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return [] }
         var found: [TailSegment] = []
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tail") {
-            let file = path + "/" + name
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
+        var chunk = (after ?? -1) + 1
+        while let data = FileManager.default.contents(atPath: filePath(session: session, chunk: chunk)) {
             do {
                 let segment = try TailSegment(parsing: [UInt8](data))
-                if segment.header.session == session, segment.header.chunk > (after ?? -1) { found.append(segment) }
+                if segment.header.session == session, segment.header.chunk == chunk { found.append(segment) }
             } catch {
-                damaged(file, error)
+                damaged(filePath(session: session, chunk: chunk), error)
             }
+            chunk += 1
         }
-        return found.sorted { $0.header.chunk < $1.header.chunk }
+        return found
     }
 
     /// Deletes a segment; one already gone is fine.
@@ -158,6 +184,13 @@ struct TailSegmentWriter: Sendable {
     /// append overwrites it anyway, and a reader stops at it).
     private func cutBack() {
         _ = syscall("ftruncate") { ftruncate(descriptor, off_t(length)) }
+    }
+
+    /// Flushes the file's data to the device: a sealed segment is a chunk before its row commits.
+    func seal() throws(StoreError) {
+        if case .failure(let errno) = syscall("fdatasync", { fdatasync(descriptor) }) {
+            throw Self.failure(errno, path, "seal the tail segment")
+        }
     }
 
     /// Flushes the file to the device: a spilled record must outlive the process.
