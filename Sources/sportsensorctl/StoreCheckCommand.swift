@@ -8,7 +8,7 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Look after the session database.",
-        subcommands: [StoreCheckCommand.self]
+        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self]
     )
 }
 

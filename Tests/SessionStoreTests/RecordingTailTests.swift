@@ -53,27 +53,36 @@ struct RecordingTailTests {
         #expect(tail.plan(samples: [], events: [], counts: nil).isEmpty)
     }
 
-    @Test("the flush that fills a chunk compacts it with the segment's events and counters, then starts the next")
+    func append(
+        _ chunk: Int64, _ ordinal: Int64, _ range: Range<Int>, _ events: [SequencedEvent] = [],
+        counts: SessionCounts? = nil
+    ) -> RecordingTail.Step {
+        .init(
+            action: .append(
+                .init(chunk: chunk, record: .init(ordinal: ordinal, samples: samples(range), events: events, counts: counts))
+            ), newSamples: range.count, newEvents: events.count)
+    }
+
+    func compact(
+        _ chunk: Int64, _ range: Range<Int>, _ events: [SequencedEvent] = [], counts: SessionCounts? = nil,
+        close: RecordingTail.Close? = nil, newEvents: Int = 0
+    ) -> RecordingTail.Step {
+        .init(
+            action: .compact(.init(chunk: chunk, samples: samples(range), events: events, counts: counts, close: close)),
+            newSamples: 0, newEvents: newEvents)
+    }
+
+    @Test("the flush that fills a chunk appends its last samples, then compacts the whole segment with its events and counters")
     func fillsAChunk() {
         var tail = RecordingTail(chunkLength: 100, chunk: 0)
         run(&tail, tail.plan(samples: samples(0..<60), events: [event(0)], counts: SessionCounts(received: 60)))
         let steps = tail.plan(samples: samples(60..<330), events: [event(1)], counts: nil)
         let expected: [RecordingTail.Step] = [
-            .init(
-                action: .compact(
-                    .init(
-                        chunk: 0, samples: samples(0..<100), events: [event(0), event(1)],
-                        counts: SessionCounts(received: 60), close: nil)), newSamples: 40, newEvents: 1),
-            .init(
-                action: .compact(.init(chunk: 1, samples: samples(100..<200), events: [], counts: nil, close: nil)),
-                newSamples: 100, newEvents: 0),
-            .init(
-                action: .compact(.init(chunk: 2, samples: samples(200..<300), events: [], counts: nil, close: nil)),
-                newSamples: 100, newEvents: 0),
-            .init(
-                action: .append(
-                    .init(chunk: 3, record: .init(ordinal: 0, samples: samples(300..<330), events: [], counts: nil))),
-                newSamples: 30, newEvents: 0),
+            append(0, 1, 60..<100, [event(1)]),
+            compact(0, 0..<100, [event(0), event(1)], counts: SessionCounts(received: 60)),
+            append(1, 0, 100..<200), compact(1, 100..<200),
+            append(2, 0, 200..<300), compact(2, 200..<300),
+            append(3, 0, 300..<330),
         ]
         #expect(steps == expected)
         run(&tail, steps)
@@ -81,21 +90,26 @@ struct RecordingTailTests {
         #expect(tail.counts == nil)
     }
 
-    @Test("exactly a chunk: compacted, and no segment is started for nothing")
+    @Test("exactly a chunk: appended and compacted, and no segment is started for nothing")
     func exactChunk() {
         var tail = RecordingTail(chunkLength: 50, chunk: 7)
         let steps = tail.plan(samples: samples(0..<50), events: [], counts: nil)
-        #expect(steps.count == 1)
-        guard case .compact(let compaction) = steps[0].action else {
-            Issue.record("expected a compaction")
-            return
-        }
-        #expect(compaction.chunk == 7 && compaction.samples == samples(0..<50))
+        #expect(steps == [append(7, 0, 0..<50), compact(7, 0..<50)])
         run(&tail, steps)
         #expect(tail.chunk == 8 && tail.records == 0 && tail.samples.isEmpty)
     }
 
-    @Test("closing compacts the partial chunk with the buffered rows and the end, in one step")
+    @Test("a segment already full (its compaction failed) is compacted without appending to it")
+    func fullSegment() {
+        var tail = RecordingTail(chunkLength: 50, chunk: 7)
+        let steps = tail.plan(samples: samples(0..<50), events: [], counts: nil)
+        tail.apply(steps[0])
+        #expect(tail.plan(samples: samples(50..<52), events: [event(3)], counts: nil) == [
+            compact(7, 0..<50, [event(3)], newEvents: 1), append(8, 0, 50..<52),
+        ])
+    }
+
+    @Test("closing appends the buffered samples to the segment and compacts it with the end, in one transaction")
     func closing() {
         var tail = RecordingTail(chunkLength: 100, chunk: 2)
         run(&tail, tail.plan(samples: samples(0..<30), events: [event(4)], counts: SessionCounts(received: 30)))
@@ -105,21 +119,17 @@ struct RecordingTailTests {
         let steps = tail.plan(samples: samples(30..<45), events: [event(5)], counts: nil, close: close)
         #expect(
             steps == [
-                .init(
-                    action: .compact(
-                        .init(
-                            chunk: 2, samples: samples(0..<45), events: [event(4), event(5)], counts: close.counts,
-                            close: close)), newSamples: 15, newEvents: 1)
+                append(2, 1, 30..<45, [event(5)]),
+                compact(2, 0..<45, [event(4), event(5)], counts: close.counts, close: close),
             ])
+
+        // Events without samples go into the database only.
+        let eventsOnly = tail.plan(samples: [], events: [event(5)], counts: nil, close: close)
+        #expect(eventsOnly == [compact(2, 0..<30, [event(4), event(5)], counts: close.counts, close: close, newEvents: 1)])
 
         // A session with nothing pending still gets its close.
         let empty = RecordingTail(chunkLength: 100, chunk: 0).plan(samples: [], events: [], counts: nil, close: close)
-        #expect(
-            empty == [
-                .init(
-                    action: .compact(.init(chunk: 0, samples: [], events: [], counts: close.counts, close: close)),
-                    newSamples: 0, newEvents: 0)
-            ])
+        #expect(empty == [compact(0, 0..<0, counts: close.counts, close: close)])
     }
 
     @Test("a flush failing at a step keeps exactly the new rows of that step and those after it")
@@ -127,11 +137,12 @@ struct RecordingTailTests {
         var tail = RecordingTail(chunkLength: 100, chunk: 0)
         run(&tail, tail.plan(samples: samples(0..<90), events: [], counts: nil))
         let steps = tail.plan(samples: samples(90..<250), events: [event(0), event(1)], counts: nil)
-        #expect(steps.count == 3)
+        #expect(steps.count == 5)
         #expect(RecordingTail.unsaved(steps, from: 0) == (160, 2))
         #expect(RecordingTail.unsaved(steps, from: 1) == (150, 0))
-        #expect(RecordingTail.unsaved(steps, from: 2) == (50, 0))
-        #expect(RecordingTail.unsaved(steps, from: 3) == (0, 0))
+        #expect(RecordingTail.unsaved(steps, from: 2) == (150, 0))
+        #expect(RecordingTail.unsaved(steps, from: 3) == (50, 0))
+        #expect(RecordingTail.unsaved(steps, from: 5) == (0, 0))
     }
 
     @Test("resuming a segment: its rows are the open chunk's, and records continue its numbering")

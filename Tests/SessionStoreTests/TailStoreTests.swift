@@ -30,6 +30,19 @@ struct TailStoreTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: store.tailDirectory.path)) ?? []).sorted()
     }
 
+    /// The files chunk rows name.
+    func chunkFiles(_ store: SessionStore) async throws -> [String] {
+        try await store.database.read { db in
+            try String.fetchAll(db, sql: "SELECT file FROM sample_chunks WHERE file IS NOT NULL ORDER BY file")
+        }
+    }
+
+    /// Segment files no chunk row names: the open ends of recordings.
+    func openSegments(_ store: SessionStore) async throws -> [String] {
+        let named = Set(try await chunkFiles(store))
+        return segmentFiles(store).filter { !named.contains($0) }
+    }
+
     func events(_ range: Range<Int>) -> [EventRecord] {
         range.map { EventRecord(type: "hit", t: Double($0) / 10, peakG: 1 + Double($0) / 100, saturated: $0 % 2 == 0) }
     }
@@ -46,7 +59,7 @@ struct TailStoreTests {
         let allEvents = events(0..<40)
         var flushed = 0
         var received: Int64 = 0
-        // 700: all in the tail; 1000: one chunk, no segment; 2300: chunks and a tail; 4000: boundary.
+        // 700: all in the tail; 1000: one chunk, no open segment; 2300: chunks and a tail; 4000: boundary.
         for (end, expectedChunks, expectedSegments) in [(700, 0, 1), (1000, 1, 0), (2300, 2, 1), (4000, 4, 0)] {
             recorder.record(samples: samples[flushed..<end])
             for event in allEvents[flushed / 100..<end / 100] { recorder.record(event: event) }
@@ -63,7 +76,10 @@ struct TailStoreTests {
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sample_chunks")
             }
             #expect(chunks == expectedChunks, "after \(end)")
-            #expect(segmentFiles(store).count == expectedSegments, "after \(end)")
+            #expect(try await openSegments(store).count == expectedSegments, "after \(end)")
+            // Every chunk is its sealed segment: a file, no BLOB.
+            #expect(try await chunkFiles(store).count == expectedChunks, "after \(end)")
+            #expect(segmentFiles(store).count == expectedChunks + expectedSegments, "after \(end)")
             // A reading command next to the daemon sees the same.
             let reader = try SessionStore.openReadOnly(path: store.path)
             #expect(try await View.of(reader, session.id) == view)
@@ -74,7 +90,11 @@ struct TailStoreTests {
                 StoredSample(index: 4000 + $0.index, t: 40 + $0.t, raw: $0.raw)
             })
         try await recorder.finish(reason: .stopped)
-        #expect(segmentFiles(store).isEmpty)
+        #expect(try await openSegments(store).isEmpty)
+        let blobBytes = try await store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT total(length(data)) FROM sample_chunks")
+        }
+        #expect(blobBytes == 0)
         let view = try await View.of(store, session.id)
         #expect(view.samples.count == 4010 && sameSamples(view.samples.prefix(4000), samples))
         #expect(view.events == allEvents)
@@ -84,7 +104,7 @@ struct TailStoreTests {
         #expect(counts == [1000, 1000, 1000, 1000, 10])
     }
 
-    @Test("a session whose process died keeps its tail: recovery writes it as a chunk and deletes the segment")
+    @Test("a session whose process died keeps its tail: recovery registers the segment as a chunk, as it is")
     func recoveryKeepsTheTail() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
@@ -109,7 +129,8 @@ struct TailStoreTests {
         }
         let store = try SessionStore.open(at: temporary.stateDirectory)
         #expect(store.recoveredSessions == [session.id])
-        #expect(segmentFiles(store).isEmpty)
+        #expect(try await openSegments(store).isEmpty)
+        #expect(segmentFiles(store).count == 3)
         let recovered = try await store.session(id: session.id)
         #expect(recovered.endReason == .interrupted)
         #expect(recovered.counts == SessionCounts(received: 2450, lost: 3, malformed: 1, sampleRate: 99.9))
@@ -152,8 +173,8 @@ struct TailStoreTests {
         #expect(sameSamples(try await store.samples(of: session.id), samples[..<200]))
     }
 
-    @Test("a segment a compaction made obsolete (killed before deleting it) is never read twice")
-    func obsoleteSegment() async throws {
+    @Test("killed between sealing a segment and committing its row: the next start registers it once, never twice")
+    func sealedWithoutRow() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
         let samples = SyntheticMotion.training(count: 700, seed: 8)
@@ -166,25 +187,58 @@ struct TailStoreTests {
             recorder.record(samples: samples[..<400])
             for event in events(0..<4) { recorder.record(event: event) }
             try await recorder.flush()
-            let file = store.tailDirectory.path + "/" + segmentFiles(store)[0]
-            let kept = try Data(contentsOf: URL(fileURLWithPath: file))
             recorder.record(samples: samples[400...])
             recorder.record(event: events(4..<5)[0])
             try await recorder.flush()
-            // Put the compacted chunk's segment back, as if the process died before deleting it.
-            try kept.write(to: URL(fileURLWithPath: file))
             #expect(segmentFiles(store).count == 2)
+            // Undo the commit that registered chunk 0: the state a crash after the seal leaves.
+            try await store.database.write { db in
+                try db.execute(sql: "DELETE FROM sample_chunks")
+                try db.execute(sql: "DELETE FROM events")
+            }
             let view = try await View.of(store, session.id)
             #expect(sameSamples(view.samples, samples))
             #expect(view.events == events(0..<5))
             #expect(view.storedSamples == 700)
             try store.close()
         }
+        for _ in 0..<2 {
+            let reopened = try SessionStore.open(at: temporary.stateDirectory)
+            #expect(sameSamples(try await reopened.samples(of: session.id), samples))
+            #expect(try await reopened.events(of: session.id) == events(0..<5))
+            #expect(try await eventSequences(reopened, session.id) == (0..<5).map { Int64($0) })
+            let chunks = try await reopened.database.read { db in
+                try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+            }
+            #expect(chunks == [500, 200])
+            #expect(try await openSegments(reopened).isEmpty && segmentFiles(reopened).count == 2)
+            try reopened.close()
+        }
+    }
+
+    @Test("killed after the commit: the registered chunk stays as it is and only the open tail is recovered")
+    func killedAfterCommit() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let samples = SyntheticMotion.training(count: 650, seed: 12)
+        let session: SessionRecord
+        let sealed: Data
+        do {
+            let store = try SessionStore.open(at: temporary.stateDirectory)
+            session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
+            let recorder = try await store.recorder(
+                for: session, configuration: .init(chunkLength: 500), clock: ContinuousClock())
+            recorder.record(samples: samples)
+            try await recorder.flush()
+            sealed = try Data(contentsOf: URL(fileURLWithPath: store.tailDirectory.filePath(session: session.id, chunk: 0)))
+            try store.close()
+        }
         let reopened = try SessionStore.open(at: temporary.stateDirectory)
         #expect(reopened.recoveredSessions == [session.id])
-        #expect(segmentFiles(reopened).isEmpty)
         #expect(sameSamples(try await reopened.samples(of: session.id), samples))
-        #expect(try await reopened.events(of: session.id) == events(0..<5))
+        let file = reopened.tailDirectory.filePath(session: session.id, chunk: 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == sealed)
+        #expect(try await chunkFiles(reopened) == (0..<2).map { reopened.tailDirectory.fileName(session: session.id, chunk: $0) })
     }
 
     @Test("a new recorder for a session with a tail continues its segment, events and chunks")
@@ -213,6 +267,6 @@ struct TailStoreTests {
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
         #expect(counts == [400, 400, 100])
-        #expect(segmentFiles(store).isEmpty)
+        #expect(try await openSegments(store).isEmpty)
     }
 }

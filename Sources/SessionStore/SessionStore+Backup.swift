@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
+import GRDB
+
+extension SessionStore {
+    /// What `backup(to:)` copied.
+    public struct BackupResult: Sendable, Hashable {
+        /// The database copy.
+        public var databasePath: String
+        /// Chunk files copied (the samples of recorded chunks).
+        public var chunkFiles: Int
+        /// Open tail segments copied (the newest samples of sessions recording at the time).
+        public var tailSegments: Int
+        /// Chunks whose file went while copying (a prune that committed meanwhile): their rows
+        /// are left out of the copy.
+        public var chunksPruned: Int
+        /// Bytes copied, database and files.
+        public var bytes: Int64
+    }
+
+    /// Copies the store into directory `destination` (created when missing; it must not hold a
+    /// store yet): the database as one snapshot (SQLite's online backup), the chunk files that
+    /// snapshot's rows name, and the open tail segments of the sessions it shows recording, into
+    /// `<database>-tail/` next to the copy. Works next to a recording daemon and on a store opened
+    /// read-only; the copy is synced to its disk when this returns. Restoring is putting both in
+    /// place of the originals (Docs/OPERATIONS.md, "Your data").
+    public func backup(to destination: String) async throws(StoreError) -> BackupResult {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let target = destination + "/" + name
+        let source = tailDirectory
+        let copies = TailDirectory(databasePath: target)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: destination, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw StoreError(
+                .permission, "cannot create the backup directory \(destination): \(error.localizedDescription)",
+                path: destination, cause: error)
+        }
+        for existing in [target, copies.path] where FileManager.default.fileExists(atPath: existing) {
+            throw StoreError(
+                .invalidArgument,
+                "\(existing) exists already: back up into an empty directory (a backup never overwrites one)",
+                path: existing)
+        }
+        let copy: DatabaseQueue
+        do { copy = try DatabaseQueue(path: target) } catch {
+            throw StoreError.wrap(error, path: target, doing: "creating the backup copy")
+        }
+        var result = try await read("backing up the session database") { db -> BackupResult in
+            try copy.writeWithoutTransaction { copyDB in try db.backup(to: copyDB) }
+            var result = BackupResult(databasePath: target, chunkFiles: 0, tailSegments: 0, chunksPruned: 0, bytes: 0)
+            try Self.makeDirectory(copies.path)
+            let named = try Row.fetchAll(
+                db, sql: "SELECT session_id, chunk, file FROM sample_chunks WHERE file IS NOT NULL")
+            var gone: [(String, Int64)] = []
+            for row in named {
+                let file: String = row["file"]
+                if let bytes = try Self.copyFile(source.path + "/" + file, to: copies.path + "/" + file) {
+                    result.chunkFiles += 1
+                    result.bytes += bytes
+                } else {
+                    gone.append((row["session_id"], row["chunk"]))
+                }
+            }
+            for id in try String.fetchAll(db, SessionRow.filter(SessionRow.Columns.endedAt == nil).select(SessionRow.Columns.id)) {
+                guard let session = UUID(uuidString: id) else { continue }
+                var chunk = (try Self.storedEnds(of: id, db).chunk ?? -1) + 1
+                while let bytes = try Self.copyFile(
+                    source.filePath(session: session, chunk: chunk), to: copies.filePath(session: session, chunk: chunk))
+                {
+                    result.tailSegments += 1
+                    result.bytes += bytes
+                    chunk += 1
+                }
+            }
+            try copy.write { copyDB in
+                for (session, chunk) in gone {
+                    try copyDB.execute(
+                        sql: "DELETE FROM sample_chunks WHERE session_id = ? AND chunk = ?", arguments: [session, chunk])
+                }
+            }
+            result.chunksPruned = gone.count
+            return result
+        }
+        do {
+            try copy.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try copy.close()
+            try copies.sync()
+        } catch {
+            throw StoreError.wrap(error, path: target, doing: "finishing the backup copy")
+        }
+        result.bytes += Int64((try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0)
+        return result
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o750])
+    }
+
+    /// Copies `from` to `to` and syncs the copy; nil when `from` does not exist.
+    private static func copyFile(_ from: String, to: String) throws -> Int64? {
+        guard let data = FileManager.default.contents(atPath: from) else { return nil }
+        guard FileManager.default.createFile(atPath: to, contents: data, attributes: [.posixPermissions: 0o640]),
+            let handle = FileHandle(forWritingAtPath: to)
+        else {
+            throw StoreError(.permission, "cannot write the backup file \(to): check the disk and permissions", path: to)
+        }
+        defer { try? handle.close() }
+        try handle.synchronize()
+        return Int64(data.count)
+    }
+}
