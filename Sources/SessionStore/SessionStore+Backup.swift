@@ -63,12 +63,14 @@ extension SessionStore {
                     gone.append((row["session_id"], row["chunk"]))
                 }
             }
-            for id in try String.fetchAll(db, SessionRow.filter(SessionRow.Columns.endedAt == nil).select(SessionRow.Columns.id)) {
+            for id in try String.fetchAll(
+                db, SessionRow.filter(SessionRow.Columns.endedAt == nil).select(SessionRow.Columns.id))
+            {
                 guard let session = UUID(uuidString: id) else { continue }
                 var chunk = (try Self.storedEnds(of: id, db).chunk ?? -1) + 1
                 while let bytes = try Self.copyFile(
-                    source.filePath(session: session, chunk: chunk), to: copies.filePath(session: session, chunk: chunk))
-                {
+                    source.filePath(session: session, chunk: chunk), to: copies.filePath(session: session, chunk: chunk)
+                ) {
                     result.tailSegments += 1
                     result.bytes += bytes
                     chunk += 1
@@ -77,7 +79,8 @@ extension SessionStore {
             try copy.write { copyDB in
                 for (session, chunk) in gone {
                     try copyDB.execute(
-                        sql: "DELETE FROM sample_chunks WHERE session_id = ? AND chunk = ?", arguments: [session, chunk])
+                        sql: "DELETE FROM sample_chunks WHERE session_id = ? AND chunk = ?",
+                        arguments: [session, chunk])
                 }
             }
             result.chunksPruned = gone.count
@@ -105,7 +108,8 @@ extension SessionStore {
         guard FileManager.default.createFile(atPath: to, contents: data, attributes: [.posixPermissions: 0o640]),
             let handle = FileHandle(forWritingAtPath: to)
         else {
-            throw StoreError(.permission, "cannot write the backup file \(to): check the disk and permissions", path: to)
+            throw StoreError(
+                .permission, "cannot write the backup file \(to): check the disk and permissions", path: to)
         }
         defer { try? handle.close() }
         try handle.synchronize()

@@ -40,3 +40,36 @@ extension SessionStore {
         return names.reduce(0) { $0 + directory.fileSize($1) }
     }
 }
+
+extension SessionStore {
+    /// Every chunk file a row names is there (part of `quickCheck`). A file missing in one snapshot
+    /// is looked for again in a newer one, so a prune deleting files next to it is no damage.
+    func checkChunkFiles() async throws(StoreError) {
+        let directory = tailDirectory
+        let missing = { @Sendable (db: Database) throws -> [String] in
+            try String.fetchAll(db, sql: "SELECT file FROM sample_chunks WHERE file IS NOT NULL").filter {
+                !FileManager.default.fileExists(atPath: directory.path + "/" + $0)
+            }
+        }
+        guard !(try await read("checking the chunk files", missing)).isEmpty else { return }
+        let gone = try await read("checking the chunk files", missing)
+        guard let first = gone.first else { return }
+        throw StoreError.corrupt(
+            path: path,
+            detail: "\(gone.count) chunk file(s) named by the database are missing from \(directory.path) "
+                + "(first: \(first)); they hold recorded samples: restore the -tail directory with the database "
+                + "from the same backup",
+            cause: nil)
+    }
+
+    /// The chunk and tail segment files in the tail directory and the bytes they take: the part of
+    /// the store outside the database file.
+    public func segmentFileUsage() -> (files: Int, bytes: Int64) {
+        let directory = tailDirectory
+        let entries = directory.entries()
+        return (
+            entries.count,
+            entries.reduce(0) { $0 + directory.fileSize(URL(fileURLWithPath: $1.path).lastPathComponent) }
+        )
+    }
+}

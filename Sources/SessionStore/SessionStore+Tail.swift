@@ -125,7 +125,8 @@ extension SessionStore {
                 try db.inTransaction {
                     for (row, id, tail, storedSequence) in tails {
                         var session = row
-                        try register(tail, session: session.id, storedSequence: storedSequence, directory: directory, db)
+                        try register(
+                            tail, session: session.id, storedSequence: storedSequence, directory: directory, db)
                         let lastSample = try ChunkRow.filter(ChunkRow.Columns.sessionID == session.id)
                             .select(max(ChunkRow.Columns.lastTime), as: Double.self).fetchOne(db)
                         let lastEvent = try EventRow.filter(EventRow.Columns.sessionID == session.id)

@@ -121,6 +121,7 @@ public final class SessionStore: Sendable {
             throw StoreError.corrupt(
                 path: path, detail: "quick_check: \(problems.prefix(3).joined(separator: "; "))", cause: nil)
         }
+        try await checkChunkFiles()
     }
 
     /// Runs `quickCheck()` once in the background, logs what it finds (an error naming the fix

@@ -12,9 +12,10 @@ import Testing
 @Suite("Session store: chunk files")
 struct ChunkFileTests {
     func files(_ store: SessionStore) -> Set<String> {
-        Set(((try? FileManager.default.contentsOfDirectory(atPath: store.tailDirectory.path)) ?? []).filter {
-            $0.hasSuffix(".tail")
-        })
+        Set(
+            ((try? FileManager.default.contentsOfDirectory(atPath: store.tailDirectory.path)) ?? []).filter {
+                $0.hasSuffix(".tail")
+            })
     }
 
     /// A finished session of `count` samples in chunks of 500, recorded as the daemon records.
@@ -48,7 +49,8 @@ struct ChunkFileTests {
         #expect(sameSamples(try await store.samples(of: imported.id), samples))
         #expect(sameSamples(try await store.samples(of: session.id), samples))
         let kinds = try await store.database.read { db in
-            try Row.fetchAll(db, sql: "SELECT session_id, file IS NULL AS blob, length(data) AS bytes FROM sample_chunks")
+            try Row.fetchAll(
+                db, sql: "SELECT session_id, file IS NULL AS blob, length(data) AS bytes FROM sample_chunks")
         }
         for row in kinds {
             let isImport = (row["session_id"] as String) == imported.idText
@@ -88,7 +90,8 @@ struct ChunkFileTests {
         #expect(files(store).allSatisfy { $0.hasPrefix(kept.idText) })
         _ = athletes
         let onDisk = files(store).reduce(Int64(0)) { $0 + store.tailDirectory.fileSize($1) }
-        let plan = try await store.prune(storedBefore: Date().addingTimeInterval(60), .init(samplesOnly: true, dryRun: true))
+        let plan = try await store.prune(
+            storedBefore: Date().addingTimeInterval(60), .init(samplesOnly: true, dryRun: true))
         #expect(plan.sampleBytes == onDisk && plan.chunksDeleted == 2 && files(store).count == 2)
         _ = try await store.prune(storedBefore: Date().addingTimeInterval(60), .init(samplesOnly: true))
         #expect(files(store).isEmpty)

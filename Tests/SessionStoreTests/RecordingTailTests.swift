@@ -59,7 +59,9 @@ struct RecordingTailTests {
     ) -> RecordingTail.Step {
         .init(
             action: .append(
-                .init(chunk: chunk, record: .init(ordinal: ordinal, samples: samples(range), events: events, counts: counts))
+                .init(
+                    chunk: chunk,
+                    record: .init(ordinal: ordinal, samples: samples(range), events: events, counts: counts))
             ), newSamples: range.count, newEvents: events.count)
     }
 
@@ -68,11 +70,14 @@ struct RecordingTailTests {
         close: RecordingTail.Close? = nil, newEvents: Int = 0
     ) -> RecordingTail.Step {
         .init(
-            action: .compact(.init(chunk: chunk, samples: samples(range), events: events, counts: counts, close: close)),
+            action: .compact(
+                .init(chunk: chunk, samples: samples(range), events: events, counts: counts, close: close)),
             newSamples: 0, newEvents: newEvents)
     }
 
-    @Test("the flush that fills a chunk appends its last samples, then compacts the whole segment with its events and counters")
+    @Test(
+        "the flush that fills a chunk appends its last samples, then compacts the whole segment with its events and counters"
+    )
     func fillsAChunk() {
         var tail = RecordingTail(chunkLength: 100, chunk: 0)
         run(&tail, tail.plan(samples: samples(0..<60), events: [event(0)], counts: SessionCounts(received: 60)))
@@ -104,9 +109,10 @@ struct RecordingTailTests {
         var tail = RecordingTail(chunkLength: 50, chunk: 7)
         let steps = tail.plan(samples: samples(0..<50), events: [], counts: nil)
         tail.apply(steps[0])
-        #expect(tail.plan(samples: samples(50..<52), events: [event(3)], counts: nil) == [
-            compact(7, 0..<50, [event(3)], newEvents: 1), append(8, 0, 50..<52),
-        ])
+        #expect(
+            tail.plan(samples: samples(50..<52), events: [event(3)], counts: nil) == [
+                compact(7, 0..<50, [event(3)], newEvents: 1), append(8, 0, 50..<52),
+            ])
     }
 
     @Test("closing appends the buffered samples to the segment and compacts it with the end, in one transaction")
@@ -125,7 +131,8 @@ struct RecordingTailTests {
 
         // Events without samples go into the database only.
         let eventsOnly = tail.plan(samples: [], events: [event(5)], counts: nil, close: close)
-        #expect(eventsOnly == [compact(2, 0..<30, [event(4), event(5)], counts: close.counts, close: close, newEvents: 1)])
+        #expect(
+            eventsOnly == [compact(2, 0..<30, [event(4), event(5)], counts: close.counts, close: close, newEvents: 1)])
 
         // A session with nothing pending still gets its close.
         let empty = RecordingTail(chunkLength: 100, chunk: 0).plan(samples: [], events: [], counts: nil, close: close)

@@ -230,7 +230,8 @@ struct TailStoreTests {
                 for: session, configuration: .init(chunkLength: 500), clock: ContinuousClock())
             recorder.record(samples: samples)
             try await recorder.flush()
-            sealed = try Data(contentsOf: URL(fileURLWithPath: store.tailDirectory.filePath(session: session.id, chunk: 0)))
+            sealed = try Data(
+                contentsOf: URL(fileURLWithPath: store.tailDirectory.filePath(session: session.id, chunk: 0)))
             try store.close()
         }
         let reopened = try SessionStore.open(at: temporary.stateDirectory)
@@ -238,7 +239,9 @@ struct TailStoreTests {
         #expect(sameSamples(try await reopened.samples(of: session.id), samples))
         let file = reopened.tailDirectory.filePath(session: session.id, chunk: 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == sealed)
-        #expect(try await chunkFiles(reopened) == (0..<2).map { reopened.tailDirectory.fileName(session: session.id, chunk: $0) })
+        #expect(
+            try await chunkFiles(reopened)
+                == (0..<2).map { reopened.tailDirectory.fileName(session: session.id, chunk: $0) })
     }
 
     @Test("a new recorder for a session with a tail continues its segment, events and chunks")

@@ -200,7 +200,7 @@ enum DoctorChecks {
         case missing
         case unreadable(String)
         case notSQLite
-        /// An SQLite file whose `PRAGMA quick_check` passed.
+        /// An SQLite file whose `PRAGMA quick_check` passed; bytes with its chunk files.
         case sqlite(bytes: Int)
         /// An SQLite file `PRAGMA quick_check` finds damaged, with SQLite's findings.
         case damaged(String)
@@ -243,7 +243,7 @@ enum DoctorChecks {
             return DoctorCheck(
                 name: "store", status: .ok,
                 detail:
-                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB, quick_check ok (daemon not reachable: "
+                    "\(databasePath): an SQLite database, \(bytes / 1024) KiB with its chunk files, quick_check ok (daemon not reachable: "
                     + "file checked only)")
         case .damaged:
             preconditionFailure("handled above")

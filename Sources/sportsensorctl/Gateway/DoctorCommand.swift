@@ -136,12 +136,14 @@ enum DoctorProbe {
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         guard header == Data("SQLite format 3\0".utf8) else { return .notSQLite }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         do throws(StoreError) {
             // Read-only: doctor changes nothing, and may run beside the daemon.
             let store = try SessionStore.openReadOnly(at: directory)
             defer { try? store.close() }
             try await store.quickCheck()
+            // Recorded samples live in chunk files beside the database.
+            size += Int(store.segmentFileUsage().bytes)
         } catch {
             return error.code == .corrupt ? .damaged(error.message) : .unreadable(error.message)
         }
