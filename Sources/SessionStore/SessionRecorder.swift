@@ -364,7 +364,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     done += 1
                     continue
                 }
-                // Chunks that fill in one flush go in one transaction.
+                // Consecutive compactions (a full segment, then the close) go in one transaction.
                 var compactions: [RecordingTail.Compaction] = []
                 var end = done
                 while end < steps.count, case .compact(let compaction) = steps[end].action {

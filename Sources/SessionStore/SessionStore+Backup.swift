@@ -87,7 +87,7 @@ extension SessionStore {
             return result
         }
         do {
-            try copy.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try await copy.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             try copy.close()
             try copies.sync()
         } catch {

@@ -50,11 +50,14 @@ struct ChunkFileTests {
         #expect(sameSamples(try await store.samples(of: session.id), samples))
         let kinds = try await store.database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT session_id, file IS NULL AS blob, length(data) AS bytes FROM sample_chunks")
+                db, sql: "SELECT session_id, file IS NULL AS blob, length(data) AS bytes FROM sample_chunks"
+            )
+            .map { ($0["session_id"] as String, $0["blob"] as Bool, $0["bytes"] as Int) }
         }
-        for row in kinds {
-            let isImport = (row["session_id"] as String) == imported.idText
-            #expect((row["blob"] as Bool) == isImport && ((row["bytes"] as Int) > 0) == isImport)
+        #expect(kinds.count == 3 + 1)
+        for (id, isBlob, bytes) in kinds {
+            let isImport = id == imported.idText
+            #expect(isBlob == isImport && (bytes > 0) == isImport)
         }
     }
 
@@ -85,7 +88,7 @@ struct ChunkFileTests {
         let (kept, _) = try await record(store, count: 600, seed: 23)
         let (athletes, _) = try await record(store, count: 1100, seed: 24, athlete: athlete.id)
         #expect(files(store).count == 5)
-        try await store.removeAthlete(id: athlete.id, sessions: .delete)
+        #expect(try await store.removeAthlete(id: athlete.id, sessions: .delete) == 1)
         #expect(files(store).count == 2)
         #expect(files(store).allSatisfy { $0.hasPrefix(kept.idText) })
         _ = athletes

@@ -254,7 +254,7 @@ struct SessionStoreTests {
 
     // MARK: Recorder
 
-    @Test("a flush is one transaction, however many rows; reading back gives the rows in order")
+    @Test("a flush commits once per chunk it closes, however many rows; reading back gives the rows in order")
     func batching() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
@@ -273,14 +273,15 @@ struct SessionStoreTests {
         for event in events { recorder.record(event: event) }
         #expect(recorder.statistics.queueDepth == 5525)
         try await recorder.flush()
-        #expect(counter.commits.withLock { $0 } == 1)
+        // Five chunks closed: each sealed segment registered by its own commit.
+        #expect(counter.commits.withLock { $0 } == 5)
         let statistics = recorder.statistics
         #expect(statistics.flushes == 1 && statistics.samplesWritten == 5500 && statistics.eventsWritten == 25)
         #expect(statistics.queueDepth == 0)
         #expect(statistics.lastFlushLatency > .zero)
 
         // Small flushes append to the open chunk's tail segment and commit nothing; a chunk is
-        // written once, in the flush that fills it.
+        // registered once, in the flush that fills it.
         for start in stride(from: 0, to: 900, by: 300) {
             recorder.record(
                 samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
@@ -288,7 +289,7 @@ struct SessionStoreTests {
                 })
             try await recorder.flush()
         }
-        #expect(counter.commits.withLock { $0 } == 2)
+        #expect(counter.commits.withLock { $0 } == 6)
         let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
@@ -297,7 +298,7 @@ struct SessionStoreTests {
         recorder.update(counts: SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         let closed = try await recorder.finish(reason: .stopped)
         #expect(closed.endReason == .stopped)
-        #expect(counter.commits.withLock { $0 } == 3)
+        #expect(counter.commits.withLock { $0 } == 7)
         let closedChunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }

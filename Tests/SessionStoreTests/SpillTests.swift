@@ -68,7 +68,12 @@ struct SpillTests {
         #expect(stored.counts.lost == 3)
         #expect(sameSamples(try await reopened.samples(of: session.id), samples[..<recorded]))
         #expect(try await eventSequences(reopened, session.id) == (0..<Int64(events)).map { $0 })
-        #expect(!FileManager.default.fileExists(atPath: file), "the recovery file is gone once imported")
+        // Imported by registering it: the recovery file is now the session's last chunk.
+        let named = try await reopened.database.read { db in
+            try String.fetchAll(db, sql: "SELECT file FROM sample_chunks WHERE file IS NOT NULL")
+        }
+        #expect(named.contains(URL(fileURLWithPath: file).lastPathComponent))
+        #expect(FileManager.default.fileExists(atPath: file))
     }
 
     @Test("a tail record with an end round-trips; a torn end ends the segment before it")

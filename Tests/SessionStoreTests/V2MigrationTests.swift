@@ -65,5 +65,13 @@ struct V2MigrationTests {
         #expect(sameSamples(try await store.samples(of: session.id), samples))
         try await recorder.finish(reason: .stopped)
         #expect(try await read(store, V2Fixture.finished) == finishedBefore)
+        // The old chunks stay BLOBs; the new session's are its sealed segment files.
+        let kinds = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT session_id, file FROM sample_chunks ORDER BY session_id, chunk")
+                .map { ($0["session_id"] as String, $0["file"] as String?) }
+        }
+        #expect(kinds.filter { $0.0 == session.idText }.allSatisfy { $0.1 != nil })
+        #expect(kinds.filter { $0.0 != session.idText }.allSatisfy { $0.1 == nil })
+        #expect(kinds.filter { $0.0 == session.idText }.count == 3)
     }
 }
