@@ -141,7 +141,10 @@ struct StoreBenchmark: AsyncParsableCommand {
         let statistics = recorder.statistics
         let storage = try await store.sampleStorage(of: session.id)
         try await store.checkpoint()
-        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? 0
+        // The database and its chunk files: recorded samples live in the latter.
+        let fileBytes =
+            ((try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? 0)
+            + Int(store.segmentFileUsage().bytes)
         print("samples recorded:      \(statistics.samplesWritten) (dropped \(statistics.droppedSamples))")
         print("events recorded:       \(statistics.eventsWritten) (dropped \(statistics.droppedEvents))")
         print("elapsed:               \(String(format: "%.3f", seconds)) s")
