@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import VirtualSensor
 import Testing
+import VirtualSensor
 
 extension StoreProcessTests {
     @Test("store backup copies a store that reads the same; a second backup into the directory is refused")
