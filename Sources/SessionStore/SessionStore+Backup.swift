@@ -44,7 +44,11 @@ extension SessionStore {
                 path: existing)
         }
         let copy: DatabaseQueue
-        do { copy = try DatabaseQueue(path: target) } catch {
+        do {
+            copy = try DatabaseQueue(path: target)
+            // As private as the original (0640): it holds athletes' names and recordings.
+            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: target)
+        } catch {
             throw StoreError.wrap(error, path: target, doing: "creating the backup copy")
         }
         var result = try await read("backing up the session database") { db -> BackupResult in
