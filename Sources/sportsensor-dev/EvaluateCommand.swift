@@ -291,6 +291,21 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         let profiles = profile.isEmpty ? DetectionProfile.allCases : profile
+        let chosen = try DetectionSettings.tuning(profiles, assignments: assignments)
+        let rows = evaluate(
+            profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
+            tolerance: tolerance, details: details, model: model
+        ) { chosen[$0] ?? DetectionSettings(profile: $0) }
+        print(evaluationTable(rows), terminator: "")
+    }
+}
+
+extension DetectionSettings {
+    /// Each profile's standard settings with the `--set key=value` assignments applied that name
+    /// one of its keys (a key other profiles have is skipped for it), for tuning runs.
+    static func tuning(
+        _ profiles: [DetectionProfile], assignments: [String]
+    ) throws -> [DetectionProfile: DetectionSettings] {
         var chosen: [DetectionProfile: DetectionSettings] = [:]
         for profile in profiles {
             var settings = DetectionSettings(profile: profile)
@@ -305,10 +320,6 @@ struct EvaluateCommand: ParsableCommand {
             }
             chosen[profile] = settings
         }
-        let rows = evaluate(
-            profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
-            tolerance: tolerance, details: details, model: model
-        ) { chosen[$0] ?? DetectionSettings(profile: $0) }
-        print(evaluationTable(rows), terminator: "")
+        return chosen
     }
 }

@@ -36,7 +36,8 @@ struct ValidationTolerance: Sendable {
 /// the evaluation's `EvaluationScore`, grouped into rows in the order the rows first appear.
 /// With `details`, each recording's missed reference events and unmatched detections go to `report`.
 func scoreValidation(
-    _ recordings: [LoadedRecording], tolerance: ValidationTolerance, details: ((String) -> Void)? = nil
+    _ recordings: [LoadedRecording], tolerance: ValidationTolerance, details: ((String) -> Void)? = nil,
+    settings: (DetectionProfile) -> DetectionSettings = { DetectionSettings(profile: $0) }
 ) -> [ValidationRow] {
     var rows: [ValidationRow] = []
     for loaded in recordings {
@@ -58,7 +59,7 @@ func scoreValidation(
             rows[index].recordings += 1
             rows[index].hours += recording.duration / 3600
             let (missed, extra) = rows[index].standard.add(
-                events: DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: loaded.samples),
+                events: settings(profile).detector.eventsInTimeOrder(in: loaded.samples),
                 labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
             if let details, !missed.isEmpty || !extra.isEmpty {
                 details("\(recording.dataset)/\(recording.recording) \(Int(recording.rate)) Hz \(profile.rawValue):")
