@@ -234,7 +234,8 @@ public struct StepDetector: StreamingDetector {
     /// `minIntervalFraction` of its step interval, capped at `minIntervalCap`.
     @inlinable var shortestInterval: Double {
         guard confirmed else { return parameters.minInterval }
-        return max(parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
+        return max(
+            parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
     }
 
     @usableFromInline mutating func startBout(at time: Double) {

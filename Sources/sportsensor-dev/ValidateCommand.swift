@@ -58,11 +58,11 @@ struct ValidateCommand: ParsableCommand {
             throw ValidationError("no recording of the manifest is in split '\(split)': give development or held-out")
         }
         let chosen = try DetectionSettings.tuning(DetectionProfile.allCases, assignments: assignments)
-        let table = validationTable(
-            scoreValidation(
-                loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
-                details: details ? { print($0) } : nil,
-                settings: { chosen[$0] ?? DetectionSettings(profile: $0) }))
+        let rows = scoreValidation(
+            loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
+            details: details ? { print($0) } : nil,
+            settings: { chosen[$0] ?? DetectionSettings(profile: $0) })
+        let table = validationTable(rows) + validationFlagTable(rows)
         if let update {
             let report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")

@@ -135,6 +135,42 @@ func validationTable(_ rows: [ValidationRow]) -> String {
     return text
 }
 
+/// Per quality flag, over every row's standard-rule detections: the flagged detections, how many
+/// matched a reference event, and the flagged flights' height error (bias, mean |error|, largest).
+func validationFlagTable(_ rows: [ValidationRow]) -> String {
+    func f(_ value: Double, _ decimals: Int) -> String { SampleCSV.fixed(value, decimals: decimals) }
+    var text = """
+
+        Quality flags on the detections above (standard rules, every split, rate and profile):
+
+        | flag | profile | detections | matched | flights with a height | height bias cm | mean \\|error\\| cm | largest \\|error\\| cm |
+        | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+
+        """
+    for flag in [nil] + QualityFlag.allCases.map(Optional.some) {
+        for profile in DetectionProfile.allCases {
+            var tally = FlagTally()
+            for row in rows where row.profile == profile {
+                guard let one = flag.map({ row.standard.flagged[$0] }) ?? row.standard.unflagged else { continue }
+                tally.detections += one.detections
+                tally.matched += one.matched
+                tally.heightErrorsCm += one.heightErrorsCm
+            }
+            guard tally.detections > 0 else { continue }
+            let errors = tally.heightErrorsCm
+            let n = Double(errors.count)
+            text +=
+                "| \(flag.map { "`\($0.rawValue)`" } ?? "(none)") | \(profile.rawValue) | \(tally.detections) | \(tally.matched) | \(errors.count) | "
+            text +=
+                errors.isEmpty
+                ? "– | – | – |\n"
+                : "\(f(errors.reduce(0, +) / n, 2)) | \(f(errors.map(abs).reduce(0, +) / n, 2)) | "
+                    + "\(f(errors.map(abs).max() ?? 0, 2)) |\n"
+        }
+    }
+    return text
+}
+
 /// `report` with the text between the `begin` and `end` marker lines replaced by `table`.
 func replacingGeneratedTable(in report: String, with table: String) throws(ValidationDataError) -> String {
     let begin = "<!-- sportsensor-dev validate: begin -->"
