@@ -76,6 +76,8 @@ public enum DetectionParameterKeys {
                 Field(key: "hysteresis", isSeconds: false, path: \.step.hysteresis),
                 Field(key: "min_peak_g", isSeconds: false, path: \.step.minPeakG),
                 Field(key: "min_interval", isSeconds: true, path: \.step.minInterval),
+                Field(key: "min_interval_fraction", isSeconds: false, path: \.step.minIntervalFraction),
+                Field(key: "min_interval_cap", isSeconds: true, path: \.step.minIntervalCap),
                 Field(key: "max_interval", isSeconds: true, path: \.step.maxInterval),
                 Field(key: "regularity", isSeconds: false, path: \.step.regularity),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),

@@ -84,6 +84,15 @@ public struct StepDetector: StreamingDetector {
         public var minPeakG: Double = 0.015
         /// Shortest step interval, s (300 steps/min). Default 0.2.
         public var minInterval: Double = 0.2
+        /// Inside a confirmed bout a peak sooner than this fraction of the bout's step interval after
+        /// the last step is not a step. Default 0.6: at a lower back one step can show a second peak
+        /// 0.2–0.3 s after it (the other foot's push-off, a knock on the sensor), and no foot lands
+        /// again that soon at a steady cadence. 0 turns it off.
+        public var minIntervalFraction: Double = 0.6
+        /// The cadence-following shortest interval never exceeds this, s. Default 0.35, below every
+        /// walking step interval: a bout that locked onto every other step (its interval doubled) still
+        /// takes the steps between.
+        public var minIntervalCap: Double = 0.35
         /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
         public var maxInterval: Double = 2.0
         /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 2.5:
@@ -117,6 +126,8 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline var lastInterval: Double = 0
     @usableFromInline var meanInterval: Double = 0
     @usableFromInline var confirmed = false
+    /// The last peak refused by the cadence-following shortest interval, or −∞.
+    @usableFromInline var refusedPeak = -Double.infinity
     @usableFromInline var held = TimeQueue()
     @usableFromInline var ready = TimeQueue()
     @usableFromInline var spacing = SampleSpacing()
@@ -185,7 +196,10 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline mutating func registerPeak(time: Double, height: Double) {
         amplitude += 0.3 * (height - amplitude)
         let interval = time - lastStep
-        if interval < parameters.minInterval { return }
+        if interval < shortestInterval {
+            if interval >= parameters.minInterval { refusedPeak = time }
+            return
+        }
         if interval > parameters.maxInterval {
             startBout(at: time)
             return
@@ -199,6 +213,11 @@ public struct StepDetector: StreamingDetector {
         }
         lastInterval = interval
         meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (interval - meanInterval)
+        // A refused peak half-way between two steps is a step of a bout confirmed on every other step
+        // (a wrist in running can peak weakly on one side): take the cadence as twice that.
+        let phase = (refusedPeak - lastStep) / interval
+        if confirmed && phase >= 0.35 && phase <= 0.65 { meanInterval = interval / 2 }
+        refusedPeak = -Double.infinity
         lastStep = time
         if confirmed {
             ready.push(time)
@@ -211,6 +230,14 @@ public struct StepDetector: StreamingDetector {
         }
     }
 
+    /// The shortest step interval now: `minInterval`, or in a confirmed bout the fraction
+    /// `minIntervalFraction` of its step interval, capped at `minIntervalCap`.
+    @inlinable var shortestInterval: Double {
+        guard confirmed else { return parameters.minInterval }
+        return max(
+            parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
+    }
+
     @usableFromInline mutating func startBout(at time: Double) {
         confirmed = false
         held.removeAll()
@@ -218,6 +245,7 @@ public struct StepDetector: StreamingDetector {
         lastStep = time
         lastInterval = 0
         meanInterval = 0
+        refusedPeak = -Double.infinity
     }
 
     /// Ends the stream: returns confirmed steps not yet reported.

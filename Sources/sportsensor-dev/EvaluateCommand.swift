@@ -23,6 +23,10 @@ struct EvaluationScore: Sendable {
     /// the hours of those recordings.
     var falseEvents = 0
     var eventFreeHours = 0.0
+    /// Per quality flag: the detections carrying it, how many matched, and their height errors.
+    var flagged: [QualityFlag: FlagTally] = [:]
+    /// The same for detections without a flag.
+    var unflagged = FlagTally()
 
     /// Detections per hour of event-free movement.
     var falsePerHour: Double { eventFreeHours > 0 ? Double(falseEvents) / eventFreeHours : 0 }
@@ -75,6 +79,10 @@ struct EvaluationScore: Sendable {
                 heightErrorMaxCm = max(heightErrorMaxCm, error)
                 heightCount += 1
                 heightErrorsCm.append((height - trueHeight) * 100)
+                for flag in found[match].quality.flags {
+                    flagged[flag, default: FlagTally()].heightErrorsCm.append((height - trueHeight) * 100)
+                }
+                if found[match].quality.isEmpty { unflagged.heightErrorsCm.append((height - trueHeight) * 100) }
                 if verbose {
                     let fmt = { (v: Double) in SampleCSV.fixed(v, decimals: 4) }
                     var edges = ""
@@ -96,8 +104,27 @@ struct EvaluationScore: Sendable {
                 recordings += 1
             }
         }
+        for (index, event) in found.enumerated() {
+            if event.quality.isEmpty {
+                unflagged.detections += 1
+                if used[index] { unflagged.matched += 1 }
+            }
+            for flag in event.quality.flags {
+                flagged[flag, default: FlagTally()].detections += 1
+                guard used[index] else { continue }
+                flagged[flag, default: FlagTally()].matched += 1
+            }
+        }
         return (missed, found.indices.filter { !used[$0] }.map { found[$0] })
     }
+}
+
+/// The detections that carry one quality flag: how many, how many matched a reference event, and the
+/// height errors (detected − reference, cm) of the matched flights among them.
+struct FlagTally: Sendable {
+    var detections = 0
+    var matched = 0
+    var heightErrorsCm: [Double] = []
 }
 
 extension MotionLabel {
@@ -291,6 +318,21 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         let profiles = profile.isEmpty ? DetectionProfile.allCases : profile
+        let chosen = try DetectionSettings.tuning(profiles, assignments: assignments)
+        let rows = evaluate(
+            profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
+            tolerance: tolerance, details: details, model: model
+        ) { chosen[$0] ?? DetectionSettings(profile: $0) }
+        print(evaluationTable(rows), terminator: "")
+    }
+}
+
+extension DetectionSettings {
+    /// Each profile's standard settings with the `--set key=value` assignments applied that name
+    /// one of its keys (a key other profiles have is skipped for it), for tuning runs.
+    static func tuning(
+        _ profiles: [DetectionProfile], assignments: [String]
+    ) throws -> [DetectionProfile: DetectionSettings] {
         var chosen: [DetectionProfile: DetectionSettings] = [:]
         for profile in profiles {
             var settings = DetectionSettings(profile: profile)
@@ -305,10 +347,6 @@ struct EvaluateCommand: ParsableCommand {
             }
             chosen[profile] = settings
         }
-        let rows = evaluate(
-            profiles: profiles, rates: rate, firstSeed: firstSeed, recordings: recordings, duration: duration,
-            tolerance: tolerance, details: details, model: model
-        ) { chosen[$0] ?? DetectionSettings(profile: $0) }
-        print(evaluationTable(rows), terminator: "")
+        return chosen
     }
 }

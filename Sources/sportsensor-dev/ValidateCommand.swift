@@ -33,18 +33,36 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "Replace the generated table in this Markdown file instead of printing it.")
     var update: String?
 
+    @Option(help: "Score only the recordings of this split (development or held-out), for tuning.")
+    var split: String?
+
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Set one detector parameter, key=value as the configuration file names it (repeatable; keys a profile does not have are skipped for it). Tune on --split development only.",
+            valueName: "key=value"))
+    var assignments: [String] = []
+
     func validate() throws {
         guard stepTolerance > 0, flightTolerance > 0 else {
             throw ValidationError("--step-tolerance and --flight-tolerance must be positive seconds")
         }
+        if update != nil, split != nil || !assignments.isEmpty {
+            throw ValidationError("--update writes the documented table: run it without --split and --set")
+        }
     }
 
     func run() throws {
-        let loaded = try LoadedRecording.load(manifest: manifest)
-        let table = validationTable(
-            scoreValidation(
-                loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
-                details: details ? { print($0) } : nil))
+        let loaded = try LoadedRecording.load(manifest: manifest).filter { split == nil || $0.recording.split == split }
+        if let split, loaded.isEmpty {
+            throw ValidationError("no recording of the manifest is in split '\(split)': give development or held-out")
+        }
+        let chosen = try DetectionSettings.tuning(DetectionProfile.allCases, assignments: assignments)
+        let rows = scoreValidation(
+            loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
+            details: details ? { print($0) } : nil,
+            settings: { chosen[$0] ?? DetectionSettings(profile: $0) })
+        let table = validationTable(rows) + validationFlagTable(rows)
         if let update {
             let report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")

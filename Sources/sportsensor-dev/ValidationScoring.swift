@@ -36,7 +36,8 @@ struct ValidationTolerance: Sendable {
 /// the evaluation's `EvaluationScore`, grouped into rows in the order the rows first appear.
 /// With `details`, each recording's missed reference events and unmatched detections go to `report`.
 func scoreValidation(
-    _ recordings: [LoadedRecording], tolerance: ValidationTolerance, details: ((String) -> Void)? = nil
+    _ recordings: [LoadedRecording], tolerance: ValidationTolerance, details: ((String) -> Void)? = nil,
+    settings: (DetectionProfile) -> DetectionSettings = { DetectionSettings(profile: $0) }
 ) -> [ValidationRow] {
     var rows: [ValidationRow] = []
     for loaded in recordings {
@@ -58,7 +59,7 @@ func scoreValidation(
             rows[index].recordings += 1
             rows[index].hours += recording.duration / 3600
             let (missed, extra) = rows[index].standard.add(
-                events: DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: loaded.samples),
+                events: settings(profile).detector.eventsInTimeOrder(in: loaded.samples),
                 labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
             if let details, !missed.isEmpty || !extra.isEmpty {
                 details("\(recording.dataset)/\(recording.recording) \(Int(recording.rate)) Hz \(profile.rawValue):")
@@ -130,6 +131,42 @@ func validationTable(_ rows: [ValidationRow]) -> String {
         text += "| \(row.dataset) | \(row.split) | \(row.placement) | \(Int(row.rate)) | \(row.profile.rawValue) | "
         text += "\(row.recordings) | \(f(row.hours * 60, 1)) | \(row.standard.labels) | "
         text += cells(row.standard, hours: row.hours) + " " + cells(row.baseline, hours: row.hours) + "\n"
+    }
+    return text
+}
+
+/// Per quality flag, over every row's standard-rule detections: the flagged detections, how many
+/// matched a reference event, and the flagged flights' height error (bias, mean |error|, largest).
+func validationFlagTable(_ rows: [ValidationRow]) -> String {
+    func f(_ value: Double, _ decimals: Int) -> String { SampleCSV.fixed(value, decimals: decimals) }
+    var text = """
+
+        Quality flags on the detections above (standard rules, every split, rate and profile):
+
+        | flag | profile | detections | matched | flights with a height | height bias cm | mean \\|error\\| cm | largest \\|error\\| cm |
+        | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+
+        """
+    for flag in [nil] + QualityFlag.allCases.map(Optional.some) {
+        for profile in DetectionProfile.allCases {
+            var tally = FlagTally()
+            for row in rows where row.profile == profile {
+                guard let one = flag.map({ row.standard.flagged[$0] }) ?? row.standard.unflagged else { continue }
+                tally.detections += one.detections
+                tally.matched += one.matched
+                tally.heightErrorsCm += one.heightErrorsCm
+            }
+            guard tally.detections > 0 else { continue }
+            let errors = tally.heightErrorsCm
+            let n = Double(errors.count)
+            text +=
+                "| \(flag.map { "`\($0.rawValue)`" } ?? "(none)") | \(profile.rawValue) | \(tally.detections) | \(tally.matched) | \(errors.count) | "
+            text +=
+                errors.isEmpty
+                ? "– | – | – |\n"
+                : "\(f(errors.reduce(0, +) / n, 2)) | \(f(errors.map(abs).reduce(0, +) / n, 2)) | "
+                    + "\(f(errors.map(abs).max() ?? 0, 2)) |\n"
+        }
     }
     return text
 }

@@ -46,4 +46,42 @@ struct StepVariationTests {
         #expect(truth > 300)
         #expect(abs(Double(found - truth)) <= 0.03 * Double(truth), "\(found) of \(truth) steps at \(rate) Hz")
     }
+
+    @Test(
+        "an echo 0.25 s after every fourth step of a 0.55 s walk is not a step (it was with a fixed 0.2 s)",
+        arguments: [50.0, 100.0, 200.0])
+    func echoInsideStep(rate: Double) throws {
+        // A lower back can peak again 0.2–0.3 s after a step (the other foot's push-off, a knock).
+        let times = (0..<30).map { 1 + Double($0) * 0.55 }
+        let samples = synthesize(rate: rate, duration: times.last! + 1.5) { now in
+            let z = times.indices.reduce(0.0) { sum, index in
+                let echo = index % 4 == 3 ? 0.2 * bump(now, centre: times[index] + 0.25, width: 0.1) : 0
+                return sum + 0.25 * bump(now, centre: times[index], width: 0.1) + echo
+            }
+            return (0, 0, 1 + z)
+        }
+        let steps = StepDetector().events(in: samples)
+        #expect(abs(steps.count - 30) <= 1, "\(steps.count) of 30 steps at \(rate) Hz")
+        var fixed = DetectionSettings(profile: .steps)
+        try fixed.set("min_interval_fraction=0")
+        let counted = fixed.detector.eventsInTimeOrder(in: samples).count
+        #expect(counted >= 35, "the fixed shortest interval counts the echoes: \(counted) at \(rate) Hz")
+    }
+
+    @Test("running at 0.3 s steps confirmed on every other (weak) step recovers the full cadence")
+    func halfCadenceUnlocks() {
+        // Strong peaks every 0.6 s, weak ones half-way (0.3 s): the weak ones start only after the
+        // bout has been confirmed at 0.6 s, as a wrist whose swing peaks on one side first.
+        let strong = (0..<40).map { 1 + Double($0) * 0.6 }
+        let weak = strong.dropFirst(5).map { $0 - 0.3 }
+        let samples = synthesize(rate: 100, duration: strong.last! + 1.5) { now in
+            let z =
+                strong.reduce(0.0) { $0 + 0.3 * bump(now, centre: $1, width: 0.12) }
+                + weak.reduce(0.0) { $0 + 0.2 * bump(now, centre: $1, width: 0.12) }
+            return (0, 0, 1 + z)
+        }
+        let steps = StepDetector().events(in: samples).count
+        let truth = strong.count + weak.count
+        #expect(steps >= truth - 3 && steps <= truth, "\(steps) of \(truth) steps")
+    }
 }

@@ -71,6 +71,35 @@ struct ValidationTests {
                 "| fixture | held-out | lower back | 100 | jump | 1 | 0.1 | 1 | 1.000 | 1.000 | 1.000 | 0.0 |"))
     }
 
+    @Test("the flag table counts each flag's detections and matches, and the unflagged ones beside them")
+    func flagTable() throws {
+        let loaded = try LoadedRecording.load(
+            manifest: validationFolder.appendingPathComponent("fixture/manifest.csv").path)
+        let rows = scoreValidation(loaded, tolerance: ValidationTolerance())
+        let jump = rows[0].standard
+        // The fixture's jump lands within one sample and reaches the clip: both flags, matched, no unflagged one.
+        #expect(jump.unflagged.detections == 0)
+        #expect(jump.flagged[.clipped]?.detections == 1 && jump.flagged[.clipped]?.matched == 1)
+        #expect(jump.flagged[.edgeFallback]?.heightErrorsCm.count == 1)
+        let table = validationFlagTable(rows)
+        #expect(table.contains("| `clipped` | jump | 1 | 1 | 1 |"), "\(table)")
+        #expect(table.contains("| `edge_fallback` | throw | 1 | 0 | 0 | – | – | – |"), "every throw is false here")
+        #expect(!table.contains("(none)"))
+    }
+
+    @Test("--set tunes only the profiles that have the key; a bad value names the key and the fix")
+    func tuningAssignments() throws {
+        let chosen = try DetectionSettings.tuning(
+            [.steps, .jump], assignments: ["min_interval_fraction=0", "min_flight=0.2"])
+        #expect(chosen[.steps]?.parameters.step.minIntervalFraction == 0)
+        #expect(chosen[.jump]?.parameters.jump.minFlight == 0.2)
+        #expect(
+            chosen[.steps]?.parameters.jump.minFlight == DetectionSettings(profile: .jump).parameters.jump.minFlight)
+        #expect(throws: (any Error).self) {
+            try DetectionSettings.tuning([.steps], assignments: ["min_interval_cap=-1"])
+        }
+    }
+
     @Test("Bland–Altman: bias and mean ± 1.96 SD; fewer than two pairs have none")
     func agreement() throws {
         let agreement = try #require(Agreement(differences: [1, 2, 3]))
