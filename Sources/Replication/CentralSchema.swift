@@ -38,6 +38,7 @@ public enum CentralSchema {
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "tables and views", sql: version1),
         Migration(version: 2, name: "roster and session summaries", sql: version2),
+        Migration(version: 3, name: "targets", sql: version3),
     ]
 
     /// The version this build brings the schema to.
@@ -274,5 +275,21 @@ public enum CentralSchema {
         JOIN sportsensor.sessions s ON s.gateway_id = m.gateway_id AND s.athlete_id = m.athlete_id
         LEFT JOIN sportsensor.session_summaries ss ON ss.gateway_id = s.gateway_id AND ss.session_id = s.id
         GROUP BY t.gateway_id, t.id, t.name, date_trunc('week', s.started_at);
+        """
+
+    /// The athletes' and sessions' targets (goals for a summary metric), as each hall sets them:
+    /// current settings, so a target removed or replaced locally is deleted here too.
+    static let version3 = """
+        CREATE TABLE sportsensor.targets (
+            gateway_id text NOT NULL,
+            id bigint NOT NULL,
+            athlete_id bigint,
+            session_id uuid,
+            metric text NOT NULL,
+            value double precision NOT NULL,
+            created timestamptz NOT NULL,
+            PRIMARY KEY (gateway_id, id)
+        );
+        CREATE INDEX targets_athlete ON sportsensor.targets (gateway_id, athlete_id);
         """
 }

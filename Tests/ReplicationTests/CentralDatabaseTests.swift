@@ -72,8 +72,8 @@ struct CentralDatabaseTests {
             #expect(
                 tables == [
                     "athletes", "events", "gateways", "leaderboard", "samples", "schema_migrations", "sensors",
-                    "session_summaries", "sessions", "sessions_overview", "team_members", "team_weekly_load", "teams",
-                    "weekly_load",
+                    "session_summaries", "sessions", "sessions_overview", "targets", "team_members", "team_weekly_load",
+                    "teams", "weekly_load",
                 ])
         }
     }
