@@ -119,11 +119,11 @@ public struct CentralWriter: Sendable {
             bindings.append(chunk)
             bindings.append(indices.min() ?? 0)
             bindings.append(indices.max() ?? -1)
-            bindings.append(indices)
-            bindings.append(times)
-            bindings.append(xs)
-            bindings.append(ys)
-            bindings.append(zs)
+            bindings.append(BinaryArray(indices))
+            bindings.append(BinaryDoubleArray(elements: times))
+            bindings.append(BinaryArray(xs))
+            bindings.append(BinaryArray(ys))
+            bindings.append(BinaryArray(zs))
             try await connection.query(
                 PostgresQuery(
                     unsafeSQL: """
