@@ -17,23 +17,61 @@ public final class ConnectionLimit: Sendable {
     /// What one open connection is doing.
     struct Entry {
         var channel: any Channel
-        /// A request's head arrived and its response has not ended.
-        var busy: Bool
-        /// When it last became idle, in the table's own order (smaller is longer ago).
-        var idleSince: UInt64
+        /// When it last became idle, in the table's own order (smaller is longer ago); nil while a
+        /// request is in progress (a request's head arrived and its response has not ended).
+        var idleSince: UInt64?
     }
 
+    /// The open connections, and the idle ones by when they became idle. Finding the one idle
+    /// longest takes amortised constant time: `oldest` only moves forward, over each tick of the
+    /// clock once, so a burst of thousands of connections past the cap costs each new one the same
+    /// small work (a scan of every connection per arrival held the event loop for milliseconds).
     struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
+        var idle: [UInt64: ObjectIdentifier] = [:]
+        /// No idle connection became idle before this tick.
+        var oldest: UInt64 = 1
         var clock: UInt64 = 0
         var overflowing = false
         /// Connections closed to make room, for the log and tests.
         var evicted = 0
+
+        /// `id` becomes idle now.
+        mutating func markIdle(_ id: ObjectIdentifier) {
+            guard entries[id] != nil else { return }
+            markBusy(id)
+            clock += 1
+            entries[id]?.idleSince = clock
+            idle[clock] = id
+        }
+
+        /// `id` is serving a request (or is gone): no longer a candidate to close.
+        mutating func markBusy(_ id: ObjectIdentifier) {
+            guard let since = entries[id]?.idleSince else { return }
+            entries[id]?.idleSince = nil
+            idle[since] = nil
+            while oldest <= clock, idle[oldest] == nil { oldest += 1 }
+        }
+
+        /// The connection idle longest, if any is.
+        var idleLongest: ObjectIdentifier? { idle[oldest] }
+
+        mutating func remove(_ id: ObjectIdentifier) -> Entry? {
+            markBusy(id)
+            return entries.removeValue(forKey: id)
+        }
     }
 
     /// How long a connection of any listener may send nothing (between requests, or within a
     /// request's head) before it is closed, unless configured otherwise.
     public static let defaultIdleTimeout: Duration = .seconds(30)
+
+    /// How many connections the kernel queues for a listener before they are accepted. A request
+    /// arriving right after a burst waits until every connection queued before it was accepted,
+    /// set up and (past the cap) closed: with Hummingbird's 256, `soak-api`'s first request after
+    /// 2 000 connections took 110–190 ms in a debug build (Docs/PERFORMANCE.md). A control API has
+    /// a handful of clients; a flood past this waits in `connect` instead.
+    public static let listenBacklog = 32
 
     /// Open connections allowed.
     let maximum: Int
@@ -76,16 +114,16 @@ public final class ConnectionLimit: Sendable {
     /// one when all are busy), nil within the cap.
     func opened(_ channel: any Channel) -> (any Channel)? {
         let (victim, firstOverflow) = table.withLock { table -> ((any Channel)?, Bool) in
-            table.clock += 1
-            table.entries[ObjectIdentifier(channel)] = Entry(channel: channel, busy: false, idleSince: table.clock)
+            let id = ObjectIdentifier(channel)
+            table.entries[id] = Entry(channel: channel, idleSince: nil)
+            table.markIdle(id)
             guard table.entries.count > maximum else {
                 table.overflowing = false
                 return (nil, false)
             }
-            let idle = table.entries.filter { !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }
-            // Only the new connection is idle: every other one is serving a request.
-            let victim = idle?.key ?? ObjectIdentifier(channel)
-            let closing = table.entries.removeValue(forKey: victim)?.channel
+            // Only the new connection is idle when every other one is serving a request.
+            let victim = table.idleLongest ?? id
+            let closing = table.remove(victim)?.channel
             table.evicted += 1
             defer { table.overflowing = true }
             return (closing, !table.overflowing)
@@ -100,22 +138,17 @@ public final class ConnectionLimit: Sendable {
 
     /// A request's head arrived on `channel`.
     func requestBegan(_ channel: any Channel) {
-        table.withLock { $0.entries[ObjectIdentifier(channel)]?.busy = true }
+        table.withLock { $0.markBusy(ObjectIdentifier(channel)) }
     }
 
     /// `channel` wrote the end of a response.
     func responseEnded(_ channel: any Channel) {
-        table.withLock { table in
-            table.clock += 1
-            let clock = table.clock
-            table.entries[ObjectIdentifier(channel)]?.busy = false
-            table.entries[ObjectIdentifier(channel)]?.idleSince = clock
-        }
+        table.withLock { $0.markIdle(ObjectIdentifier(channel)) }
     }
 
     /// `channel` closed.
     func closed(_ channel: any Channel) {
-        _ = table.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = table.withLock { $0.remove(ObjectIdentifier(channel)) }
     }
 }
 

@@ -165,7 +165,8 @@ public struct ControlServer: Service {
         let limit = ConnectionLimit(maximum: configuration.maxConnections, listener: path, logger: logger)
         return Application(
             router: router, server: .http1(configuration: httpConfiguration(limit: limit)),
-            configuration: ApplicationConfiguration(address: .unixDomainSocket(path: path), serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .unixDomainSocket(path: path), serverName: nil, backlog: ConnectionLimit.listenBacklog),
             onServerRunning: { _ in
                 bound.identity = UnixSocketFile.identity(path: path)
                 let restriction = UnixSocketFile.restrict(path: path, mode: mode, group: group)
@@ -193,7 +194,8 @@ public struct ControlServer: Service {
             maximum: configuration.maxConnections, listener: "\(tcp.host):\(tcp.port)", logger: logger)
         return Application(
             router: router, server: .http1(configuration: httpConfiguration(limit: limit)),
-            configuration: ApplicationConfiguration(address: .hostname(tcp.host, port: tcp.port), serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(tcp.host, port: tcp.port), serverName: nil, backlog: ConnectionLimit.listenBacklog),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? tcp.port
                 logger.info("control API listening on TCP", metadata: ["control.tcp": "\(tcp.host):\(port)"])

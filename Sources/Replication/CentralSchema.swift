@@ -38,6 +38,8 @@ public enum CentralSchema {
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "tables and views", sql: version1),
         Migration(version: 2, name: "roster and session summaries", sql: version2),
+        Migration(version: 3, name: "targets", sql: version3),
+        Migration(version: 4, name: "samples by chunk", sql: version4),
     ]
 
     /// The version this build brings the schema to.
@@ -274,5 +276,59 @@ public enum CentralSchema {
         JOIN sportsensor.sessions s ON s.gateway_id = m.gateway_id AND s.athlete_id = m.athlete_id
         LEFT JOIN sportsensor.session_summaries ss ON ss.gateway_id = s.gateway_id AND ss.session_id = s.id
         GROUP BY t.gateway_id, t.id, t.name, date_trunc('week', s.started_at);
+        """
+
+    /// The athletes' and sessions' targets (goals for a summary metric), as each hall sets them:
+    /// current settings, so a target removed or replaced locally is deleted here too.
+    static let version3 = """
+        CREATE TABLE sportsensor.targets (
+            gateway_id text NOT NULL,
+            id bigint NOT NULL,
+            athlete_id bigint,
+            session_id uuid,
+            metric text NOT NULL,
+            value double precision NOT NULL,
+            created timestamptz NOT NULL,
+            PRIMARY KEY (gateway_id, id)
+        );
+        CREATE INDEX targets_athlete ON sportsensor.targets (gateway_id, athlete_id);
+        """
+
+    /// Raw samples as one row per stored chunk, keyed as the store keys it (session, chunk): a
+    /// backlog goes in thousands of samples per row, where a row per sample held PostgreSQL at
+    /// its index and its write-ahead log (Docs/PERFORMANCE.md). `samples` becomes a view with the
+    /// same columns, over the chunks and the rows replicated before this version.
+    static let version4 = """
+        ALTER TABLE sportsensor.samples RENAME TO sample_rows;
+        ALTER INDEX sportsensor.samples_pkey RENAME TO sample_rows_pkey;
+        CREATE TABLE sportsensor.sample_chunks (
+            gateway_id text NOT NULL,
+            session_id uuid NOT NULL,
+            chunk bigint NOT NULL,
+            first_index bigint NOT NULL,
+            last_index bigint NOT NULL,
+            sample_index bigint[] NOT NULL,
+            t double precision[] NOT NULL,
+            x smallint[] NOT NULL,
+            y smallint[] NOT NULL,
+            z smallint[] NOT NULL,
+            PRIMARY KEY (gateway_id, session_id, chunk)
+        );
+        -- lz4 where the server has it (PostgreSQL 14 and later, built with lz4): pglz, the default,
+        -- took 40 % of the server's time in the catch-up benchmark.
+        DO $$ BEGIN IF current_setting('server_version_num')::int >= 140000 THEN EXECUTE 'ALTER TABLE sportsensor.sample_chunks ALTER COLUMN sample_index SET COMPRESSION lz4, ALTER COLUMN t SET COMPRESSION lz4, ALTER COLUMN x SET COMPRESSION lz4, ALTER COLUMN y SET COMPRESSION lz4, ALTER COLUMN z SET COMPRESSION lz4'; END IF; EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL; END $$;
+
+        -- One row per sample, as before: the chunks unnested, and the rows of versions 1-3 that no
+        -- chunk holds (a resync sends chunks again whose samples went out as rows).
+        CREATE VIEW sportsensor.samples AS
+        SELECT r.gateway_id, r.session_id, r.sample_index, r.t, r.x, r.y, r.z FROM sportsensor.sample_rows r
+        WHERE NOT EXISTS (
+            SELECT 1 FROM sportsensor.sample_chunks c
+            WHERE c.gateway_id = r.gateway_id AND c.session_id = r.session_id
+              AND r.sample_index BETWEEN c.first_index AND c.last_index)
+        UNION ALL
+        SELECT c.gateway_id, c.session_id, u.sample_index, u.t, u.x, u.y, u.z
+        FROM sportsensor.sample_chunks c
+        CROSS JOIN LATERAL unnest(c.sample_index, c.t, c.x, c.y, c.z) AS u(sample_index, t, x, y, z);
         """
 }

@@ -63,6 +63,12 @@ public struct CentralTable: Sendable {
                 "intensity": .double, "takeoff": .double, "landing": .double, "flight_s": .double,
                 "height_m": .double, "release": .double, "catch_t": .double, "saturated": .boolean, "extra": .jsonb,
             ]),
+        "targets": CentralTable(
+            name: "targets",
+            kinds: [
+                "id": .bigint, "athlete_id": .bigint, "session_id": .uuid, "metric": .text, "value": .double,
+                "created": .timestamp,
+            ]),
     ]
 
     /// `INSERT … VALUES (…), (…) ON CONFLICT (gateway_id, key) DO UPDATE` for `rows` rows of

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Foundation
 import Logging
 import PostgresNIO
 import SessionStore
 
 /// Writes one outbox batch into PostgreSQL in one transaction, idempotently: rows are upserted on
-/// their key (gateway id + the local key), samples inserted with `ON CONFLICT DO NOTHING` on
-/// gateway id + session + sample index. Sending a batch twice (a retry, or a crash between the
+/// their key (gateway id + the local key), sample chunks likewise on gateway id + session +
+/// chunk. Sending a batch twice (a retry, or a crash between the
 /// commit here and the acknowledgement in the store) leaves the same rows.
 public struct CentralWriter: Sendable {
     /// What one batch wrote.
@@ -77,19 +78,17 @@ public struct CentralWriter: Sendable {
         }
     }
 
-    /// All the batch's samples in one `INSERT … SELECT FROM unnest(arrays)`: six array binds
-    /// however many samples, so the statement's cost is the rows, not the binding.
+    /// The batch's samples, one row per stored chunk (its key, and its samples as five binary
+    /// arrays), replaced when sent again: the store's chunk is the unit on both sides, so a retry,
+    /// or a chunk the store rewrote, leaves exactly the store's samples.
     static func insertSamples(
         _ items: [OutboxItem], gatewayID: String, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Int {
-        var sessions: [String] = []
-        var indices: [Int64] = []
-        var times: [Double] = []
-        var xs: [Int16] = []
-        var ys: [Int16] = []
-        var zs: [Int16] = []
+        var sent = 0
         for item in items {
-            guard let samples = item.samples, case .text(let session) = item.key.first else {
+            guard let samples = item.samples, case .text(let session) = item.key.first,
+                case .integer(let chunk) = item.key.dropFirst().first, let id = UUID(uuidString: session)
+            else {
                 if item.row != nil {
                     logger.warning(
                         "a stored sample chunk does not decode: its samples are not replicated",
@@ -97,7 +96,16 @@ public struct CentralWriter: Sendable {
                 }
                 continue
             }
-            sessions.append(contentsOf: repeatElement(session, count: samples.count))
+            var indices: [Int64] = []
+            var times: [Double] = []
+            var xs: [Int16] = []
+            var ys: [Int16] = []
+            var zs: [Int16] = []
+            indices.reserveCapacity(samples.count)
+            times.reserveCapacity(samples.count)
+            xs.reserveCapacity(samples.count)
+            ys.reserveCapacity(samples.count)
+            zs.reserveCapacity(samples.count)
             for sample in samples {
                 indices.append(sample.index)
                 times.append(sample.t)
@@ -105,26 +113,30 @@ public struct CentralWriter: Sendable {
                 ys.append(sample.raw.y)
                 zs.append(sample.raw.z)
             }
+            var bindings = PostgresBindings(capacity: 10)
+            bindings.append(gatewayID)
+            bindings.append(id)
+            bindings.append(chunk)
+            bindings.append(indices.min() ?? 0)
+            bindings.append(indices.max() ?? -1)
+            bindings.append(BinaryArray(indices))
+            bindings.append(BinaryDoubleArray(elements: times))
+            bindings.append(BinaryArray(xs))
+            bindings.append(BinaryArray(ys))
+            bindings.append(BinaryArray(zs))
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO sportsensor.sample_chunks
+                            (gateway_id, session_id, chunk, first_index, last_index, sample_index, t, x, y, z)
+                        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                        ON CONFLICT (gateway_id, session_id, chunk) DO UPDATE SET first_index = EXCLUDED.first_index,
+                            last_index = EXCLUDED.last_index, sample_index = EXCLUDED.sample_index, t = EXCLUDED.t,
+                            x = EXCLUDED.x, y = EXCLUDED.y, z = EXCLUDED.z
+                        """, binds: bindings), logger: logger)
+            sent += samples.count
         }
-        guard !indices.isEmpty else { return 0 }
-        var bindings = PostgresBindings(capacity: 7)
-        bindings.append(gatewayID)
-        bindings.append(sessions)
-        bindings.append(indices)
-        bindings.append(times)
-        bindings.append(xs)
-        bindings.append(ys)
-        bindings.append(zs)
-        try await connection.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO sportsensor.samples (gateway_id, session_id, sample_index, t, x, y, z)
-                    SELECT $1, s::uuid, i, t, x, y, z
-                    FROM unnest($2::text[], $3::int8[], $4::float8[], $5::int2[], $6::int2[], $7::int2[])
-                        AS u(s, i, t, x, y, z)
-                    ON CONFLICT DO NOTHING
-                    """, binds: bindings), logger: logger)
-        return indices.count
+        return sent
     }
 
     static func bind(_ value: OutboxValue, into bindings: inout PostgresBindings) {

@@ -113,7 +113,8 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                     } ?? CentralConnection.describe(error, url: settings.url)
                 failures += 1
                 if let open = connection {
-                    try? await open.close()
+                    // Not awaited: closing a connection whose server vanished must not hold the loop.
+                    Task { try? await open.close() }
                     connection = nil
                 }
                 let refused = [.gatewayIDClash, .newerSchema, .refused].contains(replicationError.code)
@@ -147,23 +148,12 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
         }
         let writer = CentralWriter(gatewayID: settings.gatewayID)
         let (logger, clock) = (self.logger, self.clock)
-        // A server that vanishes mid-batch may leave a query unanswered: after the limit the
-        // connection is closed, which fails the query, and the batch is retried on a new one.
-        let counts = try await withThrowingTaskGroup(of: CentralWriter.Counts?.self) { group in
-            group.addTask { try await writer.write(batch, on: connection, logger: logger) }
-            group.addTask {
-                try await clock.sleep(for: .seconds(60))
-                try? await connection.close()
-                return nil
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let counts = result { return counts }
-                throw ReplicationError(
-                    .unreachable, "PostgreSQL did not answer a batch within 60 s",
-                    fix: "check the server and the network; replication reconnects with backoff")
-            }
-            throw CancellationError()
+        // A server that vanishes mid-batch may leave a query unanswered, and postgres-nio may then
+        // never resume it (seen when PostgreSQL stopped during a batch: the service hung for good).
+        // So the batch is awaited for at most 60 s and never past that: the connection is closed
+        // and the batch retried on a new one, without waiting for the abandoned query.
+        let counts = try await Self.bounded(.seconds(60), clock: clock, connection: connection) {
+            try await writer.write(batch, on: connection, logger: logger)
         }
         try await store.acknowledgeOutbox(through: batch.lastSequence)
         let hadError = status.lastError != nil
@@ -183,6 +173,43 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
                 "replication.samples": "\(counts.samples)", "replication.through": "\(batch.lastSequence)",
             ])
         return true
+    }
+
+    /// `operation`'s result, or after `limit` an `unreachable` error (closing `connection`), whichever
+    /// comes first; an operation still running then is cancelled and left to end on its own.
+    static func bounded<T: Sendable>(
+        _ limit: Duration, clock: C, connection: PostgresConnection,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let (results, sink) = AsyncStream<Result<T, any Error>>.makeStream()
+        let work = Task {
+            do { sink.yield(.success(try await operation())) } catch { sink.yield(.failure(error)) }
+        }
+        let timer = Task {
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            sink.yield(
+                .failure(
+                    ReplicationError(
+                        .unreachable, "PostgreSQL did not answer a batch within \(limit)",
+                        fix: "check the server and the network; replication reconnects with backoff")))
+        }
+        defer {
+            timer.cancel()
+            sink.finish()
+        }
+        return try await withTaskCancellationHandler {
+            for await result in results {
+                if case .failure = result {
+                    work.cancel()
+                    Task { try? await connection.close() }
+                }
+                return try result.get()
+            }
+            throw CancellationError()
+        } onCancel: {
+            work.cancel()
+            sink.finish()
+        }
     }
 
     /// Measures the outbox, raises or clears the alarm, stops queueing at the bound and resyncs

@@ -14,12 +14,14 @@ public struct OutboxTable: Hashable, Sendable {
     public var key: [String]
     /// The columns sent, key first; updates of other columns queue nothing.
     public var columns: [String]
-    /// Deleting a row is mirrored only while this table's row (column of ours = its key) still
-    /// exists: replaced events are deleted centrally, a session's rows pruned by retention are
-    /// not (the central database is the archive).
+    /// Deleting a row is mirrored only when this table's row (column of ours = its key) exists at
+    /// the moment of the deletion: replaced events are deleted centrally, a session's rows pruned
+    /// by retention (deleted by cascade with it) are not (the central database is the archive).
     public var parent: Parent?
     /// Queued only with `[replication] samples = true`.
     public var isSamples: Bool
+    /// Every deletion is mirrored, parent or not: the table holds current settings, not history.
+    public var mirrorsEveryDeletion: Bool
 
     /// The parent a deletion is judged by.
     public struct Parent: Hashable, Sendable {
@@ -61,19 +63,27 @@ public struct OutboxTable: Hashable, Sendable {
             name: "sample_chunks", key: ["session_id", "chunk"],
             columns: ["session_id", "chunk", "first_index", "sample_count", "codec_version"],
             isSamples: true),
+        // Goals are settings, not history: a target removed or replaced (a new id) goes centrally too.
+        OutboxTable(
+            name: "targets", key: ["id"], columns: ["id", "athlete_id", "session_id", "metric", "value", "created"],
+            mirrorsEveryDeletion: true),
     ]
 
     /// The declaration of `name`.
     public static func named(_ name: String) -> OutboxTable? { all.first { $0.name == name } }
 
     /// Declares a table.
-    public init(name: String, key: [String], columns: [String], parent: Parent? = nil, isSamples: Bool = false) {
+    public init(
+        name: String, key: [String], columns: [String], parent: Parent? = nil, isSamples: Bool = false,
+        mirrorsEveryDeletion: Bool = false
+    ) {
         precondition((1...2).contains(key.count), "the outbox holds one or two key columns")
         self.name = name
         self.key = key
         self.columns = columns
         self.parent = parent
         self.isSamples = isSamples
+        self.mirrorsEveryDeletion = mirrorsEveryDeletion
     }
 
     // MARK: Triggers
@@ -82,15 +92,16 @@ public struct OutboxTable: Hashable, Sendable {
     static let triggerPrefix = "replication_"
 
     /// This table's triggers: queue the key on insert, on update of a sent column and (with a
-    /// parent) on delete, while `replication_state.queueing` is 1. Each `sql` is the statement as
+    /// parent, or mirroring every deletion) on delete, while `replication_state.queueing` is 1. Each `sql` is the statement as
     /// SQLite keeps it in `sqlite_master`, so a changed declaration is told from an installed one.
     var triggers: [(name: String, sql: String)] {
         let when = "WHEN (SELECT queueing FROM replication_state WHERE id = 1) = 1"
-        func queue(_ row: String) -> String {
+        func queue(_ row: String, as queuedName: String) -> String {
             let second = key.count > 1 ? "\(row).\(key[1])" : "NULL"
             return "INSERT INTO replication_outbox (table_name, key1, key2, queued_at) "
-                + "VALUES ('\(name)', \(row).\(key[0]), \(second), \(Self.nowSQL));"
+                + "VALUES ('\(queuedName)', \(row).\(key[0]), \(second), \(Self.nowSQL));"
         }
+        func queue(_ row: String) -> String { queue(row, as: name) }
         let prefix = Self.triggerPrefix + name
         var triggers = [
             (
@@ -103,15 +114,33 @@ public struct OutboxTable: Hashable, Sendable {
                     + "BEGIN \(queue("NEW")) END"
             ),
         ]
-        if parent != nil {
+        // The deletion is judged when it happens, not when it is sent: a member removed while its
+        // team exists is mirrored even if the team is removed before the item goes out. SQLite
+        // runs a cascade after deleting the parent row, so a cascaded deletion is never queued.
+        if let parent {
+            let exists = "EXISTS (SELECT 1 FROM \(parent.table) WHERE \(parent.parentKey) = OLD.\(parent.column))"
             triggers.append(
                 (
                     prefix + "_delete",
-                    "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) BEGIN \(queue("OLD")) END"
+                    "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) AND \(exists) "
+                        + "BEGIN \(queue("OLD", as: deletionName)) END"
+                ))
+        } else if mirrorsEveryDeletion {
+            triggers.append(
+                (
+                    prefix + "_delete",
+                    "CREATE TRIGGER \(prefix)_delete AFTER DELETE ON \(name) \(when) "
+                        + "BEGIN \(queue("OLD", as: deletionName)) END"
                 ))
         }
         return triggers
     }
+
+    /// The outbox's name for a deletion of this table's rows that is to be mirrored.
+    var deletionName: String { name + Self.deletionSuffix }
+
+    /// Marks an outbox item as a mirrored deletion (`events:deleted`).
+    static let deletionSuffix = ":deleted"
 
     /// Queues every row of the table (a backfill), in key order.
     var backfillSQL: String {

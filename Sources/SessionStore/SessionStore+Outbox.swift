@@ -203,9 +203,14 @@ extension SessionStore {
             var last: Int64 = 0
             for entry in queued {
                 last = entry["seq"]
-                guard let table = OutboxTable.named(entry["table_name"]) else { continue }
+                let name: String = entry["table_name"]
+                let deletion = name.hasSuffix(OutboxTable.deletionSuffix)
+                guard
+                    let table = OutboxTable.named(
+                        deletion ? String(name.dropLast(OutboxTable.deletionSuffix.count)) : name)
+                else { continue }
                 let keyValues: [DatabaseValue] = [entry["key1"], entry["key2"]].prefix(table.key.count).map { $0 }
-                var item = try Self.outboxItem(table, key: keyValues, sequence: last, db)
+                var item = try Self.outboxItem(table, key: keyValues, sequence: last, deletion: deletion, db)
                 if table.isSamples, item.row != nil {
                     item.samples = try Self.chunkSamples(keyValues, directory, db)
                     samples += item.samples?.count ?? 0
@@ -225,14 +230,16 @@ extension SessionStore {
     }
 
     private static func outboxItem(
-        _ table: OutboxTable, key: [DatabaseValue], sequence: Int64, _ db: Database
+        _ table: OutboxTable, key: [DatabaseValue], sequence: Int64, deletion: Bool, _ db: Database
     ) throws -> OutboxItem {
         let condition = table.key.map { "\($0) = ?" }.joined(separator: " AND ")
         let row = try Row.fetchOne(
             db, sql: "SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) WHERE \(condition)",
             arguments: StatementArguments(key))
-        var mirrors = false
-        if row == nil, let parent = table.parent, let index = table.key.firstIndex(of: parent.column) {
+        // A deletion's trigger judged it when it happened; an item queued by an insert or update of
+        // a row gone since (or queued before deletions were judged so) by its parent now.
+        var mirrors = row == nil && (deletion || table.mirrorsEveryDeletion)
+        if row == nil, !mirrors, let parent = table.parent, let index = table.key.firstIndex(of: parent.column) {
             mirrors =
                 try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM \(parent.table) WHERE \(parent.parentKey) = ?)",

@@ -67,13 +67,16 @@ struct SoakAPICommand: ParsableCommand {
             }
         }
         let sorted = phase.latencies.sorted()
+        // Which request was slowest: the first after a burst waits behind the connections queued before it.
+        let slowest = phase.latencies.indices.max { phase.latencies[$0] < phase.latencies[$1] }.map { $0 + 1 }
         func quantile(_ q: Double) -> String {
             guard !sorted.isEmpty else { return "-" }
             return String(format: "%.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))])
         }
         print(
             "\(name): \(sorted.count) answered, \(phase.failures) failed; /v1/status ms p50 \(quantile(0.5)) "
-                + "p99 \(quantile(0.99)) max \(sorted.last.map { String(format: "%.2f", $0) } ?? "-")")
+                + "p99 \(quantile(0.99)) max \(sorted.last.map { String(format: "%.2f", $0) } ?? "-")"
+                + " (request \(slowest.map(String.init) ?? "-"))")
         return phase
     }
 

@@ -111,6 +111,15 @@ struct ReplicationEndToEndTests {
                     #expect(started.status == 0, "\(started)")
                 }
             }
+            // A target per hall, set twice: the replaced one (a new id) must not stay centrally.
+            for gateway in gateways {
+                let added = try await gateway.control(["athletes", "add", "ada"])
+                #expect(added.status == 0, "\(added)")
+                for value in ["50", "60"] {
+                    let set = try await gateway.control(["targets", "set", "hits", value, "--athlete", "ada"])
+                    #expect(set.status == 0, "\(set)")
+                }
+            }
             // Every hall's sessions and first sample chunk arrive. A live chunk holds 32 768 samples
             // (82 s at 400 Hz) and a loaded CI machine runs the virtual sensors slower than real
             // time: the bounds below are generous limits on conditions that always come, not times.
@@ -169,6 +178,16 @@ struct ReplicationEndToEndTests {
                     "SELECT session_id FROM sportsensor.session_summaries WHERE gateway_id = '\(id)'", database: "club")
                 summaryTotal += summaries.count
                 #expect(centralSummaries.sorted() == summaries.sorted(), "\(id)'s summaries")
+                // Targets: the same rows, the replaced one gone.
+                let targets = try Self.strings(
+                    gateway, "SELECT id || '|' || metric || '|' || CAST(round(value * 1000) AS INTEGER) FROM targets")
+                let centralTargets = try await cluster.psql(
+                    """
+                    SELECT id || '|' || metric || '|' || round(value * 1000)::bigint FROM sportsensor.targets
+                    WHERE gateway_id = '\(id)'
+                    """, database: "club")
+                #expect(targets.count == 1)
+                #expect(centralTargets.sorted() == targets.sorted(), "\(id)'s targets")
                 #expect(!gateway.log.contains(Self.password), "\(id)'s log shows the password")
             }
             let centralSessions = try await cluster.psql("SELECT count(*) FROM sportsensor.sessions", database: "club")

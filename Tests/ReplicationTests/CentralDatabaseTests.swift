@@ -71,9 +71,9 @@ struct CentralDatabaseTests {
                 database: "club")
             #expect(
                 tables == [
-                    "athletes", "events", "gateways", "leaderboard", "samples", "schema_migrations", "sensors",
-                    "session_summaries", "sessions", "sessions_overview", "team_members", "team_weekly_load", "teams",
-                    "weekly_load",
+                    "athletes", "events", "gateways", "leaderboard", "sample_chunks", "sample_rows", "samples",
+                    "schema_migrations", "sensors", "session_summaries", "sessions", "sessions_overview", "targets",
+                    "team_members", "team_weekly_load", "teams", "weekly_load",
                 ])
         }
     }
