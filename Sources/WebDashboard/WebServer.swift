@@ -123,7 +123,8 @@ public struct WebServer: Service {
         let application = Application(
             router: try router(), server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                backlog: ConnectionLimit.listenBacklog),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info(
