@@ -71,7 +71,9 @@ public final class UnixSeqPacketListener: Sendable {
     /// hello as nothing). Blocks the calling thread: call it from a dedicated one.
     ///
     /// - Throws: ``TransportError``: `closed` after ``close()``, or the failure of `accept`/`recv`.
-    public func accept(label: String = "unix-seqpacket") throws(TransportError) -> (
+    public func accept(
+        label: String = "unix-seqpacket"
+    ) throws(TransportError) -> (
         bearer: SeqPacketBearer, hello: [UInt8]
     ) {
         if closed.withLock({ $0 }) { throw Self.closedError(path) }

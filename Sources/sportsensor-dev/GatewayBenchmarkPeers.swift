@@ -3,10 +3,10 @@ import ArgumentParser
 import BLETransport
 import BLEWire
 import Foundation
-import Glibc
 import GATTClient
 import GatewayConfig
 import GatewayCore
+import Glibc
 import Logging
 import Synchronization
 import VirtualSensor
@@ -55,7 +55,9 @@ final class GatewayBenchmarkSensors: Sendable {
             script: scripts[(number - 1) % scripts.count], seed: UInt64(number), rate: Double(rate))
         var logger = Logger(label: "bench-gateway.sensor")
         logger.logLevel = .warning
-        guard let sensor = try? VirtualSensor(configuration: configuration, source: source, clock: ContinuousClock(), logger: logger)
+        guard
+            let sensor = try? VirtualSensor(
+                configuration: configuration, source: source, clock: ContinuousClock(), logger: logger)
         else { return }
         let stamped = TimestampingBearer(inner: bearer) { [self] now in
             lastSent.withLock { $0[alias] = now }

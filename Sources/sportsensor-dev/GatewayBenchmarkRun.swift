@@ -83,7 +83,9 @@ struct GatewayBenchmarkRun {
     static func reading(pid: Int32, http: GatewayBenchmarkHTTP, counter: String?) throws -> GatewayProcessReading {
         let metrics = try http.get("/metrics")
         let at = ContinuousClock.now
-        func file(_ name: String) throws -> String { try String(contentsOfFile: "/proc/\(pid)/\(name)", encoding: .utf8) }
+        func file(_ name: String) throws -> String {
+            try String(contentsOfFile: "/proc/\(pid)/\(name)", encoding: .utf8)
+        }
         guard let ticks = GatewayProcessFiles.cpuTicks(stat: try file("stat")),
             let resident = GatewayProcessFiles.residentBytes(status: try file("status")),
             let written = GatewayProcessFiles.writeBytes(io: try file("io"))

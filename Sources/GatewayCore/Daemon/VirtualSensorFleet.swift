@@ -72,7 +72,8 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let script = scripts[(number - 1) % scripts.count]
             if let remote {
                 let connector = ClosureSensorConnector { _ in try remote(alias) }
-                members.append(Member(alias: alias, address: address, script: script, sensor: nil, connector: connector))
+                members.append(
+                    Member(alias: alias, address: address, script: script, sensor: nil, connector: connector))
                 continue
             }
             let sensorConfiguration = VirtualSensorConfiguration(
