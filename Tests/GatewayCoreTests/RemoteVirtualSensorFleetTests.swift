@@ -12,17 +12,17 @@ import VirtualSensor
 struct RemoteVirtualSensorFleetTests {
     @Test("each member connects through the remote factory with its alias and emulates nothing itself")
     func remoteMembers() async throws {
-        let asked = Mutex<[String]>([])
-        let served = Mutex<[[UInt8]]>([])
+        let asked = Log<String>()
+        let served = Log<[UInt8]>()
         let fleet = try VirtualSensorFleet(
             configuration: VirtualSensorsConfiguration(count: 3), clock: ManualClock(),
             remote: { alias in
-                asked.withLock { $0.append(alias) }
+                asked.append(alias)
                 let (near, far) = LoopbackATTBearer.pair()
                 // The far end stands for the benchmark's sensor: it echoes what it is sent.
-                Task {
+                Task { [far, served] in
                     while let pdu = try await far.receive() {
-                        served.withLock { $0.append(pdu) }
+                        served.append(pdu)
                         try await far.send(pdu)
                     }
                 }
@@ -34,8 +34,8 @@ struct RemoteVirtualSensorFleetTests {
         let bearer = try await fleet.members[1].connector.connect(to: fleet.members[1].address)
         try await bearer.send([0x02, 0x05, 0x02])
         #expect(try await bearer.receive() == [0x02, 0x05, 0x02])
-        #expect(asked.withLock { $0 } == ["virtual-2"])
-        #expect(served.withLock { $0 } == [[0x02, 0x05, 0x02]])
+        #expect(asked.items == ["virtual-2"])
+        #expect(served.items == [[0x02, 0x05, 0x02]])
         await bearer.close()
     }
 
@@ -44,4 +44,11 @@ struct RemoteVirtualSensorFleetTests {
         let fleet = try VirtualSensorFleet(configuration: VirtualSensorsConfiguration(count: 2), clock: ManualClock())
         #expect(fleet.members.allSatisfy { $0.sensor != nil })
     }
+}
+
+/// What a fake was handed, in order.
+private final class Log<Item: Sendable>: Sendable {
+    private let state = Mutex<[Item]>([])
+    func append(_ item: Item) { state.withLock { $0.append(item) } }
+    var items: [Item] { state.withLock { $0 } }
 }
