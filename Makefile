@@ -35,7 +35,7 @@ FUZZERS := fuzz-att fuzz-ad fuzz-btsnoop fuzz-sdu fuzz-chunk
 FUZZ_BUILD := Fuzz/.build
 
 .PHONY: browser-deps browser-test
-.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store bench-replication \
+.PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store bench-replication bench-gateway \
 	install install-binaries install-check security-check itest
 
 all: build
@@ -254,12 +254,25 @@ bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target DetectionBenchmarks
 	$(MAKE) --no-print-directory bench-store
 	$(MAKE) --no-print-directory bench-replication
+	$(MAKE) --no-print-directory bench-gateway
 
 ## bench-replication: catch-up throughput of a 2-million-sample backlog into a throw-away local PostgreSQL
 ## (Docs/PERFORMANCE.md, Docs/REPLICATION.md)
 bench-replication: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	scripts/bench-replication.sh .build/release/sportsensor-dev
+
+## bench-gateway: the daemon's own CPU, RSS, allocations, disk bytes per sample and notification-to-SSE latency
+## under 1-128 emulated sensors served from another process (Docs/PERFORMANCE.md, "The gateway's own cost");
+## BENCH_GATEWAY_FLAGS narrows the matrix (--sensors 64 --rates 100 --subscribers 10)
+BENCH_GATEWAY_DIR ?= /var/tmp
+BENCH_GATEWAY_FLAGS ?=
+bench-gateway: deps
+	$(SWIFT) build -c release --product sportsensord $(BUILD_FLAGS)
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	cc -O2 -shared -fPIC -o .build/release/malloc-count.so scripts/malloc-count.c
+	.build/release/sportsensor-dev bench-gateway --daemon .build/release/sportsensord \
+		--malloc-counter $(CURDIR)/.build/release/malloc-count.so --directory $(BENCH_GATEWAY_DIR) $(BENCH_GATEWAY_FLAGS)
 
 ## bench-store: disk bytes written per stored sample, 10 minutes of 1, 16 and 64 virtual sensors at 100 Hz
 ## (/proc/self/io write_bytes; BENCH_STORE_DIR must be on a real disk, not tmpfs)

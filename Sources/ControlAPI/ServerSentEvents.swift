@@ -20,6 +20,10 @@ enum ServerSentEvents {
     /// How many frames wait for a slow client before the oldest are dropped.
     static let bufferedFrames = 1024
 
+    /// Frames shared by every stream of the process: an event is encoded once, whatever the
+    /// number of subscribers.
+    static let frameCache = SSEFrameCache()
+
     /// One event's frame: `event: <kind>\ndata: <json>\n\n`. The JSON has no line breaks (the
     /// encoder escapes those inside strings), so one `data:` line carries it.
     static func frame(for event: GatewayEvent) throws -> String {
@@ -42,7 +46,7 @@ enum ServerSentEvents {
                     group.addTask {
                         for await event in events {
                             do {
-                                outbox.yield(try frame(for: event))
+                                outbox.yield(try frameCache.frame(for: event, encode: frame(for:)))
                             } catch {
                                 logger.error(
                                     "cannot encode an event for the stream, skipped",

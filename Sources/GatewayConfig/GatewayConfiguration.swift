@@ -233,7 +233,7 @@ extension GatewayConfiguration {
 
 extension VirtualSensorsConfiguration {
     /// The most virtual sensors one daemon runs.
-    public static let maximumCount = 64
+    public static let maximumCount = 128
 }
 
 /// `[replication]` (Docs/REPLICATION.md): where and how this gateway replicates its store.

@@ -134,3 +134,43 @@ struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+@Suite("SSE frames are encoded once per event")
+struct SSEFrameCacheTests {
+    static func link(_ sensor: String) -> GatewayEvent {
+        .link(LinkPayload(sensor: sensor, address: "CA:FE:00:00:00:01", state: "connected", detail: nil))
+    }
+
+    @Test("equal events share one encoding; different ones are encoded apart")
+    func sharedEncoding() throws {
+        let cache = SSEFrameCache(capacity: 4)
+        var encoded = 0
+        let encode = { (event: GatewayEvent) throws -> String in
+            encoded += 1
+            return try ServerSentEvents.frame(for: event)
+        }
+        let first = Self.link("virtual-1")
+        let frames = try (0..<10).map { _ in try cache.frame(for: first, encode: encode) }
+        #expect(encoded == 1)
+        #expect(frames.allSatisfy { $0 == frames[0] })
+        #expect(frames[0] == (try ServerSentEvents.frame(for: first)))
+        let second = Self.link("virtual-2")
+        #expect(try cache.frame(for: second, encode: encode) == (try ServerSentEvents.frame(for: second)))
+        #expect(encoded == 2)
+    }
+
+    @Test("the oldest frames leave once the capacity is reached")
+    func eviction() throws {
+        let cache = SSEFrameCache(capacity: 2)
+        var encoded = 0
+        let encode = { (event: GatewayEvent) throws -> String in
+            encoded += 1
+            return try ServerSentEvents.frame(for: event)
+        }
+        for name in ["a", "b", "c"] { _ = try cache.frame(for: Self.link(name), encode: encode) }
+        _ = try cache.frame(for: Self.link("c"), encode: encode)
+        #expect(encoded == 3)
+        _ = try cache.frame(for: Self.link("a"), encode: encode)
+        #expect(encoded == 4)
+    }
+}

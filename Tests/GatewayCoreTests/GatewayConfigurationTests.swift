@@ -135,6 +135,19 @@ struct GatewayConfigurationTests {
         }
     }
 
+    @Test("virtual sensors: up to 128 (what bench-gateway showed one daemon carries), more refused naming the range")
+    func virtualSensorLimit() throws {
+        #expect(try GatewayConfiguration.parse("[virtual]\nsensors = 128\n", file: "c").virtualSensors.count == 128)
+        let error = try Self.error("[virtual]\nsensors = 129\n")
+        #expect(error.key == "virtual.sensors")
+        #expect(error.fix.contains("0 to 128"))
+        let flag = try GatewayConfiguration().applying(GatewayOverrides(virtualSensors: 128), environment: [:])
+        #expect(flag.virtualSensors.count == 128)
+        #expect(throws: ConfigurationError.self) {
+            try GatewayConfiguration().applying(GatewayOverrides(virtualSensors: 129), environment: [:])
+        }
+    }
+
     @Test("link_budget: 1–32 per adapter, anything else refused with the common values")
     func linkBudget() throws {
         #expect(try GatewayConfiguration.parse("[bluetooth]\nlink_budget = 7\n", file: "c").linkBudget == 7)

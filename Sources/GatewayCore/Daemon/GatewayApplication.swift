@@ -45,6 +45,9 @@ public struct GatewayApplication: Sendable {
     public var bluetooth: BluetoothSupport?
     /// The virtual sensors' bearer pairs (the executable passes an `AF_UNIX` socket pair).
     public var makeVirtualBearers: VirtualSensorFleet<ContinuousClock>.BearerPairFactory
+    /// Development only (`--dev-virtual-sensor-socket`): the virtual sensors run in another
+    /// process and this opens a connection to one; nil (the default) runs them in-process.
+    public var remoteVirtualSensors: VirtualSensorFleet<ContinuousClock>.RemoteBearerFactory?
     /// The control server.
     public var makeControlServer: ControlServerFactory?
     /// The coach's web dashboard, run when `[web]` is configured.
@@ -114,7 +117,7 @@ public struct GatewayApplication: Sendable {
         if configuration.virtualSensors.count > 0 {
             fleet = try VirtualSensorFleet(
                 configuration: configuration.virtualSensors, clock: clock, logger: logger,
-                makeBearers: makeVirtualBearers)
+                makeBearers: makeVirtualBearers, remote: remoteVirtualSensors)
         }
         let replication = try await makeReplication(store: store, clock: clock)
         var dependencies = GatewayDependencies(

@@ -19,14 +19,18 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
         public var address: BluetoothAddress
         /// The motion it performs.
         public var script: MotionScript
-        /// The emulated sensor.
-        public var sensor: VirtualSensor<C>
+        /// The emulated sensor; nil when another process emulates it (``RemoteBearerFactory``).
+        public var sensor: VirtualSensor<C>?
         /// Opens a connection to it.
         public var connector: ClosureSensorConnector
     }
 
     /// Makes the two ends of one connection: the first for the gateway, the second for the sensor.
     public typealias BearerPairFactory = @Sendable () throws -> (any ATTBearer, any ATTBearer)
+
+    /// Opens a connection to sensor `alias` emulated by another process (the gateway benchmark's
+    /// `sportsensord --dev-virtual-sensor-socket`), so the daemon's own cost can be measured apart.
+    public typealias RemoteBearerFactory = @Sendable (_ alias: String) throws -> any ATTBearer
 
     /// The sensors, `virtual-1` first.
     public let members: [Member]
@@ -57,7 +61,8 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
         pacing: VirtualSensorConfiguration.Pacing = .realTime,
         faults: VirtualSensorConfiguration.Faults = .none, motion: MotionOptions = MotionOptions(),
         logger: Logger = Logger(label: "sportsensord.virtual-sensor"),
-        makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() }
+        makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() },
+        remote: RemoteBearerFactory? = nil
     ) throws(VirtualSensorError) {
         var members: [Member] = []
         let scripts = configuration.scripts.isEmpty ? [MotionScript.tableTennis] : configuration.scripts
@@ -65,6 +70,12 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let alias = "virtual-\(number)"
             let address = Self.address(of: number)
             let script = scripts[(number - 1) % scripts.count]
+            if let remote {
+                let connector = ClosureSensorConnector { _ in try remote(alias) }
+                members.append(
+                    Member(alias: alias, address: address, script: script, sensor: nil, connector: connector))
+                continue
+            }
             let sensorConfiguration = VirtualSensorConfiguration(
                 seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
                 pacing: pacing, samplesWhileIdle: pacing == .realTime)

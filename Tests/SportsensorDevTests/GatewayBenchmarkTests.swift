@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ArgumentParser
+import Testing
+
+@testable import sportsensor_dev
+
+@Suite("bench-gateway: reading /proc, /metrics and the SSE stream, and the arithmetic")
+struct GatewayBenchmarkTests {
+    @Test("utime + stime count from the last parenthesis, whatever the command name holds")
+    func cpuTicks() {
+        // Fields 14 and 15 are 1200 and 345; the name has a space and a parenthesis.
+        let stat =
+            "4242 (sport sensor) d) S 1 4242 4242 0 -1 4194560 900 0 0 0 1200 345 0 0 20 0 9 0 100 900000000 5000 "
+            + "18446744073709551615 0 0 0 0 0 0 0 4096 0 0 0 17 1 0 0 0 0 0"
+        #expect(GatewayProcessFiles.cpuTicks(stat: stat) == 1545)
+        #expect(GatewayProcessFiles.cpuTicks(stat: "4242 (x) S 1") == nil)
+    }
+
+    @Test("VmRSS is read in kB and given in bytes; write_bytes as written")
+    func residentAndIO() {
+        let status = "Name:\tsportsensord\nVmPeak:\t  900000 kB\nVmRSS:\t   28672 kB\nThreads:\t9\n"
+        #expect(GatewayProcessFiles.residentBytes(status: status) == 28672 * 1024)
+        let io = "rchar: 10\nwchar: 20\nread_bytes: 0\nwrite_bytes: 4096000\ncancelled_write_bytes: 0\n"
+        #expect(GatewayProcessFiles.writeBytes(io: io) == 4_096_000)
+    }
+
+    @Test("an unlabelled Prometheus series, not one whose name it prefixes")
+    func metric() {
+        let text = """
+            # TYPE sportsensord_samples_total counter
+            sportsensord_samples_total_other 7
+            sportsensord_samples_total 1.5e+06
+            sportsensord_notifications_total 500000
+            """
+        #expect(GatewayProcessFiles.metric("sportsensord_samples_total", in: text) == 1_500_000)
+        #expect(GatewayProcessFiles.metric("sportsensord_notifications_total", in: text) == 500_000)
+        #expect(GatewayProcessFiles.metric("sportsensord_lost_samples_total", in: text) == nil)
+    }
+
+    @Test("figures per sample, per notification and per second from two readings")
+    func figures() {
+        let start = ContinuousClock.now
+        let first = GatewayProcessReading(
+            cpuTicks: 1000, residentBytes: 30 << 20, writeBytes: 1000, allocations: 5000, samples: 10_000,
+            notifications: 3_000, lostSamples: 2, at: start)
+        let last = GatewayProcessReading(
+            cpuTicks: 1010, residentBytes: 32 << 20, writeBytes: 1_001_000, allocations: 65_000, samples: 110_000,
+            notifications: 33_000, lostSamples: 2, at: start + .seconds(10))
+        let figures = GatewayBenchmarkFigures(
+            sensors: 100, rate: 100, subscribers: 1, start: first, end: last, idleResidentBytes: 20 << 20,
+            ticksPerSecond: 100, latencies: [3, 1, 2, 4])
+        // 10 ticks at 100 Hz is 0.1 s of CPU over 10 s of wall clock, 100 000 samples, 30 000 notifications.
+        #expect(abs(figures.coreShare - 0.01) < 1e-9)
+        #expect(abs(figures.cpuPerSampleMicroseconds - 1.0) < 1e-9)
+        #expect(abs(figures.cpuPerNotificationMicroseconds - 0.1 / 30_000 * 1e6) < 1e-9)
+        #expect(figures.samplesPerSecond == 10_000)
+        #expect(figures.allocationsPerNotification == 2)
+        #expect(figures.diskBytesPerSample == 10)
+        #expect(figures.loadedResidentBytes == 32 << 20 && figures.idleResidentBytes == 20 << 20)
+        #expect(figures.latency == LatencySummary([1, 2, 3, 4]))
+        #expect(figures.row.hasPrefix("| 100 × 100 | 1 | 10000 (10000) | 1.0 | 1.00 |"))
+    }
+
+    @Test("latency quantiles by nearest rank; none without values")
+    func quantiles() throws {
+        let summary = try #require(LatencySummary((1...100).map(Double.init).reversed()))
+        #expect(summary.count == 100 && summary.p50 == 50 && summary.p99 == 99 && summary.max == 100)
+        let one = try #require(LatencySummary([7]))
+        #expect(one.p50 == 7 && one.p99 == 7 && one.max == 7)
+        #expect(LatencySummary([]) == nil)
+    }
+
+    @Test("detection items are found across reads and HTTP chunk lines; other kinds are not")
+    func sseParser() {
+        var parser = SSELineParser()
+        let stream = Array(
+            ("4a\r\nevent: counters\ndata: {\"sensor\":\"virtual-1\"}\n\n\r\n"
+                + "5c\r\nevent: detection\ndata: {\"session_id\":\"x\",\"sensor\":\"virtual-12\",\"event\":{}}\n\n\r\n"
+                + ": keep-alive\n\nevent: detection\ndata: {\"sensor\":\"virtual-3\"}\n\n").utf8)
+        var found: [String] = []
+        // Byte by byte: items split anywhere still come out whole.
+        for byte in stream { found += parser.detections(in: [byte]).map(String.init) }
+        #expect(found == ["virtual-12", "virtual-3"])
+    }
+
+    @Test("the lists of the matrix parse, and bad ones are refused")
+    func lists() throws {
+        #expect(try GatewayBenchmark.numbers("1, 16,64") == [1, 16, 64])
+        #expect(throws: ValidationError.self) { try GatewayBenchmark.numbers("1,x") }
+        #expect(throws: ValidationError.self) { try GatewayBenchmark.numbers("-1") }
+    }
+}
