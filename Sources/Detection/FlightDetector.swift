@@ -390,7 +390,7 @@ public struct FlightTracker: Sendable {
     @usableFromInline static let supportedMax = 0.1
     /// Longest sample interval across a takeoff or landing edge, s. An edge in a gap is placed at the gap's
     /// middle, wrong by up to half the gap: 0.1 s is 17 cm at a 0.7 s flight (on the development seeds a
-    /// release in a 0.33 s gap was 119 ms late, +22 cm); shorter gaps keep the event, flagged `sample_gap`.
+    /// release in a 0.33 s gap was 119 ms late, −22 cm); shorter gaps keep the event, flagged `sample_gap`.
     @usableFromInline static let edgeGapMax = 0.2
     /// Least disagreement allowed between the extrapolated edge and the edge moments, s.
     @usableFromInline static let agreementWindow = 0.02
