@@ -17,6 +17,11 @@ struct EdgeMoments: Sendable {
     @usableFromInline var interval: Double = 0
     @usableFromInline var firstTime: Double = 0
     @usableFromInline var lastTime: Double = 0
+    /// The longest sample interval among the edge's changes of at least `steepChangeG`, s: lost notifications
+    /// can leave the whole edge inside one interval, and then no moment locates it.
+    @usableFromInline var widest: Double = 0
+    /// A change this large is part of the edge, not the floor's wobble, g.
+    @usableFromInline static let steepChangeG = 0.25
 
     @inlinable init() {}
 
@@ -24,6 +29,7 @@ struct EdgeMoments: Sendable {
         weight = 0
         first = 0
         second = 0
+        widest = 0
     }
 
     @inlinable mutating func add(change: Double, from t0: Double, to t1: Double) {
@@ -39,6 +45,7 @@ struct EdgeMoments: Sendable {
         first += w * offset
         second += w * offset * offset
         interval = t1 - t0
+        if w >= EdgeMoments.steepChangeG { widest = max(widest, t1 - t0) }
         lastTime = t1
     }
 
@@ -157,6 +164,8 @@ public struct FlightTracker: Sendable {
     @usableFromInline var lowSeen = false
     /// Seconds from `enterG` to `landG` on the landing rise.
     @usableFromInline var landingRise: Double = 0
+    /// First sample of the current in-flight run at or above `enterG` (infinity while below it).
+    @usableFromInline var supportedSince = Double.infinity
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
@@ -210,6 +219,7 @@ public struct FlightTracker: Sendable {
                 lowMagnitude = m
                 lowSeen = false
                 landingRise = 0
+                supportedSince = .infinity
             }
             return nil
         }
@@ -244,6 +254,18 @@ public struct FlightTracker: Sendable {
             }
         }
         if !landingSeen {
+            // Out of the free-fall band for longer than any impact's rise without reaching `landG`: the
+            // sensor is held (or stood on) again and its impact was lost in a gap or too soft to time, so
+            // the flight's end is unknown. Running on to the next impact would report a flight seconds long.
+            if m >= parameters.enterG {
+                supportedSince = min(supportedSince, t)
+                if t - supportedSince >= max(FlightTracker.supportedMax, parameters.landingRiseMax) {
+                    abort()
+                    return nil
+                }
+            } else {
+                supportedSince = .infinity
+            }
             if m < parameters.enterG {
                 lowTime = t
                 lowMagnitude = m
@@ -290,6 +312,8 @@ public struct FlightTracker: Sendable {
 
     @usableFromInline mutating func land() -> FlightEvent? {
         if !takeoffFrozen { takeoff = falling.end }
+        let fallingWidest = falling.widest
+        let risingWidest = rising.widest
         var landing = rising.start
         let floorCount = floorSums.x
         var floor = floorCount > 0 ? floorSums / floorCount : .zero
@@ -323,6 +347,9 @@ public struct FlightTracker: Sendable {
         }
         abort()
         lastPropulsion = lastTime
+        // An edge that lies in a gap of lost notifications is somewhere in that gap: the flight is not
+        // measured, and a height from a guess would be wrong by g·t·gap/4 (10 cm per 0.1 s at 0.7 s).
+        guard fallingWidest <= FlightTracker.edgeGapMax, risingWidest <= FlightTracker.edgeGapMax else { return nil }
         let flight = landing - takeoff
         guard flight >= parameters.minFlight, flight <= parameters.maxFlight else { return nil }
         guard floorTime > 0 else { return nil }
@@ -358,6 +385,13 @@ public struct FlightTracker: Sendable {
     @usableFromInline static let steepLowG = 0.25
     /// … up to this (below the curved top of a push or a landing), g.
     @usableFromInline static let steepHighG = 2.0
+    /// Longest run at or above `enterG` before `landG` while in flight, s: a catch or landing rises through
+    /// it within `landingRiseMax` (40 ms); free fall never reads that much for this long.
+    @usableFromInline static let supportedMax = 0.1
+    /// Longest sample interval across a takeoff or landing edge, s. An edge in a gap is placed at the gap's
+    /// middle, wrong by up to half the gap: 0.1 s is 17 cm at a 0.7 s flight (on the development seeds a
+    /// release in a 0.33 s gap was 119 ms late, −22 cm); shorter gaps keep the event, flagged `sample_gap`.
+    @usableFromInline static let edgeGapMax = 0.2
     /// Least disagreement allowed between the extrapolated edge and the edge moments, s.
     @usableFromInline static let agreementWindow = 0.02
 
