@@ -69,8 +69,8 @@ public final class ConnectionLimit: Sendable {
     /// How many connections the kernel queues for a listener before they are accepted. A request
     /// arriving right after a burst waits until every connection queued before it was accepted,
     /// set up and (past the cap) closed: with Hummingbird's 256, `soak-api`'s first request after
-    /// 2 000 connections took 110–190 ms in a debug build (Docs/PERFORMANCE.md). The control API and
-    /// the web dashboard both have tens of clients at most; a flood past this waits in `connect`.
+    /// 2 000 connections took 110–190 ms in a debug build (Docs/PERFORMANCE.md). A control API has
+    /// a handful of clients; a flood past this waits in `connect` instead.
     public static let listenBacklog = 32
 
     /// Open connections allowed.

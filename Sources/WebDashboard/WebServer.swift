@@ -123,8 +123,7 @@ public struct WebServer: Service {
         let application = Application(
             router: try router(), server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                backlog: ConnectionLimit.listenBacklog),
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info(
