@@ -13,7 +13,7 @@ stacks and other anonymous memory, the threads by name, and from smaps_rollup th
 set (shared library pages divided among the processes mapping them), the anonymous pages
 (including copy-on-write pages of the binaries' relocated data) and the private dirty pages.
 With --modules, also which Swift modules the binary's resident code pages belong to (from
-/proc/PID/pagemap, root only, and `nm`: each resident page is given to the symbol at its middle).
+/proc/PID/pagemap and `nm`: each resident page is given to the symbol at its middle).
 """
 import bisect
 import collections
