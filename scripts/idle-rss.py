@@ -11,7 +11,9 @@ prints one Markdown table with a column per daemon: VmRSS split into the binary'
 the Swift runtime, Foundation (with ICU), the other shared libraries, malloc arenas, thread
 stacks and other anonymous memory, the threads by name, and from smaps_rollup the proportional
 set (shared library pages divided among the processes mapping them), the anonymous pages
-(including copy-on-write pages of the binaries' relocated data) and the private dirty pages.
+(including copy-on-write pages of the binaries' relocated data), the private dirty pages, and the
+pages referenced over the next 10 s of idle with a status request and a /metrics scrape each
+second (clear_refs, then Referenced: the idle working set).
 With --modules, also which Swift modules the binary's resident code pages belong to (from
 /proc/PID/pagemap and `nm`: each resident page is given to the symbol at its middle).
 """
@@ -164,6 +166,18 @@ def measure(daemon, modules=False):
                 fields = line.split()
                 if fields[0] in ("Pss:", "Private_Dirty:", "Anonymous:"):
                     rows["(rollup) " + fields[0].rstrip(":")] = int(fields[1])
+            # The working set: pages used over 10 s of idle with a status request and a /metrics
+            # scrape each second, the rest being start-up's pages the kernel may reclaim.
+            with open(f"/proc/{process.pid}/clear_refs", "w") as clear:
+                clear.write("1")
+            for _ in range(10):
+                request("/v1/status", control)
+                request("/metrics", control)
+                time.sleep(1)
+            for line in open(f"/proc/{process.pid}/smaps_rollup"):
+                fields = line.split()
+                if fields[0] == "Referenced:":
+                    rows["(rollup) Referenced over 10 s of idle"] = int(fields[1])
             if modules:
                 rows["modules"] = code_by_module(daemon, resident_code_pages(process.pid, daemon))
             threads = collections.Counter(
@@ -186,7 +200,7 @@ def main():
     results = [measure(os.path.realpath(daemon), modules) for daemon in daemons]
     keys = sorted({key for _, rows, _ in results for key in rows if not key.startswith("(rollup)") and key != "modules"},
                   key=lambda k: -max(r[k] for _, r, _ in results))
-    keys += ["(rollup) Pss", "(rollup) Anonymous", "(rollup) Private_Dirty"]
+    keys += ["(rollup) Pss", "(rollup) Anonymous", "(rollup) Private_Dirty", "(rollup) Referenced over 10 s of idle"]
     print("| MB | " + " | ".join(daemons) + " |")
     print("| --- |" + " ---: |" * len(results))
     print("| **VmRSS** | " + " | ".join(f"**{r / 1024:.1f}**" for r, _, _ in results) + " |")
