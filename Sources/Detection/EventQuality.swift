@@ -76,7 +76,7 @@ struct SampleSpacing: Sendable {
     @inlinable init() {}
 
     /// Takes the next sample time.
-    @inlinable mutating func observe(_ t: Double) {
+    @inlinable @inline(__always) mutating func observe(_ t: Double) {
         defer { lastTime = t }
         guard lastTime > -Double.infinity else { return }
         let dt = t - lastTime

@@ -32,7 +32,7 @@ struct EdgeMoments: Sendable {
         widest = 0
     }
 
-    @inlinable mutating func add(change: Double, from t0: Double, to t1: Double) {
+    @inlinable @inline(__always) mutating func add(change: Double, from t0: Double, to t1: Double) {
         let w = abs(change)
         let midpoint = (t0 + t1) / 2
         if weight == 0 {
@@ -196,7 +196,8 @@ public struct FlightTracker: Sendable {
                     fallingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: true)
                 }
                 fallingSamples.append(current, keepNewest: true)
-            } else {
+            } else if !falling.isEmpty || !fallingSamples.isEmpty {
+                // Already empty between falling runs, which is most samples: skip the stores.
                 falling.reset()
                 fallingSamples.removeAll()
             }
