@@ -94,9 +94,23 @@ struct EdgeSamples: Sendable {
 @inlinable func extrapolatedEdge(
     _ edge: EdgeSamples, fromNewest: Bool, floor: SIMD4<Double>, lowG: Double, highG: Double
 ) -> Double? {
-    let n = edge.count
-    guard n >= 2 else { return nil }
-    @inline(__always) func sample(_ i: Int) -> SIMD4<Double> { edge[fromNewest ? n - 1 - i : i] }
+    guard edge.count >= 2 else { return nil }
+    // One view of the slots for the whole search: the subscript copies the 512-byte tuple per read.
+    return withUnsafeBytes(of: edge.slots) { slots in
+        extrapolatedEdge(
+            slots, head: edge.head, count: edge.count, fromNewest: fromNewest, floor: floor, lowG: lowG, highG: highG)
+    }
+}
+
+/// `extrapolatedEdge(_:fromNewest:floor:lowG:highG:)` over the ring buffer's raw slots.
+@inlinable func extrapolatedEdge(
+    _ slots: UnsafeRawBufferPointer, head: Int, count n: Int, fromNewest: Bool, floor: SIMD4<Double>, lowG: Double,
+    highG: Double
+) -> Double? {
+    @inline(__always) func sample(_ i: Int) -> SIMD4<Double> {
+        let slot = (head + (fromNewest ? n - 1 - i : i)) & (EdgeSamples.capacity - 1)
+        return slots.load(fromByteOffset: slot * 32, as: SIMD4<Double>.self)
+    }
     @inline(__always) func distance(_ s: SIMD4<Double>) -> Double {
         let d = s - floor
         return (d.y * d.y + d.z * d.z + d.w * d.w).squareRoot()
