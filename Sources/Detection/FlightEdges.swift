@@ -29,7 +29,7 @@ struct EdgeSamples: Sendable {
     }
 
     /// Appends a sample; when full, drops the oldest (`keepNewest`) or ignores the new one.
-    @inlinable mutating func append(_ sample: SIMD4<Double>, keepNewest: Bool) {
+    @inlinable @inline(__always) mutating func append(_ sample: SIMD4<Double>, keepNewest: Bool) {
         let capacity = EdgeSamples.capacity
         if count == capacity {
             guard keepNewest else { return }
