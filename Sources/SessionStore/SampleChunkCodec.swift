@@ -26,20 +26,23 @@ public struct StoredSample: Hashable, Sendable {
 /// The compressed form of a run of samples as the store keeps it in one BLOB (see Docs/FORMATS.md,
 /// "Stored sample chunks").
 ///
-/// Counts and sample indices round-trip exactly for any input. Times are kept as a linear time base
-/// (the first time and a step per sample index) plus a per-sample residual in whole microseconds, so
-/// a decoded time is within 0.5 µs of the recorded one; a chunk whose times do not fit that (not
-/// finite, or more than about 12 days off the line) keeps every time as a raw `Double` instead.
+/// Counts and sample indices round-trip exactly for any input. Times that are all whole microseconds
+/// (what `StoreTime.microseconds` makes, so every time the gateway and imports record) round-trip
+/// exactly too: they are kept as integers on a linear base in microseconds, however the samples are
+/// cut into chunks. Other times are kept as a linear base in seconds plus a whole-microsecond
+/// residual (within 0.5 µs), or, when that cannot hold them (not finite, or more than about 12 days
+/// off the line), as raw `Double`s.
 ///
-/// New chunks are written in format version 2: each axis is predicted per block of 32 samples by the
+/// New chunks are written in format version 3: each axis is predicted per block of 32 samples by the
 /// best of eight fixed predictors and the residuals are coded with an adaptive binary range coder
-/// whose model follows the residuals' running magnitude. Version 1 chunks (the same predictors'
-/// first four, Rice codes per block) are still decoded.
+/// whose model follows the residuals' running magnitude. Version 2 has the same sample data without
+/// the microsecond time modes; version 1 chunks (the predictors' first four, Rice codes per block)
+/// are still decoded.
 public enum SampleChunkCodec {
     /// The format version `encode` writes in the first byte.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     /// The format versions `decode` reads.
-    public static let readableVersions: ClosedRange<UInt8> = 1...2
+    public static let readableVersions: ClosedRange<UInt8> = 1...3
     /// Samples per block: the unit a predictor (and, in version 1, a Rice parameter) is chosen for.
     public static let blockLength = 32
 
@@ -102,7 +105,7 @@ public enum SampleChunkCodec {
         encode(samples, version: version, into: &out)
     }
 
-    /// Appends the encoding of `samples` in format `version` (1 or 2; 1 only to make fixtures).
+    /// Appends the encoding of `samples` in format `version` (1–3; 1 and 2 only to make fixtures).
     static func encode(_ samples: [StoredSample], version: UInt8, into out: inout [UInt8]) {
         out.append(version)
         let summary = summary(of: samples)
@@ -123,7 +126,15 @@ public enum SampleChunkCodec {
             appendVarint(zigzag(gap.delta), to: &out)
         }
 
-        // Times: a linear base plus microsecond residuals, or raw doubles when that cannot hold them.
+        // Times: whole microseconds on an integer line (version 3), else a linear base in seconds
+        // plus microsecond residuals, or raw doubles when neither can hold them.
+        if version >= 3, let line = MicrosecondLine(samples) {
+            out.append(line.isExact ? TimeMode.exactMicroseconds.rawValue : TimeMode.microseconds.rawValue)
+            appendVarint(zigzag(line.first), to: &out)
+            appendDouble(line.step, to: &out)
+            encodeFormat2Body(samples, timeResiduals: line.isExact ? nil : line.residuals, into: &out)
+            return
+        }
         var residuals: [Int64] = []
         residuals.reserveCapacity(samples.count)
         var linear = true
@@ -195,8 +206,7 @@ public enum SampleChunkCodec {
             gaps.append((lastPosition, unzigzag(try readVarint(bytes, &cursor))))
         }
 
-        guard cursor < bytes.count, let mode = TimeMode(rawValue: bytes[cursor]),
-            blobVersion >= 2 || mode != .exactLinear
+        guard cursor < bytes.count, let mode = TimeMode(rawValue: bytes[cursor]), blobVersion >= mode.firstVersion
         else {
             throw DecodeError(code: cursor < bytes.count ? .malformed : .truncated, message: "bad time mode")
         }
@@ -204,10 +214,17 @@ public enum SampleChunkCodec {
         var times: [Double] = []
         var firstTime = 0.0
         var timeStep = 0.0
+        var firstMicroseconds: Int64 = 0
         switch mode {
         case .linear, .exactLinear:
             firstTime = try readDouble(bytes, &cursor)
             timeStep = try readDouble(bytes, &cursor)
+        case .microseconds, .exactMicroseconds:
+            firstMicroseconds = unzigzag(try readVarint(bytes, &cursor))
+            timeStep = try readDouble(bytes, &cursor)
+            guard firstMicroseconds.magnitude <= MicrosecondLine.limit.magnitude, timeStep.isFinite else {
+                throw DecodeError(code: .malformed, message: "microsecond time base out of range")
+            }
         case .raw:
             guard (bytes.count - cursor) / 8 >= count else {
                 throw DecodeError(code: .truncated, message: "chunk ends inside its raw times")
@@ -216,10 +233,11 @@ public enum SampleChunkCodec {
             for _ in 0..<count { times.append(try readDouble(bytes, &cursor)) }
         }
 
+        let hasResiduals = mode == .linear || mode == .microseconds
         let body =
             blobVersion == 1
-            ? try decodeFormat1Body(bytes, start: cursor, count: count, timeResiduals: mode == .linear)
-            : try decodeFormat2Body(bytes, start: cursor, count: count, timeResiduals: mode == .linear)
+            ? try decodeFormat1Body(bytes, start: cursor, count: count, timeResiduals: hasResiduals)
+            : try decodeFormat2Body(bytes, start: cursor, count: count, timeResiduals: hasResiduals)
 
         var samples: [StoredSample] = []
         samples.reserveCapacity(count)
@@ -237,6 +255,13 @@ public enum SampleChunkCodec {
             switch mode {
             case .linear: t = firstTime + Double(index &- firstIndex) * timeStep + Double(body.micro[position]) * 1e-6
             case .exactLinear: t = firstTime + Double(index &- firstIndex) * timeStep
+            case .microseconds, .exactMicroseconds:
+                guard
+                    let base = MicrosecondLine.base(
+                        first: firstMicroseconds, step: timeStep, offset: index &- firstIndex)
+                else { throw DecodeError(code: .malformed, message: "sample time beyond the microsecond line's range") }
+                let residual = mode == .microseconds ? body.micro[position] : 0
+                t = Double(base &+ residual) / 1e6
             case .raw: t = times[position]
             }
             samples.append(StoredSample(index: index, t: t, raw: body.counts[position]))
@@ -251,8 +276,21 @@ public enum SampleChunkCodec {
         case linear = 0
         /// One double per sample.
         case raw = 1
-        /// A linear base whose residuals are all zero (version 2 only): no time data in the stream.
+        /// A linear base whose residuals are all zero (version 2 on): no time data in the stream.
         case exactLinear = 2
+        /// Whole microseconds: an integer line plus an integer residual per sample (version 3 on).
+        case microseconds = 3
+        /// Whole microseconds exactly on the integer line (version 3 on): no time data in the stream.
+        case exactMicroseconds = 4
+
+        /// The first format version that has this mode.
+        var firstVersion: UInt8 {
+            switch self {
+            case .linear, .raw: 1
+            case .exactLinear: 2
+            case .microseconds, .exactMicroseconds: 3
+            }
+        }
     }
 
     @inline(__always) static func zigzag32(_ value: Int32) -> UInt32 {

@@ -45,10 +45,11 @@ extension SessionStore {
         startedAt: Date? = nil
     ) async throws(StoreError) -> Imported {
         try recording.validate()
-        let chunkLength = Self.exactChunkLength(for: recording.samples)
-        let samples = Self.storedForm(of: recording.samples, chunkLength: chunkLength).map {
-            AccelerationSample(t: $0.t, raw: $0.raw)
+        // Whole microseconds, which the store gives back exactly, so `reanalyze` sees these samples.
+        let stored = recording.samples.map {
+            StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
         }
+        let samples = stored.map(\.acceleration)
         let events = settings.detector.eventsInTimeOrder(in: samples)
         var athleteID: Int64?
         var added = false
@@ -64,8 +65,7 @@ extension SessionStore {
             sensor: sensor ?? recording.sensor, athleteID: athleteID, settings: settings,
             startedAt: startedAt ?? recording.captureStart ?? Date())
         let session = try await importSession(
-            new, samples: recording.samples, events: events.map(EventRecord.init), counts: recording.counts,
-            chunkLength: chunkLength)
+            new, samples: stored, events: events.map(EventRecord.init), counts: recording.counts)
         try await saveSummary(
             SessionSummaryAccumulator.summary(profile: settings.profile, samples: samples, events: events),
             of: session.id)

@@ -169,83 +169,17 @@ extension SessionStore {
     }
 }
 
-/// The store's time resolution for re-analysis: one microsecond.
+/// The store's time resolution: one microsecond.
 ///
-/// The chunk codec keeps times within 0.5 µs (Docs/FORMATS.md), so times that are whole
-/// microseconds come back exactly after rounding to the microsecond, unless one falls exactly
-/// half-way, which `SessionStore.exactChunkLength(for:)` avoids. Detection that runs on times
-/// rounded this way (live, at import and when re-analysing) therefore sees the same samples
-/// every time and reports the same events.
+/// Times that are whole microseconds come back from the store bit for bit (format 3 keeps them as
+/// integers; Docs/FORMATS.md), however the samples were cut into chunks. Detection that runs on
+/// times rounded this way (live, at import and when re-analysing) therefore sees the same samples
+/// every time and reports the same events. Chunks written before format 3 keep times within
+/// 0.5 µs; rounding them again gives back the recorded time except at an exact half-way tie.
 public enum StoreTime {
     /// `t` rounded to the nearest whole microsecond (half away from zero, as the CSV writer rounds).
     @inlinable public static func microseconds(_ t: Double) -> Double {
         guard t.isFinite else { return t }
         return (t * 1e6).rounded(.toNearestOrAwayFromZero) / 1e6
-    }
-}
-
-extension SessionStore {
-    /// Chunk lengths `exactChunkLength(for:)` tries for `count` samples, the default first: even
-    /// ones near it (every full chunk then spans an odd number of indices, which cannot tie), then,
-    /// for a recording that fits one chunk, lengths just below its size, which cut it in two.
-    static func exactChunkCandidates(count: Int) -> [Int] {
-        var lengths = Array(stride(from: 8192, through: 8192 - 2 * 63, by: -2))
-        if count <= 8192 {
-            lengths += stride(from: count - 1, through: max(1, count - 64), by: -1).filter { $0 > 0 }
-        }
-        return lengths
-    }
-
-    /// A chunk length for `importSession(…, chunkLength:)` with which every sample comes back
-    /// from the store exactly (counts always; times after `StoreTime.microseconds`, given times
-    /// that are whole microseconds), checked by encoding and decoding each chunk as the store
-    /// will. A chunk's times come back off by a microsecond only when one sits exactly half-way
-    /// between the chunk's linear time base and the next microsecond, which depends on how the
-    /// samples are cut into chunks; the first length that avoids it wins, else the default.
-    public static func exactChunkLength(for samples: [StoredSample]) -> Int {
-        for length in exactChunkCandidates(count: samples.count)
-        where roundTripsExactly(samples, chunkLength: length) {
-            return length
-        }
-        return 8192
-    }
-
-    /// The samples exactly as the store gives them back after `importSession(…, chunkLength:)`
-    /// (each chunk encoded and decoded), times rounded to the microsecond: what detection must see
-    /// at import for `reanalyze` to reproduce its events, whatever the chunking.
-    public static func storedForm(of samples: [StoredSample], chunkLength: Int) -> [StoredSample] {
-        var result: [StoredSample] = []
-        result.reserveCapacity(samples.count)
-        var start = 0
-        let length = max(chunkLength, 1)
-        while start < samples.count {
-            let end = min(start + length, samples.count)
-            let chunk = samples[start..<end]
-            // A chunk the codec wrote always decodes; the original is the best answer if it did not.
-            let decoded = (try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))) ?? Array(chunk)
-            result += decoded.map { StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw) }
-            start = end
-        }
-        return result
-    }
-
-    /// True when every chunk of `samples` cut at `chunkLength` decodes to the same counts,
-    /// indices and microsecond-rounded times.
-    static func roundTripsExactly(_ samples: [StoredSample], chunkLength: Int) -> Bool {
-        var start = 0
-        while start < samples.count {
-            let end = min(start + chunkLength, samples.count)
-            let chunk = samples[start..<end]
-            guard let decoded = try? SampleChunkCodec.decode(SampleChunkCodec.encode(chunk)),
-                decoded.count == chunk.count
-            else { return false }
-            for (original, back) in zip(chunk, decoded) {
-                guard original.index == back.index, original.raw == back.raw,
-                    StoreTime.microseconds(original.t) == StoreTime.microseconds(back.t)
-                else { return false }
-            }
-            start = end
-        }
-        return true
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import Foundation
+import GatewayTesting
 import SDUSensor
 import Testing
 
@@ -192,14 +193,23 @@ struct TailSegmentFormatTests {
             counts: SessionCounts(received: 9, lost: 1, malformed: 0, sampleRate: 99.75))
     }
 
-    /// The bytes of a segment holding `record`: the format as written first. A change to them is
-    /// a new segment version (or a bug).
+    /// The bytes of a segment holding `record` as the first build wrote it (its samples in chunk
+    /// format 2). Every later build must read it.
     static let fixture = """
         53535453015e55e55e11114222833344445555666602000000000000009d0000008ff1bcad002202020e0002ec51b81e\
         85ebb13f7814ae47e17a843f008d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f0000020000\
         00000000e03f02cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f000000000108030473746570020000\
         00000000e83f00000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f0\
         5840
+        """
+
+    /// The same segment as the encoder writes it now (its samples in chunk format 3). A change to
+    /// these bytes is a new segment or chunk version (or a bug).
+    static let currentFixture = """
+        53535453015e55e55e111142228333444455556666020000000000000098000000d3e6eb9d001d03020e0004e0c50800\
+        0000000088c340008d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f000002000000000000e0\
+        3f02cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e8\
+        3f00000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
         """
 
     @Test("CRC-32 check value")
@@ -266,13 +276,14 @@ struct TailSegmentFormatTests {
         }
     }
 
-    @Test("the fixture: the encoder's bytes are stable and decode to the record")
+    @Test("the fixtures: the encoder's bytes are stable, and both the first and the current decode to the record")
     func fixture() throws {
         var bytes: [UInt8] = []
         TailSegment.Header(session: Self.session, chunk: 2).encode(into: &bytes)
         Self.record.encode(session: Self.session, into: &bytes)
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        #expect(hex == Self.fixture)
+        #expect(hex == Self.currentFixture)
         #expect(try TailSegment(parsing: bytes).records == [Self.record])
+        #expect(try TailSegment(parsing: [UInt8](hex: Self.fixture)).records == [Self.record])
     }
 }

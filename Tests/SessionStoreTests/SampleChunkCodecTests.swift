@@ -38,10 +38,10 @@ struct SampleChunkCodecTests {
         }
     }
 
-    @Test("new chunks are format 2; format 1 is still read", arguments: [UInt8(1), 2])
+    @Test("new chunks are format 3; formats 1 and 2 are still read", arguments: [UInt8(1), 2, 3])
     func versions(version: UInt8) throws {
-        #expect(SampleChunkCodec.version == 2)
-        #expect(SampleChunkCodec.readableVersions == 1...2)
+        #expect(SampleChunkCodec.version == 3)
+        #expect(SampleChunkCodec.readableVersions == 1...3)
         try expectRoundTrip(SyntheticMotion.trainingSession(count: 3000, seed: 21), version: version)
     }
 
@@ -50,18 +50,28 @@ struct SampleChunkCodecTests {
         // Times exactly on the line: format 2 keeps no time residuals (mode 2), format 1 always does.
         let onLine = Self.samples(
             [RawAcceleration(x: 1, y: 2, z: 3), RawAcceleration(x: 4, y: 5, z: 6)], firstIndex: 7)
-        let v2 = encode(onLine)
+        let v2 = encode(onLine, version: 2)
         // version 2, count 2, first index zigzag(7) = 14, no gaps, mode 2, first time 0.0, step 0.01.
         #expect(Array(v2.prefix(5)) == [2, 2, 14, 0, 2])
         #expect(Array(v2[5..<21]) == [0, 0, 0, 0, 0, 0, 0, 0] + [0x7B, 0x14, 0xAE, 0x47, 0xE1, 0x7A, 0x84, 0x3F])
         #expect(v2[21] == 0, "the range-coded stream starts with a zero byte")
         let v1 = encode(onLine, version: 1)
         #expect(Array(v1.prefix(5)) == [1, 2, 14, 0, 0])
+        // Format 3 keeps whole microseconds as integers: mode 4 (on the line), first time zigzag(0)
+        // µs, step 10 000.0 µs.
+        let v3 = encode(onLine)
+        #expect(Array(v3.prefix(6)) == [3, 2, 14, 0, 4, 0])
+        #expect(Array(v3[6..<14]) == [0, 0, 0, 0, 0, 0x88, 0xC3, 0x40])
+        #expect(v3[14] == 0, "the range-coded stream starts with a zero byte")
         // Jittered times: mode 0 in both; times that are no line: mode 1 (raw doubles).
         // (The line runs through the first and last time, so a middle one is off it.)
         var jittered = Self.samples(Array(repeating: RawAcceleration(x: 1, y: 2, z: 3), count: 3))
-        jittered[1].t += 0.000_2
-        #expect(encode(jittered)[4] == 0)
+        jittered[1].t = StoreTime.microseconds(jittered[1].t + 0.000_2)
+        #expect(encode(jittered, version: 2)[4] == 0)
+        #expect(encode(jittered)[4] == 3, "whole microseconds off the line: mode 3")
+        try expectRoundTrip(jittered)
+        jittered[1].t += 0.000_000_4
+        #expect(encode(jittered)[4] == 0, "a time between microseconds: format 3 falls back to mode 0")
         try expectRoundTrip(jittered)
         var raw = onLine
         raw[1].t = .nan
@@ -70,7 +80,8 @@ struct SampleChunkCodecTests {
         #expect(try SampleChunkCodec.decode(encode(raw))[1].t.isNaN)
         // A gap: count 2, gap count 1 at position 1, zigzag(12 − 7 − 1) = 8.
         let gapped = [onLine[0], StoredSample(index: 12, t: 0.05, raw: onLine[1].raw)]
-        #expect(Array(encode(gapped).prefix(7)) == [2, 2, 14, 1, 1, 8, 2])
+        #expect(Array(encode(gapped, version: 2).prefix(7)) == [2, 2, 14, 1, 1, 8, 2])
+        #expect(Array(encode(gapped).prefix(7)) == [3, 2, 14, 1, 1, 8, 4])
     }
 
     @Test("the format-1 fixture written by the previous encoder decodes to its samples")
@@ -88,14 +99,59 @@ struct SampleChunkCodecTests {
         #expect(sameSamples(try SampleChunkCodec.decode(v2), SampleChunkFixtures.samples))
     }
 
-    @Test("the format-2 fixture: the encoder's output is stable and decodes to its samples")
+    @Test("the format-2 fixture: the format-2 encoder's output is stable and decodes to its samples")
     func version2Fixture() throws {
         let blob = [UInt8](hex: SampleChunkFixtures.version2)
-        #expect(encode(SampleChunkFixtures.samples) == blob)
+        #expect(encode(SampleChunkFixtures.samples, version: 2) == blob)
         #expect(sameSamples(try SampleChunkCodec.decode(blob), SampleChunkFixtures.samples))
     }
 
-    @Test("empty and single-sample chunks", arguments: [UInt8(1), 2])
+    @Test("the format-3 fixture: the encoder's output is stable and gives every time back bit for bit")
+    func version3Fixture() throws {
+        let blob = [UInt8](hex: SampleChunkFixtures.version3)
+        #expect(encode(SampleChunkFixtures.samples) == blob)
+        let decoded = try SampleChunkCodec.decode(blob)
+        #expect(decoded == SampleChunkFixtures.samples)
+        #expect(decoded.map(\.t.bitPattern) == SampleChunkFixtures.samples.map(\.t.bitPattern))
+    }
+
+    @Test(
+        "whole-microsecond times come back bit for bit wherever the chunk is cut",
+        arguments: [8192, 0, 301])
+    func microsecondTimesAnyCut(before: Int) throws {
+        // Three samples 20 001 µs apart end to end after `before` regular ones: cut as one chunk,
+        // the middle one sits exactly half a microsecond from a line in seconds, the tie that
+        // format 2 rounds either way depending on where the chunk starts.
+        var samples = (0..<before).map {
+            StoredSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0))
+        }
+        let base = Double(before) / 100
+        for (offset, micro) in [0, 10_000, 20_001].enumerated() {
+            samples.append(
+                StoredSample(
+                    index: Int64(before + offset), t: StoreTime.microseconds(base + Double(micro) * 1e-6),
+                    raw: .init(x: 1, y: 2, z: 3)))
+        }
+        // Jittered arrival times, rounded to the microsecond as the gateway records them.
+        var random = TestRandom(state: UInt64(before) + 5)
+        for n in 0..<300 {
+            let t = base + 0.03 + Double(n) / 100 + (random.unit() - 0.5) * 0.004
+            samples.append(
+                StoredSample(index: Int64(before + 3 + n), t: StoreTime.microseconds(t), raw: .init(x: 4, y: 5, z: 6)))
+        }
+        for length in [1, 2, 3, 7, 100, 2048, 8192] {
+            var start = 0
+            while start < samples.count {
+                let chunk = Array(samples[start..<min(start + length, samples.count)])
+                let decoded = try SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))
+                #expect(decoded.map(\.t.bitPattern) == chunk.map(\.t.bitPattern), "cut at \(start), length \(length)")
+                #expect(decoded == chunk)
+                start += length
+            }
+        }
+    }
+
+    @Test("empty and single-sample chunks", arguments: [UInt8(1), 2, 3])
     func smallChunks(version: UInt8) throws {
         try expectRoundTrip([], version: version)
         try expectRoundTrip(
@@ -107,7 +163,7 @@ struct SampleChunkCodecTests {
         }
     }
 
-    @Test("uniformly random counts, random lengths", arguments: [UInt8(1), 2])
+    @Test("uniformly random counts, random lengths", arguments: [UInt8(1), 2, 3])
     func randomCounts(version: UInt8) throws {
         var random = TestRandom(state: 42)
         for round in 0..<40 {
@@ -152,7 +208,7 @@ struct SampleChunkCodecTests {
         return (0..<count).map { RawAcceleration(x: axes[0][$0], y: axes[1][$0], z: axes[2][$0]) }
     }
 
-    @Test("adversarial signals: clipped runs, alternation, steps, every noise level", arguments: [UInt8(1), 2])
+    @Test("adversarial signals: clipped runs, alternation, steps, every noise level", arguments: [UInt8(1), 2, 3])
     func adversarialSignals(version: UInt8) throws {
         var random = TestRandom(state: 0xADD)
         for _ in 0..<60 {
@@ -208,7 +264,7 @@ struct SampleChunkCodecTests {
         #expect(SampleChunkCodec.encode(samples) == SampleChunkCodec.encode(samples))
     }
 
-    @Test("index gaps, a backwards index, Int64 extremes and irregular times", arguments: [UInt8(1), 2])
+    @Test("index gaps, a backwards index, Int64 extremes and irregular times", arguments: [UInt8(1), 2, 3])
     func indicesAndTimes(version: UInt8) throws {
         var samples = SyntheticMotion.training(count: 300, seed: 3, firstIndex: 1_000_000)
         samples.removeSubrange(40..<55)  // lost samples
@@ -294,11 +350,11 @@ struct SampleChunkCodecTests {
         }
     }
 
-    @Test("truncated, corrupted, padded and unknown-version blobs throw, never trap", arguments: [UInt8(1), 2])
+    @Test("truncated, corrupted, padded and unknown-version blobs throw, never trap", arguments: [UInt8(1), 2, 3])
     func malformed(version: UInt8) throws {
         let blob = encode(SyntheticMotion.training(count: 200, seed: 13), version: version)
         #expect(throws: SampleChunkCodec.DecodeError.self) { try SampleChunkCodec.decode([]) }
-        for unknown: UInt8 in [0, 3, 255] {
+        for unknown: UInt8 in [0, 4, 255] {
             var future = blob
             future[0] = unknown
             #expect { try SampleChunkCodec.decode(future) } throws: { error in
@@ -325,7 +381,7 @@ struct SampleChunkCodecTests {
 
     @Test("format 2: a trailing byte, a stream not starting with zero, a huge count are malformed")
     func malformedFormat2() throws {
-        let blob = SampleChunkCodec.encode(SyntheticMotion.training(count: 200, seed: 14))
+        let blob = encode(SyntheticMotion.training(count: 200, seed: 14), version: 2)
         #expect { try SampleChunkCodec.decode(blob + [0]) } throws: { error in
             (error as? SampleChunkCodec.DecodeError)?.code == .malformed
         }
@@ -347,6 +403,33 @@ struct SampleChunkCodecTests {
         #expect(v1[7] == 0)
         v1[7] = 2
         #expect(throws: SampleChunkCodec.DecodeError.self) { try SampleChunkCodec.decode(v1) }
+        // The microsecond modes 3 and 4 do not exist before format 3.
+        for mode: UInt8 in [3, 4] {
+            var v2 = blob
+            #expect(v2[5] == 2)
+            v2[5] = mode
+            #expect(throws: SampleChunkCodec.DecodeError.self) { try SampleChunkCodec.decode(v2) }
+        }
+    }
+
+    @Test("format 3: a microsecond time base out of range is malformed, never a trap")
+    func malformedMicrosecondBase() throws {
+        let samples = Self.samples(Array(repeating: RawAcceleration(x: 1, y: 2, z: 3), count: 40), firstIndex: 7)
+        let blob = encode(samples)
+        // version, count 40, zigzag(7), no gaps, mode 4, first time zigzag(0), step, stream.
+        #expect(Array(blob.prefix(6)) == [3, 40, 14, 0, 4, 0])
+        func withBase(first: Int64, step: Double) -> [UInt8] {
+            var bytes = Array(blob.prefix(5))
+            SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(first), to: &bytes)
+            SampleChunkCodec.appendDouble(step, to: &bytes)
+            return bytes + blob[14...]
+        }
+        #expect(try SampleChunkCodec.decode(withBase(first: 0, step: 10_000)) == samples)
+        for (first, step) in [(Int64.min, 10_000.0), (.max, 10_000), (0, .nan), (0, .infinity), (0, 1e300)] {
+            #expect { try SampleChunkCodec.decode(withBase(first: first, step: step)) } throws: { error in
+                (error as? SampleChunkCodec.DecodeError)?.code == .malformed
+            }
+        }
     }
 
     @Test("random garbage after a valid or random header never traps")
@@ -357,9 +440,10 @@ struct SampleChunkCodecTests {
         for round in 0..<3000 {
             let length = Int(random.next() % 300)
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            switch round % 4 {
+            switch round % 5 {
             case 0 where length > 0: bytes[0] = 2
             case 1 where length > 0: bytes[0] = 1
+            case 3 where length > 0: bytes[0] = 3
             case 2:
                 // A valid header and the start of a stream, then garbage.
                 let keep = min(valid.count, 21 + Int(random.next() % 16))

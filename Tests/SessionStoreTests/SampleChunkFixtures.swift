@@ -42,4 +42,15 @@ enum SampleChunkFixtures {
         0bc669de322be0393330735880cd6386b0a6cb308c3912a9762fbedbcf7ed6ade121d2acb4481b538900cd3983964fd3
         e2638c19960dc6ea315f0a349e470dbb9eead4c9b200
         """
+
+    /// `samples` as the version-3 encoder writes them (whole-microsecond times): 258 bytes. A change to these
+    /// bytes is a new format version (or a bug).
+    static let version3 = """
+        0346904e01280a03c0f0f50b000000000088c340007bd18d7a37546b1fa818d3146473aca17b5d7c70d3975c20ffd2b2
+        b0a06f705db4b620996f2908da2ae9e760ceff016fee28495fdb217cf81b602c87804cb3ffe5d3ab2e8ff3bcfaee138f
+        dfcb812fcb32f3bdb649ec2ab812853a0c8bc867059a9d2f9f7e7d8be66734b7cc0f238af094fac883631aab89db9b7c
+        fec6bbb977b5806645e127e45e3e5a0cc8b2cb23c6a57101b73dd83451e4ddd2e23419334faf6ae3acb88fec0bc669de
+        322be0393330735880cd6386b0a6cb308c3912a9762fbedbcf7ed6ade121d2acb4481b538900cd3983964fd3e2638c19
+        960dc6ea315f0a349e470dbb9eead4c9b200
+        """
 }

@@ -117,33 +117,6 @@ struct StoreCommandTests {
             stored == (try loadSamples(path)).map { AccelerationSample(t: $0.t, raw: SessionImport.counts(of: $0)) })
     }
 
-    @Test(
-        "the chunk length is chosen so that a half-microsecond tie cannot shift a time",
-        arguments: [8192, 0, 301])
-    func chunkLengthChoice(before: Int) throws {
-        // Three samples 20 001 µs apart end to end after `before` regular ones: cut as one chunk,
-        // the middle one sits exactly half a microsecond from the chunk's linear time base.
-        var samples = (0..<before).map {
-            StoredSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0))
-        }
-        let base = Double(before) / 100
-        for (offset, micro) in [0, 10_000, 20_001].enumerated() {
-            samples.append(
-                StoredSample(
-                    index: Int64(before + offset), t: StoreTime.microseconds(base + Double(micro) * 1e-6),
-                    raw: .init(x: 1, y: 2, z: 3)))
-        }
-        let length = SessionStore.exactChunkLength(for: samples)
-        var start = 0
-        while start < samples.count {
-            let chunk = samples[start..<min(start + length, samples.count)]
-            let decoded = try SampleChunkCodec.decode(SampleChunkCodec.encode(chunk))
-            #expect(decoded.map { StoreTime.microseconds($0.t) } == chunk.map(\.t))
-            start += length
-        }
-        #expect(SessionStore.storedForm(of: samples, chunkLength: length) == samples)
-    }
-
     @Test("import a btsnoop capture, export btsnoop, decode: the same counts, indices and times")
     func btsnoopRoundTrip() async throws {
         let directory = TemporaryStateDirectory()
