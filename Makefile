@@ -42,6 +42,9 @@ all: build
 
 # openssl: the dashboard's HTTPS tests make a throw-away self-signed certificate with it.
 APT_PACKAGES += openssl
+# python3-scipy (with python3-numpy): the batch peer `sportsensor-dev bench` runs beside the detectors
+# (scripts/detection-peer.py, under Debian's /usr/bin/python3).
+APT_PACKAGES += python3-scipy
 
 ## deps: install the Debian packages the build links against (idempotent, quiet when present)
 deps:

@@ -2,6 +2,7 @@
 import ArgumentParser
 import BLEWire
 import Detection
+import Foundation
 import SDUSensor
 import VirtualSensor
 
@@ -37,11 +38,16 @@ func measureThroughput(
     return (Double(raw.count * passes) / seconds, events)
 }
 
-/// `sportsensor-dev bench`: detector throughput on one core.
+/// `sportsensor-dev bench`: detector throughput on one core, side by side with the session summary
+/// and with the numpy + scipy batch peer (`scripts/detection-peer.py`) over the same samples.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure each profile's detector throughput (samples/s on one core); build with -c release."
+        abstract: "Measure each profile's detector throughput (samples/s on one core); build with -c release.",
+        discussion: """
+            The peer column runs scripts/detection-peer.py (numpy + scipy, Debian's python3-numpy and \
+            python3-scipy: `make deps`) over the same Int16 samples, best of --peer-repeats, in the same run.
+            """
     )
 
     @Option(help: "Profiles to measure (repeatable); all when omitted.")
@@ -53,10 +59,40 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Passes over the recording.")
     var passes = 20
 
-    func run() {
+    @Flag(help: "Skip the numpy + scipy batch peer (no Python needed).")
+    var noPeer = false
+
+    @Option(help: "The Python with numpy and scipy that runs the peer.")
+    var peerPython = DetectionPeer.defaultPython
+
+    @Option(help: "The peer script.")
+    var peerScript = DetectionPeer.defaultScript
+
+    @Option(help: "Timed repeats of the peer's compute (the best counts); --passes when omitted.")
+    var peerRepeats: Int?
+
+    func validate() throws {
+        guard seconds > 0, passes > 0, (peerRepeats ?? 1) > 0 else {
+            throw ValidationError("--seconds, --passes and --peer-repeats must be above 0")
+        }
+    }
+
+    func run() throws {
         let rate = 100.0
-        print("| profile | samples | events | samples/s | with the session summary | ratio |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        let peer = noPeer ? nil : DetectionPeer(python: peerPython, script: peerScript)
+        try peer?.check()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sportsensor-bench-\(ProcessInfo.processInfo.globallyUniqueString)")
+        if peer != nil { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        defer { if peer != nil { try? FileManager.default.removeItem(at: directory) } }
+        var header = "| profile | samples | events | samples/s | with the session summary | ratio |"
+        var rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
+        if peer != nil {
+            header += " events per pass, detector / peer | peer samples/s | detector ÷ peer |"
+            rule += " ---: | ---: | ---: |"
+        }
+        print(header)
+        print(rule)
         for profile in profile.isEmpty ? DetectionProfile.allCases : profile {
             let recording = MotionGenerator.render(
                 script: MotionScript(rawValue: profile.rawValue)!, seed: 42, rate: rate, duration: seconds)
@@ -69,9 +105,19 @@ struct BenchCommand: ParsableCommand {
             let millions = SampleCSV.fixed(throughput / 1e6, decimals: 1)
             let withSummary = SampleCSV.fixed(summarized / 1e6, decimals: 1)
             let ratio = SampleCSV.fixed(summarized / throughput, decimals: 2)
-            print(
+            var line =
                 "| \(profile.rawValue) | \(recording.raw.count * passes) | \(events) | \(millions) M | \(withSummary) M | "
-                    + "\(ratio) |")
+                + "\(ratio) |"
+            if let peer {
+                let file = directory.appendingPathComponent("\(profile.rawValue).s16").path
+                try DetectionPeer.write(recording.raw, to: file)
+                let result = try peer.run(
+                    profile: profile, samplesFile: file, rate: rate, repeats: peerRepeats ?? passes)
+                let peerMillions = SampleCSV.fixed(result.samplesPerSecond / 1e6, decimals: 1)
+                let speedup = SampleCSV.fixed(throughput / result.samplesPerSecond, decimals: 1)
+                line += " \(events / passes) / \(result.events) | \(peerMillions) M | \(speedup)× |"
+            }
+            print(line)
         }
     }
 }
