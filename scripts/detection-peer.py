@@ -10,12 +10,12 @@ analysis in numpy + scipy would do for the profile, whole-array operations only 
 samples in Python):
 
 - table-tennis: |a - g| with g the axes low-passed (`scipy.signal.lfilter`, first order,
-  0.6 s), then `scipy.signal.find_peaks` with a height of 1.3 g and 0.35 s between strokes;
+  0.6 s), then `scipy.signal.find_peaks` with a height of 1.3 g and 0.5 s between strokes;
 - jump, throw: |a|, free-fall runs (|a| below 0.75 or 0.7 g) from a boolean mask whose run
   starts and ends come from `numpy.diff`, kept when the flight lasts 0.15-1.3 s (jump) or
   0.25-4 s (throw), the mean |a| over the run is below 0.65 g, a push of 1.2 g precedes it within
-  1 s (`scipy.ndimage.maximum_filter1d`) and an impact of 1.3 g follows within 40 ms; the height
-  is g t^2 / 8;
+  1 s and an impact of 1.3 g follows within 40 ms (`reduceat` and fancy indexing over the
+  candidate runs only); the height is g t^2 / 8;
 - steps: |a| band-passed 0.5-3.5 Hz (`scipy.signal.butter`, second order, `sosfilt`: causal
   like the streaming detector), then `find_peaks` with a height of 0.015 g and 0.2 s between steps.
 
@@ -30,7 +30,7 @@ import sys
 import time
 
 import numpy as np
-from scipy import ndimage, signal
+from scipy import signal
 
 COUNTS_PER_G = 16384.0
 STANDARD_GRAVITY = 9.80665
@@ -43,45 +43,61 @@ FLIGHT = {
 IMPACT_WINDOW = 0.04
 
 
-def magnitude(axes):
-    return np.sqrt(np.einsum("ij,ij->i", axes, axes))
+def axes_and_magnitude(raw):
+    """The axes in g, one contiguous row each, and |a| per sample."""
+    axes = raw.T.astype(np.float64)
+    axes *= 1 / COUNTS_PER_G
+    return axes, norm(axes)
 
 
-def strokes(axes, rate, design):
-    gravity = signal.lfilter(design["b"], design["a"], axes, axis=0, zi=design["zi"] * axes[0])[0]
-    dynamic = magnitude(axes - gravity)
-    peaks, _ = signal.find_peaks(dynamic, height=1.3, distance=max(int(0.35 * rate), 1))
+def norm(axes):
+    x, y, z = axes
+    total = x * x
+    total += y * y
+    total += z * z
+    return np.sqrt(total, out=total)
+
+
+def segment_reduce(ufunc, values, starts, stops):
+    """ufunc over values[starts[i]:stops[i]] for each i (every segment non-empty, every start in range)."""
+    return ufunc.reduceat(values, np.column_stack((starts, stops)).ravel())[::2]
+
+
+def strokes(raw, rate, design):
+    axes, _ = axes_and_magnitude(raw)
+    gravity, _ = signal.lfilter(design["b"], design["a"], axes, axis=1, zi=design["zi"] * axes[:, :1])
+    axes -= gravity
+    peaks, _ = signal.find_peaks(norm(axes), height=1.3, distance=max(int(0.5 * rate), 1))
     return peaks / rate
 
 
-def flights(axes, rate, rule):
-    m = magnitude(axes)
-    low = np.empty(len(m) + 2, dtype=np.int8)
-    low[0] = low[-1] = 0
-    np.less(m, rule["enter"], out=low[1:-1])
-    change = np.diff(low)
+def flights(raw, rate, rule):
+    _, m = axes_and_magnitude(raw)
+    n = len(m)
+    change = np.diff((m < rule["enter"]).view(np.int8), prepend=0, append=0)
     starts = np.flatnonzero(change == 1)
-    ends = np.flatnonzero(change == -1)  # first sample at or above `enter` after the run
+    ends = np.flatnonzero(change == -1)  # the first sample at or above `enter` after each run
     length = ends - starts
-    keep = (length >= rule["shortest"] * rate) & (length <= rule["longest"] * rate) & (ends < len(m))
+    keep = (length >= rule["shortest"] * rate) & (length <= rule["longest"] * rate) & (starts > 0) & (ends < n)
     starts, ends, length = starts[keep], ends[keep], length[keep]
-    total = np.concatenate(([0.0], np.cumsum(m)))
-    keep = (total[ends] - total[starts]) / length < rule["floor_max"]
+    if len(starts) == 0:
+        return starts / rate, starts / rate
+    # Free fall: the mean |a| over the run.
+    keep = segment_reduce(np.add, m, starts, ends) / length < rule["floor_max"]
     # The push: the largest |a| within `push_window` before the run.
     window = max(int(rule["push_window"] * rate), 1)
-    before = ndimage.maximum_filter1d(m, size=window, origin=(window - 1) // 2)
-    keep &= (starts > 0) & (before[np.maximum(starts - 1, 0)] >= rule["push"])
+    keep &= segment_reduce(np.maximum, m, np.maximum(starts - window, 0), starts) >= rule["push"]
     # The impact: |a| reaches `land` within IMPACT_WINDOW after the run.
-    reach = max(int(round(IMPACT_WINDOW * rate)), 1)
-    after = ndimage.maximum_filter1d(m, size=reach + 1, origin=-(reach // 2) - (reach % 2))
-    keep &= after[ends] >= rule["land"]
+    reach = np.arange(max(int(round(IMPACT_WINDOW * rate)), 1) + 1)
+    keep &= m[np.minimum(ends[:, None] + reach, n - 1)].max(axis=1) >= rule["land"]
     flight = length[keep] / rate
     return starts[keep] / rate, STANDARD_GRAVITY * flight * flight / 8
 
 
-def steps(axes, rate, design):
-    m = magnitude(axes)
-    band = signal.sosfilt(design["sos"], m - m[0])
+def steps(raw, rate, design):
+    _, m = axes_and_magnitude(raw)
+    m -= m[0]
+    band = signal.sosfilt(design["sos"], m)
     peaks, _ = signal.find_peaks(band, height=0.015, distance=max(int(0.2 * rate), 1))
     return peaks / rate
 
@@ -91,20 +107,18 @@ def designs(profile, rate):
     if profile == "table-tennis":
         alpha = (1 / rate) / (0.6 + 1 / rate)
         b, a = [alpha], [1, alpha - 1]
-        return dict(b=b, a=a, zi=signal.lfilter_zi(b, a)[:, None])
+        return dict(b=b, a=a, zi=signal.lfilter_zi(b, a)[None, :])
     if profile == "steps":
         return dict(sos=signal.butter(2, [0.5, 3.5], btype="bandpass", fs=rate, output="sos"))
     return FLIGHT[profile]
 
 
 def detect(profile, raw, rate, design):
-    axes = raw.astype(np.float64)
-    axes *= 1 / COUNTS_PER_G
     if profile == "table-tennis":
-        return len(strokes(axes, rate, design))
+        return len(strokes(raw, rate, design))
     if profile == "steps":
-        return len(steps(axes, rate, design))
-    times, _ = flights(axes, rate, design)
+        return len(steps(raw, rate, design))
+    times, _ = flights(raw, rate, design)
     return len(times)
 
 

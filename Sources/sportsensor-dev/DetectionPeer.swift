@@ -60,7 +60,7 @@ struct DetectionPeer {
                 message: "the peer script \(script) is not readable: run from the repository's root or pass "
                     + "--peer-script PATH")
         }
-        let (status, _, errors) = try Self.execute(python, ["-c", "import numpy, scipy.signal, scipy.ndimage"])
+        let (status, _, errors) = try Self.execute(python, ["-c", "import numpy, scipy.signal"])
         guard status == 0 else {
             throw DetectionPeerError(
                 code: .missing,
@@ -68,14 +68,20 @@ struct DetectionPeer {
         }
     }
 
-    /// Runs the peer for `profile` over `samplesFile` (written by `write(_:to:)`).
-    func run(profile: DetectionProfile, samplesFile: String, rate: Double, repeats: Int) throws
-        -> DetectionPeerResult
-    {
+    /// glibc's malloc tunables that keep freed arrays in the heap: by default every array above 128 KiB
+    /// (600 s of one axis at 100 Hz is 480 kB) is a fresh `mmap` whose pages fault in on first touch, and
+    /// freed memory is trimmed back to the kernel. With these the peer times numpy's arithmetic alone.
+    static let warmAllocator = ["MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "1073741824"]
+
+    /// Runs the peer for `profile` over `samplesFile` (written by `write(_:to:)`), with `environment`
+    /// added to this process's.
+    func run(
+        profile: DetectionProfile, samplesFile: String, rate: Double, repeats: Int, environment: [String: String] = [:]
+    ) throws -> DetectionPeerResult {
         let arguments = [
             script, "--profile", profile.rawValue, "--rate", "\(rate)", "--repeats", "\(repeats)", samplesFile,
         ]
-        let (status, output, errors) = try Self.execute(python, arguments)
+        let (status, output, errors) = try Self.execute(python, arguments, environment: environment)
         guard status == 0 else {
             throw DetectionPeerError(
                 code: .failed,
@@ -113,10 +119,13 @@ struct DetectionPeer {
     }
 
     /// Runs `executable` with `arguments`; returns its exit status, standard output and standard error.
-    private static func execute(_ executable: String, _ arguments: [String]) throws -> (Int32, Data, Data) {
+    private static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:])
+        throws -> (Int32, Data, Data)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
