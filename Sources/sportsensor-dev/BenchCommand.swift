@@ -85,7 +85,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed repeats of the peer's compute (the best counts); --passes when omitted.")
     var peerRepeats: Int?
 
-    @Option(help: "Keep the peer's input here (PROFILE.s16, Int16 x, y, z triplets); a temporary directory when omitted.")
+    @Option(help: "Keep the peer's input here (PROFILE.s16, Int16 x, y, z triplets); a temporary directory if omitted.")
     var peerSamples: String?
 
     static func millions(_ samplesPerSecond: Double) -> String {

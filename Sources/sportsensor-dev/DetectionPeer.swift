@@ -119,9 +119,9 @@ struct DetectionPeer {
     }
 
     /// Runs `executable` with `arguments`; returns its exit status, standard output and standard error.
-    private static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:])
-        throws -> (Int32, Data, Data)
-    {
+    private static func execute(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (Int32, Data, Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

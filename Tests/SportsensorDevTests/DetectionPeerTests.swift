@@ -53,16 +53,14 @@ struct DetectionPeerTests {
         return still(2) + swing + still(2)
     }
 
-    func run(_ profile: DetectionProfile, _ samples: [RawAcceleration], python: String = DetectionPeer.defaultPython)
-        throws -> DetectionPeerResult
-    {
+    func run(_ profile: DetectionProfile, _ samples: [RawAcceleration]) throws -> DetectionPeerResult {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "detection-peer-test-\(ProcessInfo.processInfo.globallyUniqueString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("samples.s16").path
         try DetectionPeer.write(samples, to: file)
-        let peer = DetectionPeer(python: python, script: Self.script)
+        let peer = DetectionPeer(script: Self.script)
         try peer.check()
         return try peer.run(profile: profile, samplesFile: file, rate: Self.rate, repeats: 2)
     }
