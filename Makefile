@@ -42,6 +42,9 @@ all: build
 
 # openssl: the dashboard's HTTPS tests make a throw-away self-signed certificate with it.
 APT_PACKAGES += openssl
+# python3-scipy (with python3-numpy): the batch peer `sportsensor-dev bench` runs beside the detectors
+# (scripts/detection-peer.py, under Debian's /usr/bin/python3).
+APT_PACKAGES += python3-scipy
 
 ## deps: install the Debian packages the build links against (idempotent, quiet when present)
 deps:
@@ -252,9 +255,17 @@ validate: deps
 ## Benchmarks/, so the main build never compiles the benchmark machinery), then bench-store; see Docs/PERFORMANCE.md
 bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target DetectionBenchmarks
+	$(MAKE) --no-print-directory bench-detection
 	$(MAKE) --no-print-directory bench-store
 	$(MAKE) --no-print-directory bench-replication
 	$(MAKE) --no-print-directory bench-gateway
+
+## bench-detection: each detector's samples/s on one core, side by side in one run with the session summary and with
+## the numpy + scipy batch peer over the same samples (scripts/detection-peer.py, Debian's python3-scipy from `deps`)
+.PHONY: bench-detection
+bench-detection: deps
+	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	.build/release/sportsensor-dev bench
 
 ## bench-replication: catch-up throughput of a 2-million-sample backlog into a throw-away local PostgreSQL
 ## (Docs/PERFORMANCE.md, Docs/REPLICATION.md)
