@@ -115,6 +115,7 @@ public enum DetectionParameterKeys {
             Field(key: "edge_cap_g", isSeconds: false, path: base.appending(path: \.edgeCapG)),
             Field(key: "floor_spread_max_g", isSeconds: false, path: base.appending(path: \.floorSpreadMaxG)),
             Field(key: "landing_rise_max", isSeconds: true, path: base.appending(path: \.landingRiseMax)),
+            Field(key: "margin_spread_max_g", isSeconds: false, path: base.appending(path: \.marginSpreadMaxG)),
         ]
     }
 }
