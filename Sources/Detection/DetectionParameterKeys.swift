@@ -87,7 +87,13 @@ public enum DetectionParameterKeys {
 
     /// The profile's whole-number parameters.
     public static func integerFields(for profile: DetectionProfile) -> [IntegerField] {
-        profile == .steps ? [IntegerField(key: "confirm_steps", range: 1...8, path: \.step.confirmSteps)] : []
+        profile == .steps
+            ? [
+                IntegerField(key: "confirm_steps", range: 1...8, path: \.step.confirmSteps),
+                IntegerField(
+                    key: "half_cadence_confirm", range: 0...StepDetector.halfCadenceConfirmMax,
+                    path: \.step.halfCadenceConfirm),
+            ] : []
     }
 
     /// Every key of the profile, numbers first.
@@ -109,6 +115,7 @@ public enum DetectionParameterKeys {
             Field(key: "edge_cap_g", isSeconds: false, path: base.appending(path: \.edgeCapG)),
             Field(key: "floor_spread_max_g", isSeconds: false, path: base.appending(path: \.floorSpreadMaxG)),
             Field(key: "landing_rise_max", isSeconds: true, path: base.appending(path: \.landingRiseMax)),
+            Field(key: "margin_spread_max_g", isSeconds: false, path: base.appending(path: \.marginSpreadMaxG)),
         ]
     }
 }

@@ -108,12 +108,16 @@ public struct FlightTracker: Sendable {
         /// Longest rise from `enterG` to `landG` at the end of a flight, s: a landing or a catch is an
         /// impact, an arm swinging down out of a dip is not.
         public var landingRiseMax: Double
+        /// Largest standard deviation of |a| over the floor of a flight flagged `low_floor_margin`, g: a
+        /// thrown sensor's high floor is its spin's steady pull, an arm's dip to the same level wobbles.
+        /// Such a flight is dropped, not flagged.
+        public var marginSpreadMaxG: Double
 
         /// Creates parameters; see each property for its meaning.
         public init(
             enterG: Double, landG: Double, floorMaxG: Double, propulsionG: Double, propulsionWindow: Double,
             minFlight: Double, maxFlight: Double, edgeCapG: Double, floorSpreadMaxG: Double = 10,
-            landingRiseMax: Double = 10
+            landingRiseMax: Double = 10, marginSpreadMaxG: Double = 10
         ) {
             self.enterG = enterG
             self.landG = landG
@@ -125,6 +129,7 @@ public struct FlightTracker: Sendable {
             self.edgeCapG = edgeCapG
             self.floorSpreadMaxG = floorSpreadMaxG
             self.landingRiseMax = landingRiseMax
+            self.marginSpreadMaxG = marginSpreadMaxG
         }
     }
 
@@ -361,7 +366,10 @@ public struct FlightTracker: Sendable {
         let magnitudeSpread = floorCount > 0 ? max(floorSquares / floorCount - magnitudeMean * magnitudeMean, 0) : 0
         guard magnitudeSpread.squareRoot() <= parameters.floorSpreadMaxG else { return nil }
         guard landingRise <= parameters.landingRiseMax else { return nil }
-        if floorMean > FlightTracker.floorMarginFraction * parameters.floorMaxG { quality.insert(.lowFloorMargin) }
+        if floorMean > FlightTracker.floorMarginFraction * parameters.floorMaxG {
+            guard magnitudeSpread.squareRoot() <= parameters.marginSpreadMaxG else { return nil }
+            quality.insert(.lowFloorMargin)
+        }
         quality.formUnion(
             spacing.quality(
                 from: takeoff, to: landing, margin: 2 * spacing.usual,
@@ -442,10 +450,11 @@ public struct JumpDetector: StreamingDetector {
 public struct ThrowDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.7 g with a mean under 0.65 g (spin of a few rad/s
     /// adds ω²r), a catch at 1.3 g, a throwing push of 1.2 g within 1 s, flights of 0.25–4 s: taps and
-    /// small drops (under ~8 cm) never last 0.25 s; a catch rising from 0.7 to 1.3 g within 40 ms.
+    /// small drops (under ~8 cm) never last 0.25 s; a catch rising from 0.7 to 1.3 g within 40 ms; a floor
+    /// above 0.52 g (`low_floor_margin`) that wobbles by more than 0.12 g SD is an arm's dip, not a spin.
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.7, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04
+        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04, marginSpreadMaxG: 0.12
     )
 
     @usableFromInline var tracker: FlightTracker

@@ -93,6 +93,11 @@ public struct StepDetector: StreamingDetector {
         /// walking step interval: a bout that locked onto every other step (its interval doubled) still
         /// takes the steps between.
         public var minIntervalCap: Double = 0.35
+        /// Intervals in a row that must each hold a refused peak half-way before a confirmed bout's
+        /// cadence is doubled (its steps and those peaks are held until then). Default 2: a bout locked
+        /// onto every other step shows the skipped step half-way in every stride, a walker's mid-step
+        /// trunk peak only now and then. 0 never doubles it; at most 3.
+        public var halfCadenceConfirm: Int = 2
         /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
         public var maxInterval: Double = 2.0
         /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 2.5:
@@ -129,6 +134,9 @@ public struct StepDetector: StreamingDetector {
     /// The last peak refused by the cadence-following shortest interval, or −∞.
     @usableFromInline var refusedPeak = -Double.infinity
     @usableFromInline var held = TimeQueue()
+    /// Refused half-way peaks and the steps after them, alternating, while a doubled cadence waits for
+    /// `halfCadenceConfirm` intervals in a row.
+    @usableFromInline var halfWay = TimeQueue()
     @usableFromInline var ready = TimeQueue()
     @usableFromInline var spacing = SampleSpacing()
 
@@ -136,6 +144,7 @@ public struct StepDetector: StreamingDetector {
     public init(parameters: Parameters = Parameters()) {
         var checked = parameters
         checked.confirmSteps = min(max(parameters.confirmSteps, 1), TimeQueue.capacity)
+        checked.halfCadenceConfirm = min(max(parameters.halfCadenceConfirm, 0), StepDetector.halfCadenceConfirmMax)
         self.parameters = checked
         smoothA = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
         smoothB = ExponentialSmoother(timeConstant: parameters.smoothingTimeConstant)
@@ -213,14 +222,17 @@ public struct StepDetector: StreamingDetector {
         }
         lastInterval = interval
         meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (interval - meanInterval)
-        // A refused peak half-way between two steps is a step of a bout confirmed on every other step
-        // (a wrist in running can peak weakly on one side): take the cadence as twice that.
-        let phase = (refusedPeak - lastStep) / interval
-        if confirmed && phase >= 0.35 && phase <= 0.65 { meanInterval = interval / 2 }
+        let refused = refusedPeak
+        let phase = (refused - lastStep) / interval
         refusedPeak = -Double.infinity
         lastStep = time
         if confirmed {
-            ready.push(time)
+            if phase >= 0.35 && phase <= 0.65 && parameters.halfCadenceConfirm > 0 {
+                halfWayInterval(refused: refused, step: time, interval: interval)
+            } else {
+                releaseHalfWay(confirmed: false)
+                ready.push(time)
+            }
             return
         }
         held.push(time)
@@ -238,7 +250,33 @@ public struct StepDetector: StreamingDetector {
             parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
     }
 
+    /// A refused peak half-way between two steps may be a step of a bout confirmed on every other step
+    /// (a wrist in running can peak weakly on one side), or a walker's mid-step trunk peak. Only when
+    /// `halfCadenceConfirm` intervals in a row hold one is the cadence taken as twice the bout's, and
+    /// the held peaks count as steps; one interval without drops them.
+    @usableFromInline mutating func halfWayInterval(refused: Double, step: Double, interval: Double) {
+        halfWay.push(refused)
+        halfWay.push(step)
+        guard halfWay.count >= 2 * parameters.halfCadenceConfirm else { return }
+        meanInterval = interval / 2
+        releaseHalfWay(confirmed: true)
+    }
+
+    /// Hands on the held half-way peaks and steps in time order: all of them once a doubled cadence is
+    /// confirmed, else the steps only.
+    @usableFromInline mutating func releaseHalfWay(confirmed doubled: Bool) {
+        var index = 0
+        while let time = halfWay.pop() {
+            if doubled || index % 2 == 1 { ready.push(time) }
+            index += 1
+        }
+    }
+
+    /// Most intervals `halfCadenceConfirm` may ask for: their peaks and steps fit `TimeQueue`.
+    public static let halfCadenceConfirmMax = 3
+
     @usableFromInline mutating func startBout(at time: Double) {
+        releaseHalfWay(confirmed: false)
         confirmed = false
         held.removeAll()
         held.push(time)
@@ -250,6 +288,7 @@ public struct StepDetector: StreamingDetector {
 
     /// Ends the stream: returns confirmed steps not yet reported.
     public mutating func finish() -> [DetectorEvent] {
+        releaseHalfWay(confirmed: false)
         var events: [DetectorEvent] = []
         while let time = ready.pop() {
             events.append(.step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))))
