@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "Replication",
             dependencies: [
-                "SessionStore", "CodedErrors",
+                "SessionStore", "CodedErrors", "Detection",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -13,6 +13,8 @@ import SDUSensor
 ///   it is not resampled to 100 Hz.
 /// - Epochs are 5 s from the first sample; each interval between consecutive samples belongs to
 ///   the epoch of the later one, so an epoch's seconds are the time its samples cover.
+/// - Bests (largest peak, height, RSI) take only the events `SummaryMetric.admits` (quality flags
+///   that can make a non-event or an inflated value keep an event out); counts and means take all.
 public struct SessionSummaryAccumulator: Sendable {
     /// Epoch length, s.
     public static let epochS = 5.0
@@ -51,18 +53,20 @@ public struct SessionSummaryAccumulator: Sendable {
     // Hits.
     private var hits = 0
     private var peakSumG = 0.0
-    private var maxPeakG = 0.0
+    private var maxPeakG: Double?
     private var lastPeakG = 0.0
-    private var maxIntensityG = 0.0
+    private var maxIntensityG: Double?
     private var saturatedHits = 0
     // Jumps and throws.
     private var jumps = 0
     private var jumpHeightSumM = 0.0
-    private var bestJumpM = 0.0
+    private var bestJumpM: Double?
     private var bestRsi: Double?
     private var lastLanding: Double?
+    /// Whether the last landing's flight may set an RSI (its landing starts the next contact).
+    private var lastLandingAdmitted = false
     private var throwCount = 0
-    private var bestThrowM = 0.0
+    private var bestThrowM: Double?
     // Steps.
     private var steps = 0
     private var lastStepT: Double?
@@ -123,15 +127,21 @@ public struct SessionSummaryAccumulator: Sendable {
         case .hit(let hit):
             hits += 1
             peakSumG += hit.peakG
-            maxPeakG = Swift.max(maxPeakG, hit.peakG)
+            if SummaryMetric.maxPeakG.admits(quality) { maxPeakG = Swift.max(maxPeakG ?? hit.peakG, hit.peakG) }
             lastPeakG = hit.peakG
-            maxIntensityG = Swift.max(maxIntensityG, hit.intensityG)
+            if SummaryMetric.maxIntensityG.admits(quality) {
+                maxIntensityG = Swift.max(maxIntensityG ?? hit.intensityG, hit.intensityG)
+            }
             if hit.saturated { saturatedHits += 1 }
         case .jump(let flight):
             jumps += 1
             jumpHeightSumM += flight.height
-            bestJumpM = Swift.max(bestJumpM, flight.height)
-            if let lastLanding {
+            if SummaryMetric.bestHeightM.admits(quality) {
+                bestJumpM = Swift.max(bestJumpM ?? flight.height, flight.height)
+            }
+            // The contact runs from the previous landing: both flights must be trusted.
+            let rsiAdmitted = SummaryMetric.bestRsi.admits(quality)
+            if let lastLanding, rsiAdmitted && lastLandingAdmitted {
                 let contact = flight.start - lastLanding
                 if contact > 0 && contact <= Self.repeatedJumpContactS {
                     let rsi = flight.height / contact
@@ -139,9 +149,12 @@ public struct SessionSummaryAccumulator: Sendable {
                 }
             }
             lastLanding = flight.end
+            lastLandingAdmitted = rsiAdmitted
         case .throw(let flight):
             throwCount += 1
-            bestThrowM = Swift.max(bestThrowM, flight.height)
+            if SummaryMetric.bestThrowHeightM.admits(quality) {
+                bestThrowM = Swift.max(bestThrowM ?? flight.height, flight.height)
+            }
         case .step(let step):
             steps += 1
             if let lastStepT {
@@ -200,14 +213,14 @@ public struct SessionSummaryAccumulator: Sendable {
             result.jumps = jumps
             result.jumpsPerMin = perMinute(jumps)
             if jumps > 0 {
-                result.bestHeightM = bestJumpM
                 result.meanHeightM = jumpHeightSumM / Double(jumps)
             }
+            result.bestHeightM = bestJumpM
             result.bestRsi = bestRsi
         }
         if profile == .throw || throwCount > 0 {
             result.throws = throwCount
-            if throwCount > 0 { result.bestThrowHeightM = bestThrowM }
+            result.bestThrowHeightM = bestThrowM
         }
         if profile == .steps || steps > 0 {
             result.steps = steps

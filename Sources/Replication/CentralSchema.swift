@@ -40,6 +40,7 @@ public enum CentralSchema {
         Migration(version: 2, name: "roster and session summaries", sql: version2),
         Migration(version: 3, name: "targets", sql: version3),
         Migration(version: 4, name: "samples by chunk", sql: version4),
+        Migration(version: 5, name: "leaderboard bests without flagged events", sql: version5),
     ]
 
     /// The version this build brings the schema to.

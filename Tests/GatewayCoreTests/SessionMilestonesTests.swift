@@ -50,4 +50,27 @@ struct SessionMilestonesTests {
         var anonymous = SessionMilestones(bests: [.jumps: Self.best])
         #expect(anonymous.due(Self.summary(jumps: 99, height: 0), session: "x", sensor: "s", athlete: nil).isEmpty)
     }
+
+    @Test("a flagged flight above the best is no record; the next trusted one above it is")
+    func flaggedFlightIsNoRecord() {
+        let best = LeaderboardEntry(
+            rank: 1, athleteID: 1, athlete: "anna", value: FlightEvent.height(flightTime: 0.5), sessionID: "old",
+            at: Date(timeIntervalSince1970: 0))
+        var milestones = SessionMilestones(bests: [.bestHeightM: best])
+        var live = SessionSummaryAccumulator(profile: .jump)
+        func due(after flight: FlightEvent) -> [GatewayEvent] {
+            live.add(.jump(flight))
+            return milestones.due(live.summary(), session: "new", sensor: "s1", athlete: "anna")
+        }
+        // An arm movement taken for a 0.7 s flight, then a real 0.6 s one.
+        #expect(due(after: FlightEvent(start: 1, end: 1.7, quality: .lowFloorMargin)).isEmpty)
+        #expect(due(after: FlightEvent(start: 3, end: 3.6, quality: .sampleGap)).isEmpty)
+        let items = due(after: FlightEvent(start: 5, end: 5.6))
+        guard case .record(let record)? = items.first, items.count == 1 else {
+            Issue.record("expected one record, got \(items)")
+            return
+        }
+        #expect(record.metric == "best_height_m")
+        #expect(abs(record.value - FlightEvent.height(flightTime: 0.6)) < 1e-9)
+    }
 }
