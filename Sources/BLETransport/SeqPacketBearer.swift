@@ -12,14 +12,15 @@ import SystemPackage
 ///
 /// ## Design
 ///
-/// - **Reading on a dedicated thread.** Each bearer owns one I/O thread (its ``PolledSocket``)
-///   that sleeps in `poll(2)` (no timeout) on the socket and a wake-up `eventfd(2)`, then reads
-///   with `recv(MSG_DONTWAIT)`. Blocking never happens on Swift's cooperative thread pool. Received
-///   PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT traffic is a few
-///   kilobytes per second, so the queue stays small, and a fast reader keeps the kernel's socket
-///   buffer empty so the peer never stalls.
-/// - **Link loss is seen at once.** `poll` reports `POLLHUP`/`POLLERR` as soon as the kernel
-///   knows, and the thread then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
+/// - **Reading on the reactor's thread.** The bearer registers its socket with a
+///   ``SocketReactor`` (``SocketReactor/shared()`` unless one is given): one thread for every
+///   bearer, asleep in `epoll_wait(2)` on all their sockets, that reads each ready socket with
+///   `recv(MSG_DONTWAIT)` until `EAGAIN`. Blocking never happens on Swift's cooperative thread
+///   pool. Received PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT
+///   traffic is a few kilobytes per second, so the queue stays small, and a fast reader keeps the
+///   kernel's socket buffer empty so the peer never stalls.
+/// - **Link loss is seen at once.** `epoll` reports `EPOLLHUP`/`EPOLLERR` as soon as the kernel
+///   knows, and the reactor then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
 ///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
 ///   `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN` and `ETIMEDOUT`, the supervision
 ///   timeout; see ``TransportError/init(onLink:errno:)``). There is no polling interval, so the latency is the kernel's own
@@ -29,45 +30,59 @@ import SystemPackage
 ///   exponential backoff (50 µs to 5 ms) and tries again. `MSG_NOSIGNAL` turns a write to a dead
 ///   link into `EPIPE` instead of `SIGPIPE`.
 /// - **Closing.** ``close()`` ends the queue (pending and later ``receive()`` calls return nil at
-///   once), writes to the eventfd so the thread leaves `poll`, and waits for the thread to close
-///   the socket and the eventfd. Only the I/O thread closes descriptors, exactly once, and every
-///   use of the socket (`send`, `recv`, `close`) happens under one lock, so no call can reach a
-///   descriptor number the kernel has already handed to someone else. ``close()`` may be called
-///   any number of times, from any task, concurrently with ``receive()`` and ``send(_:)``.
+///   once), asks the reactor to close the socket and waits until it has. Only the reactor's
+///   thread closes descriptors, exactly once, after removing the socket from its `epoll` set;
+///   `send` and that close happen under one lock, so no call can reach a descriptor number the
+///   kernel has already handed to someone else. ``close()`` may be called any number of times,
+///   from any task, concurrently with ``receive()`` and ``send(_:)``.
 /// - **Oversized messages.** `recv` is called with `MSG_TRUNC`, which makes it return a
 ///   message's real length; a message longer than ``receiveCapacity`` (far above the largest ATT
 ///   PDU, 517 bytes) is dropped with a warning instead of being delivered truncated.
 ///
-/// Dropping the last reference without calling ``close()`` also stops the thread and closes the
-/// socket, but asynchronously; call ``close()`` to know when the descriptors are gone.
+/// Dropping the last reference without calling ``close()`` also closes the socket, but
+/// asynchronously; call ``close()`` to know when the descriptors are gone.
 public final class SeqPacketBearer: ATTBearer {
     /// The largest message delivered; longer ones are dropped. ATT PDUs are at most 517 bytes.
     public static let receiveCapacity = 4096
 
     private let inbox: Inbox
-    private let socket: PolledSocket
+    private let socket: ReactorSocket
 
-    /// Takes ownership of a connected `SOCK_SEQPACKET` socket and starts its I/O thread.
+    /// Takes ownership of a connected `SOCK_SEQPACKET` socket and reads it on `reactor`.
     ///
     /// The bearer closes `descriptor`; the caller must not use or close it afterwards, also not
     /// when this initializer throws (it closes the socket then).
     ///
     /// - Parameters:
     ///   - descriptor: a connected `SOCK_SEQPACKET` socket (L2CAP LE on CID 4, or `AF_UNIX`).
-    ///   - label: names the I/O thread and the log messages, e.g. the peer's address.
+    ///   - label: names the log messages, e.g. the peer's address.
     ///   - logger: where the bearer logs dropped messages.
-    /// - Throws: ``TransportError`` when the wake-up eventfd cannot be created (`EMFILE`...).
+    ///   - reactor: the thread that reads the socket; nil for ``SocketReactor/shared()``.
+    /// - Throws: ``TransportError`` when the reactor cannot be started or take the socket
+    ///   (`EMFILE`, `ENOSPC`...).
     public init(
         adopting descriptor: FileDescriptor,
         label: String = "att-bearer",
-        logger: Logger = Logger(label: "sportsensord.transport")
+        logger: Logger = Logger(label: "sportsensord.transport"),
+        reactor: SocketReactor? = nil
     ) throws(TransportError) {
         var logger = logger
         logger[metadataKey: "ble.bearer"] = "\(label)"
         let inbox = Inbox()
         self.inbox = inbox
-        socket = try PolledSocket(
-            adopting: descriptor.rawValue, label: label, receiveCapacity: Self.receiveCapacity, logger: logger,
+        let chosen: SocketReactor
+        if let reactor {
+            chosen = reactor
+        } else {
+            do throws(TransportError) {
+                chosen = try SocketReactor.shared()
+            } catch {
+                closeDescriptor(descriptor.rawValue)
+                throw error
+            }
+        }
+        socket = try chosen.register(
+            adopting: descriptor.rawValue, receiveCapacity: Self.receiveCapacity, logger: logger,
             onMessage: { pdu in inbox.deliver(pdu) },
             onEnd: { ending in inbox.finish(Self.ending(of: ending)) }
         )
@@ -137,7 +152,7 @@ public final class SeqPacketBearer: ATTBearer {
     }
 
     /// How the flow of PDUs ends when reading ends.
-    private static func ending(of ending: PolledSocket.Ending) -> Ending {
+    private static func ending(of ending: ReactorSocket.Ending) -> Ending {
         switch ending {
         case .endOfFile: .peerClosed
         case .failed(let syscall, let errno) where syscall == "recv":
