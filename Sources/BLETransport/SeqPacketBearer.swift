@@ -123,6 +123,16 @@ public final class SeqPacketBearer: ATTBearer {
         try await inbox.receive()
     }
 
+    /// Hands every PDU not yet received, and then the end of the flow, to `handler` on the
+    /// reactor's thread: the GATT client's way to handle notifications without a task switch.
+    /// PDUs queued before the call are handed over first, in order.
+    ///
+    /// - Returns: true (``receive()`` must not be called afterwards).
+    public func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool {
+        inbox.handOver(to: handler)
+        return true
+    }
+
     /// Closes the link and waits until the socket is closed. A pending ``receive()`` returns nil
     /// immediately; later ``send(_:)`` calls throw `closed`. Safe to call more than once.
     public func close() async {
@@ -181,6 +191,11 @@ extension SeqPacketBearer {
             var waiters: [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
             var ending: Ending?
             var nextWaiterID: UInt64 = 0
+            /// Takes every PDU once installed; nil again after it was handed the end.
+            var handler: (@Sendable (ATTBearerInput) -> Void)?
+            /// While the PDUs queued before the handler are handed to it, new ones queue behind
+            /// them, so the handler sees every PDU in order and never two at once.
+            var isHandingOver = false
         }
 
         private let state = Mutex(State())
@@ -243,33 +258,80 @@ extension SeqPacketBearer {
             }
         }
 
-        // MARK: Called by the I/O thread
+        /// Installs `handler` and hands it the PDUs queued so far (see
+        /// ``SeqPacketBearer/deliverSynchronously(to:)``).
+        func handOver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
+            var batch = state.withLock { state in
+                state.handler = handler
+                state.isHandingOver = true
+                return state.pdus.removeAllReturning()
+            }
+            while true {
+                for pdu in batch { handler(.pdu(pdu)) }
+                let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
+                    let more = state.pdus.removeAllReturning()
+                    guard more.isEmpty else { return (more, nil) }
+                    state.isHandingOver = false
+                    guard let ending = state.ending, state.handler != nil else { return ([], nil) }
+                    state.handler = nil
+                    return ([], ending)
+                }
+                if let ending { handler(Self.input(ending)) }
+                guard !more.isEmpty else { return }
+                batch = more
+            }
+        }
+
+        private static func input(_ ending: Ending) -> ATTBearerInput {
+            if case .failed(let error) = ending { return .ended(error) }
+            return .ended(nil)
+        }
+
+        // MARK: Called by the reactor's thread
 
         func deliver(_ pdu: [UInt8]) {
-            let waiter: CheckedContinuation<[UInt8]?, any Error>? = state.withLock { state in
-                guard state.ending == nil else { return nil }
-                if state.waiters.isEmpty {
-                    state.pdus.append(pdu)
-                    return nil
-                }
-                return state.waiters.removeFirst().continuation
+            enum Recipient {
+                case none
+                case waiter(CheckedContinuation<[UInt8]?, any Error>)
+                case handler(@Sendable (ATTBearerInput) -> Void)
             }
-            waiter?.resume(returning: pdu)
+            let recipient: Recipient = state.withLock { state in
+                guard state.ending == nil else { return .none }
+                if let handler = state.handler, !state.isHandingOver { return .handler(handler) }
+                if state.waiters.isEmpty || state.handler != nil {
+                    state.pdus.append(pdu)
+                    return .none
+                }
+                return .waiter(state.waiters.removeFirst().continuation)
+            }
+            switch recipient {
+            case .none: break
+            case .waiter(let waiter): waiter.resume(returning: pdu)
+            case .handler(let handler): handler(.pdu(pdu))
+            }
         }
 
         /// Records how the flow ended (a local close overrides an earlier ending and discards
-        /// undelivered PDUs) and wakes every waiting receiver.
+        /// undelivered PDUs) and wakes every waiting receiver, or tells the handler.
         func finish(_ ending: Ending) {
-            let waiters = state.withLock { state in
+            typealias Waiters = [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)]
+            let (waiters, handler) = state.withLock { state -> (Waiters, (@Sendable (ATTBearerInput) -> Void)?) in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {
-                    return [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)]()
+                    return ([], nil)
                 }
                 state.ending = ending
+                // While handing over, handOver(to:) passes the ending on after the queued PDUs.
+                var handler: (@Sendable (ATTBearerInput) -> Void)?
+                if !state.isHandingOver {
+                    handler = state.handler
+                    state.handler = nil
+                }
                 defer { state.waiters.removeAll() }
-                return state.waiters
+                return (state.waiters, handler)
             }
+            handler?(Self.input(ending))
             for waiter in waiters {
                 if case .failed(let error) = ending {
                     waiter.continuation.resume(throwing: error)
@@ -305,5 +367,12 @@ struct PDUQueue {
     mutating func removeAll() {
         storage.removeAll()
         head = 0
+    }
+
+    /// Removes and returns every queued PDU, first to last.
+    mutating func removeAllReturning() -> [[UInt8]] {
+        guard head < storage.count else { return [] }
+        defer { removeAll() }
+        return Array(storage[head...])
     }
 }
