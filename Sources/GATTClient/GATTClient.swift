@@ -472,8 +472,12 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// Runs one state machine event under the lock, performs the actions that must keep their
     /// order (sending, notification delivery) there too, and the rest after unlocking.
     private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
-        let effects: [Effect] = state.withLock { state in
+        // A notification for the handler is kept apart from `effects`, so handling one allocates
+        // no effect array (an event delivers at most one).
+        typealias Handled = (handler: @Sendable (Notification) -> Void, notification: Notification)
+        let (effects, handled): ([Effect], Handled?) = state.withLock { state in
             var effects: [Effect] = []
+            var handled: Handled?
             for action in event(&state) {
                 switch action {
                 case .send(let pdu):
@@ -495,7 +499,11 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
                     if let handler = state.notificationHandler {
                         // Outside the lock: PDUs are read one at a time, so the order holds.
-                        effects.append(.handle(handler, notification))
+                        if handled == nil {
+                            handled = (handler, notification)
+                        } else {
+                            effects.append(.handle(handler, notification))
+                        }
                     } else if case .dropped = notificationSink.yield(notification) {
                         state.droppedNotifications += 1
                         effects.append(.dropped(total: state.droppedNotifications))
@@ -509,8 +517,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                     state.closeTask = Task { [bearer] in await bearer.close() }
                 }
             }
-            return effects
+            return (effects, handled)
         }
+        if let handled { handled.handler(handled.notification) }
         for effect in effects {
             switch effect {
             case .resume(let waiter, let result): waiter.resume(with: result)
@@ -549,6 +558,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// One input from a bearer that delivers synchronously, on its reading thread.
+    @_specialize(where C == ContinuousClock)
     private func received(_ input: ATTBearerInput) {
         switch input {
         case .pdu(let pdu):

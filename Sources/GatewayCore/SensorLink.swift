@@ -37,7 +37,7 @@ import Synchronization
 public actor SensorLink<C: Clock> where C.Duration == Duration {
     /// The phase type of this link's state machine.
     public typealias Phase = SensorLinkStateMachine<C.Instant, JitterRandom>.Phase
-    private typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
+    typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
 
     /// The sensor this link owns.
     public nonisolated let address: BluetoothAddress
@@ -52,13 +52,13 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private let stopSink: AsyncStream<Void>.Continuation
     private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
-    private let clock: C
+    let clock: C
     /// When the link was made: sample times are seconds after this instant.
     public let origin: C.Instant
-    private let logger: Logger
+    let logger: Logger
 
     /// What the notification path and the actor share, under one lock.
-    private struct Core {
+    struct Core {
         var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
         var gate: SensorSampleGate
         var counters = SensorLinkStatistics()
@@ -70,9 +70,9 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         var sampleHandler: (@Sendable ([SDUDecodedSample]) -> Void)?
     }
 
-    private static var earlyCapacity: Int { 64 }
+    static var earlyCapacity: Int { 64 }
 
-    private let core: Mutex<Core>
+    let core: Mutex<Core>
     private var bearer: (any ATTBearer)?
     private var client: GATTClient<C>?
     private var hasRun = false
@@ -316,72 +316,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Waits until the notification stream ends (the notifications themselves go to `handle`,
-    /// from the GATT client's reading thread); returns the machine's actions for the end.
-    private nonisolated func consume(_ notifications: GATTClient<C>.Notifications) async -> [Action] {
-        var failure: (any Error)?
-        do {
-            for try await notification in notifications { handle(notification) }
-        } catch {
-            failure = error
-        }
-        guard !Task.isCancelled else { return [] }
-        return await streamEnded(failure)
-    }
-
-    /// One notification, on the thread that read it.
-    private nonisolated func handle(_ notification: GATTClient<C>.Notification) {
-        core.withLock { core in
-            guard notification.handle == core.accelerometerHandle else {
-                logger.debug(
-                    "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
-                return
-            }
-            switch core.machine.phase {
-            case .streaming:
-                accept(notification, into: &core)
-            case .discovering:
-                if core.early.count < Self.earlyCapacity { core.early.append(notification) }
-            default:
-                break
-            }
-        }
-    }
-
-    /// Runs `notification` through the gate, moves the watchdog's deadline and hands the samples
-    /// on. Called under the lock, while streaming.
-    private nonisolated func accept(_ notification: GATTClient<C>.Notification, into core: inout Core) {
-        let arrival = origin.duration(to: notification.receivedAt).inSeconds
-        let result = core.gate.accept(notification: notification.value, arrivalTime: arrival)
-        switch result.outcome.event {
-        case .malformed(let error):
-            logger.debug("malformed notification dropped", metadata: ["error": "\(error)"])
-        case .duplicate:
-            logger.debug("replayed notification dropped")
-        case .resync:
-            logger.info(
-                "sample counter restarted: indices continue", metadata: ["samples.skipped": "\(result.missingBefore)"])
-        default:
-            break
-        }
-        if result.droppedAsDuplicates > 0 {
-            logger.debug(
-                "samples already published dropped", metadata: ["samples.dropped": "\(result.droppedAsDuplicates)"])
-        }
-        // The watchdog counts from when the link handled the notification, so a backlog in the
-        // gateway itself is never taken for a silent sensor.
-        let samplesCarried = max(1, (notification.value.count - SDUProfile.headerLength) / SDUProfile.sampleLength)
-        _ = core.machine.notificationReceived(
-            at: clock.now, sampleRate: Self.watchdogRate(core.gate), sampleCount: samplesCarried)
-        guard !result.samples.isEmpty else { return }
-        if let handler = core.sampleHandler {
-            handler(result.samples)
-        } else {
-            emit(.samples(result.samples), counters: &core.counters)
-        }
-    }
-
-    private func streamEnded(_ error: (any Error)?) -> [Action] {
+    func streamEnded(_ error: (any Error)?) -> [Action] {
         let reason = SensorLinkError(
             .disconnected,
             "the link to \(address) ended: the sensor went out of range, was switched off or closed the "
@@ -422,7 +357,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     }
 
     /// The rate the watchdog assumes: the decoder clock's once locked, nominal before.
-    private static func watchdogRate(_ gate: SensorSampleGate) -> Double {
+    static func watchdogRate(_ gate: SensorSampleGate) -> Double {
         LinkWatchdog<C.Instant>.sampleRate(of: gate.decoder.clock)
     }
 
@@ -455,7 +390,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         emit(.state(state), counters: &counters)
     }
 
-    private nonisolated func emit(_ event: SensorLinkEvent, counters: inout SensorLinkStatistics) {
+    nonisolated func emit(_ event: SensorLinkEvent, counters: inout SensorLinkStatistics) {
         if case .dropped = eventSink.yield(event) {
             counters.eventsDropped += 1
             if counters.eventsDropped == 1 || counters.eventsDropped.isMultiple(of: 1000) {

@@ -18,6 +18,7 @@ extension Gateway {
 
     /// One notification's samples, on the thread that read it (the link's lock is held: nothing
     /// here waits). Auto-start, which does wait, runs in a task of its own.
+    @_specialize(where C == ContinuousClock)
     func samplesArrived(_ batch: [SDUDecodedSample], on channel: SensorChannel<C>) {
         metrics.notifications.increment()
         metrics.samples.increment(by: Int64(batch.count))
