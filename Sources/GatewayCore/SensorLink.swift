@@ -133,7 +133,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     /// Hands every later batch of samples (one per notification, in order) to `handler` instead
     /// of publishing it on `events`. `handler` runs on the thread that read the notification,
     /// under the link's lock: it must not block or call back into the link. Install it before
-    /// `run()`.
+    /// `run()`; the link lets go of it when `run()` returns.
     public nonisolated func handleSamples(with handler: @escaping @Sendable ([SDUDecodedSample]) -> Void) {
         core.withLock { $0.sampleHandler = handler }
     }
@@ -162,6 +162,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             group.cancelAll()
         }
         eventSink.finish()
+        // The handler may refer to whoever owns the link; nothing is handed over any more.
+        core.withLock { $0.sampleHandler = nil }
     }
 
     // MARK: The action loop
@@ -238,7 +240,9 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         let client = GATTClient(
             bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout, logger: logger)
         self.client = client
-        client.handleNotifications { [weak self] notification in self?.handle(notification) }
+        // A strong reference (a weak load per notification costs more than the rest of the
+        // hand-over): closeBearer() drops the client, which ends the cycle.
+        client.handleNotifications { [self] notification in handle(notification) }
         do {
             do {
                 try await client.exchangeMTU(clientRxMTU: configuration.preferredMTU)

@@ -10,10 +10,8 @@ import SDUSensor
 extension Gateway {
     /// Makes the link hand its samples to ``samplesArrived(_:on:)``; before the link runs.
     func handleSamples(of channel: SensorChannel<C>) {
-        channel.link.handleSamples { [weak self, weak channel] batch in
-            guard let self, let channel else { return }
-            self.samplesArrived(batch, on: channel)
-        }
+        // Strong references: the link drops its handler when its run ends, which ends the cycle.
+        channel.link.handleSamples { [self] batch in samplesArrived(batch, on: channel) }
     }
 
     /// One notification's samples, on the thread that read it (the link's lock is held: nothing
