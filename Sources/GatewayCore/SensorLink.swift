@@ -283,7 +283,10 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             }
             let early = core.early
             core.early = []
-            for notification in early { accept(notification, into: &core) }
+            // Not streaming: set-up was overtaken by a stop; the early ones are dropped.
+            if case .streaming = core.machine.phase {
+                for notification in early { accept(notification, into: &core) }
+            }
             return actions
         }
     }
