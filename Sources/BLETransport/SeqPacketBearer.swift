@@ -19,6 +19,9 @@ import SystemPackage
 ///   pool. Received PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT
 ///   traffic is a few kilobytes per second, so the queue stays small, and a fast reader keeps the
 ///   kernel's socket buffer empty so the peer never stalls.
+/// - **Synchronous delivery.** Once ``deliverSynchronously(to:)`` installed a handler (the GATT
+///   client does), PDUs skip the queue: the reactor's thread hands each one to the handler, the
+///   PDUs queued before first, then the end of the flow, so a notification costs no task switch.
 /// - **Link loss is seen at once.** `epoll` reports `EPOLLHUP`/`EPOLLERR` as soon as the kernel
 ///   knows, and the reactor then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
 ///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
