@@ -6,8 +6,8 @@ import SystemPackage
 
 // What every blocking wait of the transport is built from, each once: a thread off Swift's
 // cooperative pool that carries the caller's `SyscallScript`, one `poll(2)`, and closing a
-// descriptor exactly once. `PolledSocket` (the read loop of bearers and HCI sockets), the L2CAP
-// connector and listener, and the adapter listing use them.
+// descriptor exactly once. `PolledSocket` (the read loop of HCI sockets), `SocketReactor` (the
+// bearers' one read loop), the L2CAP connector and listener, and the adapter listing use them.
 
 /// Starts a thread, off Swift's cooperative pool, that runs `body`. A ``SyscallScript``
 /// installed on the calling task is installed on the thread too, so its calls can be scripted.

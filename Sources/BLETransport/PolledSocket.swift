@@ -5,8 +5,8 @@ import Synchronization
 import SystemCalls
 import SystemPackage
 
-/// A message socket (`SOCK_SEQPACKET`, or a raw HCI socket) and the one I/O thread that reads it:
-/// what ``SeqPacketBearer`` and ``HCISocket`` are built on.
+/// A message socket (a raw HCI socket) and the one I/O thread that reads it: what ``HCISocket`` is
+/// built on (bearers share a ``SocketReactor`` instead).
 ///
 /// - **Reading.** The thread sleeps in `poll(2)`, without a timeout, on the socket and a
 ///   ``WakeSignal``, and reads one message per readiness with `recv(MSG_DONTWAIT | MSG_TRUNC)`.

@@ -13,11 +13,13 @@ extension SeqPacketBearer {
     /// The socket pair is created through the transport's syscall wrapper, so a ``SyscallScript``
     /// installed by the test applies (and can make it fail). Close both bearers when done.
     ///
-    /// - Parameter label: names the two bearers' I/O threads (`<label>.a`, `<label>.b`).
+    /// - Parameters:
+    ///   - label: names the two bearers in log messages (`<label>.a`, `<label>.b`).
+    ///   - reactor: the thread that reads both sockets; nil for ``SocketReactor/shared()``.
     /// - Returns: the two ends of the pair.
     /// - Throws: ``TransportError`` when the socket pair or a bearer cannot be created.
     public static func socketPair(
-        label: String = "socketpair"
+        label: String = "socketpair", reactor: SocketReactor? = nil
     ) throws(TransportError) -> (SeqPacketBearer, SeqPacketBearer) {
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -29,13 +31,15 @@ extension SeqPacketBearer {
         }.transportValue("socketpair")
         let first: SeqPacketBearer
         do {
-            first = try SeqPacketBearer(adopting: FileDescriptor(rawValue: fds[0]), label: "\(label).a")
+            first = try SeqPacketBearer(
+                adopting: FileDescriptor(rawValue: fds[0]), label: "\(label).a", reactor: reactor)
         } catch {
             closeDescriptor(fds[1])
             throw error
         }
         // If this throws, `first` is released and closes its end when it deinitializes.
-        let second = try SeqPacketBearer(adopting: FileDescriptor(rawValue: fds[1]), label: "\(label).b")
+        let second = try SeqPacketBearer(
+            adopting: FileDescriptor(rawValue: fds[1]), label: "\(label).b", reactor: reactor)
         return (first, second)
     }
 }

@@ -12,14 +12,18 @@ import SystemPackage
 ///
 /// ## Design
 ///
-/// - **Reading on a dedicated thread.** Each bearer owns one I/O thread (its ``PolledSocket``)
-///   that sleeps in `poll(2)` (no timeout) on the socket and a wake-up `eventfd(2)`, then reads
-///   with `recv(MSG_DONTWAIT)`. Blocking never happens on Swift's cooperative thread pool. Received
-///   PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT traffic is a few
-///   kilobytes per second, so the queue stays small, and a fast reader keeps the kernel's socket
-///   buffer empty so the peer never stalls.
-/// - **Link loss is seen at once.** `poll` reports `POLLHUP`/`POLLERR` as soon as the kernel
-///   knows, and the thread then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
+/// - **Reading on the reactor's thread.** The bearer registers its socket with a
+///   ``SocketReactor`` (``SocketReactor/shared()`` unless one is given): one thread for every
+///   bearer, asleep in `epoll_wait(2)` on all their sockets, that reads each ready socket with
+///   `recv(MSG_DONTWAIT)` until `EAGAIN`. Blocking never happens on Swift's cooperative thread
+///   pool. Received PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT
+///   traffic is a few kilobytes per second, so the queue stays small, and a fast reader keeps the
+///   kernel's socket buffer empty so the peer never stalls.
+/// - **Synchronous delivery.** Once ``deliverSynchronously(to:)`` installed a handler (the GATT
+///   client does), PDUs skip the queue: the reactor's thread hands each one to the handler, the
+///   PDUs queued before first, then the end of the flow, so a notification costs no task switch.
+/// - **Link loss is seen at once.** `epoll` reports `EPOLLHUP`/`EPOLLERR` as soon as the kernel
+///   knows, and the reactor then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
 ///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
 ///   `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN` and `ETIMEDOUT`, the supervision
 ///   timeout; see ``TransportError/init(onLink:errno:)``). There is no polling interval, so the latency is the kernel's own
@@ -29,45 +33,59 @@ import SystemPackage
 ///   exponential backoff (50 µs to 5 ms) and tries again. `MSG_NOSIGNAL` turns a write to a dead
 ///   link into `EPIPE` instead of `SIGPIPE`.
 /// - **Closing.** ``close()`` ends the queue (pending and later ``receive()`` calls return nil at
-///   once), writes to the eventfd so the thread leaves `poll`, and waits for the thread to close
-///   the socket and the eventfd. Only the I/O thread closes descriptors, exactly once, and every
-///   use of the socket (`send`, `recv`, `close`) happens under one lock, so no call can reach a
-///   descriptor number the kernel has already handed to someone else. ``close()`` may be called
-///   any number of times, from any task, concurrently with ``receive()`` and ``send(_:)``.
+///   once), asks the reactor to close the socket and waits until it has. Only the reactor's
+///   thread closes descriptors, exactly once, after removing the socket from its `epoll` set;
+///   `send` and that close happen under one lock, so no call can reach a descriptor number the
+///   kernel has already handed to someone else. ``close()`` may be called any number of times,
+///   from any task, concurrently with ``receive()`` and ``send(_:)``.
 /// - **Oversized messages.** `recv` is called with `MSG_TRUNC`, which makes it return a
 ///   message's real length; a message longer than ``receiveCapacity`` (far above the largest ATT
 ///   PDU, 517 bytes) is dropped with a warning instead of being delivered truncated.
 ///
-/// Dropping the last reference without calling ``close()`` also stops the thread and closes the
-/// socket, but asynchronously; call ``close()`` to know when the descriptors are gone.
+/// Dropping the last reference without calling ``close()`` also closes the socket, but
+/// asynchronously; call ``close()`` to know when the descriptors are gone.
 public final class SeqPacketBearer: ATTBearer {
     /// The largest message delivered; longer ones are dropped. ATT PDUs are at most 517 bytes.
     public static let receiveCapacity = 4096
 
     private let inbox: Inbox
-    private let socket: PolledSocket
+    private let socket: ReactorSocket
 
-    /// Takes ownership of a connected `SOCK_SEQPACKET` socket and starts its I/O thread.
+    /// Takes ownership of a connected `SOCK_SEQPACKET` socket and reads it on `reactor`.
     ///
     /// The bearer closes `descriptor`; the caller must not use or close it afterwards, also not
     /// when this initializer throws (it closes the socket then).
     ///
     /// - Parameters:
     ///   - descriptor: a connected `SOCK_SEQPACKET` socket (L2CAP LE on CID 4, or `AF_UNIX`).
-    ///   - label: names the I/O thread and the log messages, e.g. the peer's address.
+    ///   - label: names the log messages, e.g. the peer's address.
     ///   - logger: where the bearer logs dropped messages.
-    /// - Throws: ``TransportError`` when the wake-up eventfd cannot be created (`EMFILE`...).
+    ///   - reactor: the thread that reads the socket; nil for ``SocketReactor/shared()``.
+    /// - Throws: ``TransportError`` when the reactor cannot be started or take the socket
+    ///   (`EMFILE`, `ENOSPC`...).
     public init(
         adopting descriptor: FileDescriptor,
         label: String = "att-bearer",
-        logger: Logger = Logger(label: "sportsensord.transport")
+        logger: Logger = Logger(label: "sportsensord.transport"),
+        reactor: SocketReactor? = nil
     ) throws(TransportError) {
         var logger = logger
         logger[metadataKey: "ble.bearer"] = "\(label)"
         let inbox = Inbox()
         self.inbox = inbox
-        socket = try PolledSocket(
-            adopting: descriptor.rawValue, label: label, receiveCapacity: Self.receiveCapacity, logger: logger,
+        let chosen: SocketReactor
+        if let reactor {
+            chosen = reactor
+        } else {
+            do throws(TransportError) {
+                chosen = try SocketReactor.shared()
+            } catch {
+                closeDescriptor(descriptor.rawValue)
+                throw error
+            }
+        }
+        socket = try chosen.register(
+            adopting: descriptor.rawValue, receiveCapacity: Self.receiveCapacity, logger: logger,
             onMessage: { pdu in inbox.deliver(pdu) },
             onEnd: { ending in inbox.finish(Self.ending(of: ending)) }
         )
@@ -108,6 +126,16 @@ public final class SeqPacketBearer: ATTBearer {
         try await inbox.receive()
     }
 
+    /// Hands every PDU not yet received, and then the end of the flow, to `handler` on the
+    /// reactor's thread: the GATT client's way to handle notifications without a task switch.
+    /// PDUs queued before the call are handed over first, in order.
+    ///
+    /// - Returns: true (``receive()`` must not be called afterwards).
+    public func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool {
+        inbox.handOver(to: handler)
+        return true
+    }
+
     /// Closes the link and waits until the socket is closed. A pending ``receive()`` returns nil
     /// immediately; later ``send(_:)`` calls throw `closed`. Safe to call more than once.
     public func close() async {
@@ -137,7 +165,7 @@ public final class SeqPacketBearer: ATTBearer {
     }
 
     /// How the flow of PDUs ends when reading ends.
-    private static func ending(of ending: PolledSocket.Ending) -> Ending {
+    private static func ending(of ending: ReactorSocket.Ending) -> Ending {
         switch ending {
         case .endOfFile: .peerClosed
         case .failed(let syscall, let errno) where syscall == "recv":
@@ -166,6 +194,11 @@ extension SeqPacketBearer {
             var waiters: [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
             var ending: Ending?
             var nextWaiterID: UInt64 = 0
+            /// Takes every PDU once installed; nil again after it was handed the end.
+            var handler: (@Sendable (ATTBearerInput) -> Void)?
+            /// While the PDUs queued before the handler are handed to it, new ones queue behind
+            /// them, so the handler sees every PDU in order and never two at once.
+            var isHandingOver = false
         }
 
         private let state = Mutex(State())
@@ -228,33 +261,80 @@ extension SeqPacketBearer {
             }
         }
 
-        // MARK: Called by the I/O thread
+        /// Installs `handler` and hands it the PDUs queued so far (see
+        /// ``SeqPacketBearer/deliverSynchronously(to:)``).
+        func handOver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
+            var batch = state.withLock { state in
+                state.handler = handler
+                state.isHandingOver = true
+                return state.pdus.removeAllReturning()
+            }
+            while true {
+                for pdu in batch { handler(.pdu(pdu)) }
+                let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
+                    let more = state.pdus.removeAllReturning()
+                    guard more.isEmpty else { return (more, nil) }
+                    state.isHandingOver = false
+                    guard let ending = state.ending, state.handler != nil else { return ([], nil) }
+                    state.handler = nil
+                    return ([], ending)
+                }
+                if let ending { handler(Self.input(ending)) }
+                guard !more.isEmpty else { return }
+                batch = more
+            }
+        }
+
+        private static func input(_ ending: Ending) -> ATTBearerInput {
+            if case .failed(let error) = ending { return .ended(error) }
+            return .ended(nil)
+        }
+
+        // MARK: Called by the reactor's thread
 
         func deliver(_ pdu: [UInt8]) {
-            let waiter: CheckedContinuation<[UInt8]?, any Error>? = state.withLock { state in
-                guard state.ending == nil else { return nil }
-                if state.waiters.isEmpty {
-                    state.pdus.append(pdu)
-                    return nil
-                }
-                return state.waiters.removeFirst().continuation
+            enum Recipient {
+                case none
+                case waiter(CheckedContinuation<[UInt8]?, any Error>)
+                case handler(@Sendable (ATTBearerInput) -> Void)
             }
-            waiter?.resume(returning: pdu)
+            let recipient: Recipient = state.withLock { state in
+                guard state.ending == nil else { return .none }
+                if let handler = state.handler, !state.isHandingOver { return .handler(handler) }
+                if state.waiters.isEmpty || state.handler != nil {
+                    state.pdus.append(pdu)
+                    return .none
+                }
+                return .waiter(state.waiters.removeFirst().continuation)
+            }
+            switch recipient {
+            case .none: break
+            case .waiter(let waiter): waiter.resume(returning: pdu)
+            case .handler(let handler): handler(.pdu(pdu))
+            }
         }
 
         /// Records how the flow ended (a local close overrides an earlier ending and discards
-        /// undelivered PDUs) and wakes every waiting receiver.
+        /// undelivered PDUs) and wakes every waiting receiver, or tells the handler.
         func finish(_ ending: Ending) {
-            let waiters = state.withLock { state in
+            typealias Waiters = [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)]
+            let (waiters, handler) = state.withLock { state -> (Waiters, (@Sendable (ATTBearerInput) -> Void)?) in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {
-                    return [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)]()
+                    return ([], nil)
                 }
                 state.ending = ending
+                // While handing over, handOver(to:) passes the ending on after the queued PDUs.
+                var handler: (@Sendable (ATTBearerInput) -> Void)?
+                if !state.isHandingOver {
+                    handler = state.handler
+                    state.handler = nil
+                }
                 defer { state.waiters.removeAll() }
-                return state.waiters
+                return (state.waiters, handler)
             }
+            handler?(Self.input(ending))
             for waiter in waiters {
                 if case .failed(let error) = ending {
                     waiter.continuation.resume(throwing: error)
@@ -290,5 +370,12 @@ struct PDUQueue {
     mutating func removeAll() {
         storage.removeAll()
         head = 0
+    }
+
+    /// Removes and returns every queued PDU, first to last.
+    mutating func removeAllReturning() -> [[UInt8]] {
+        guard head < storage.count else { return [] }
+        defer { removeAll() }
+        return Array(storage[head...])
     }
 }

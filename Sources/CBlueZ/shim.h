@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -121,6 +122,37 @@ static inline void cbz_sockaddr_l2_fixed_channel(struct sockaddr_l2 *out, const 
 // ---- accept4 is a GNU extension Swift's Glibc module does not expose; call it by number ----
 static inline int cbz_accept4_cloexec_nonblock(int fd, struct sockaddr_l2 *peer, socklen_t *length) {
     return (int)syscall(SYS_accept4, fd, (struct sockaddr *)peer, length, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
+// ---- epoll for the socket reactor (struct epoll_event is packed on x86-64, which Swift cannot
+// import faithfully: ready events are copied into an unpacked record) ----
+struct cbz_epoll_ready {
+    uint64_t token;
+    uint32_t events;
+    uint32_t reserved;
+};
+static inline int cbz_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+// Level-triggered readability; EPOLLHUP and EPOLLERR are always reported.
+static inline int cbz_epoll_add_readable(int epfd, int fd, uint64_t token) {
+    struct epoll_event event = {.events = EPOLLIN, .data.u64 = token};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+static inline int cbz_epoll_remove(int epfd, int fd) {
+    struct epoll_event event = {0};
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event);
+}
+enum { cbz_epoll_wait_capacity = 64 };
+// Waits like epoll_wait(2) for at most min(capacity, 64) events; errno is left as the call set it.
+static inline int cbz_epoll_wait(int epfd, struct cbz_epoll_ready *ready, int capacity, int timeout) {
+    struct epoll_event events[cbz_epoll_wait_capacity];
+    if (capacity > cbz_epoll_wait_capacity) capacity = cbz_epoll_wait_capacity;
+    int count = epoll_wait(epfd, events, capacity, timeout);
+    for (int index = 0; index < count; index++) {
+        ready[index].token = events[index].data.u64;
+        ready[index].events = events[index].events;
+        ready[index].reserved = 0;
+    }
+    return count;
 }
 
 #endif

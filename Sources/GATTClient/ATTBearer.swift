@@ -14,4 +14,27 @@ public protocol ATTBearer: Sendable {
     func receive() async throws -> [UInt8]?
     /// Closes the link; a pending `receive()` returns nil.
     func close() async
+    /// Hands every PDU not yet received, in order, and then the end of the flow to `handler`, on
+    /// the thread that reads the link, instead of to `receive()`; once installed, `receive()`
+    /// must not be called. A bearer that reads on a thread of its own avoids a task switch per
+    /// PDU this way.
+    ///
+    /// - Returns: false when the bearer cannot (the default): use `receive()`.
+    func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool
+}
+
+/// What a bearer hands a synchronous handler (``ATTBearer/deliverSynchronously(to:)``).
+public enum ATTBearerInput: Sendable {
+    /// One received PDU.
+    case pdu([UInt8])
+    /// The flow ended: nil when the peer or this side closed the link (where `receive()` returns
+    /// nil), the link's error otherwise. The last call.
+    case ended((any Error)?)
+}
+
+extension ATTBearer {
+    /// Bearers without a reading thread of their own deliver through `receive()` only.
+    public func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool {
+        false
+    }
 }

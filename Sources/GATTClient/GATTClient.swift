@@ -6,9 +6,13 @@ import Synchronization
 /// A GATT client over any `ATTBearer`: MTU exchange, discovery, reads, writes and the stream of
 /// notifications, with the ATT rules enforced by `ATTClientStateMachine`.
 ///
-/// The client owns the bearer. It starts two tasks at once: a read loop that stamps every PDU
-/// with `clock.now` and feeds it to the state machine, and a writer that sends PDUs in the order
-/// the state machine produced them (so the read loop never waits for the bearer's flow control).
+/// The client owns the bearer. It stamps every received PDU with `clock.now` and feeds it to the
+/// state machine: on the bearer's reading thread when the bearer delivers synchronously
+/// (``ATTBearer/deliverSynchronously(to:)``, as `SeqPacketBearer` does), otherwise in a read
+/// loop task. A writer task sends PDUs in the order the state machine produced them (so reading
+/// never waits for the bearer's flow control). Notifications go to `notifications`, or, once
+/// ``handleNotifications(with:)`` installed a handler, straight to that handler on the reading
+/// thread, without a task switch.
 /// Each request is a transaction guarded by `transactionTimeout` on `clock`; when it expires the
 /// link is closed for good, as the specification demands, and every later call fails at once.
 ///
@@ -62,6 +66,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var timers: [RequestID: Task<Void, Never>] = [:]
         var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
         var droppedNotifications = 0
+        var notificationHandler: (@Sendable (Notification) -> Void)?
         var closeTask: Task<Void, Never>?
         var loops: [Task<Void, Never>] = []
     }
@@ -72,6 +77,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         case note(ATTClientStateMachine.Note)
         case dropped(total: Int)
         case finish(GATTError?)
+        case handle(@Sendable (Notification) -> Void, Notification)
     }
 
     /// Starts a client on `bearer`, which it now owns.
@@ -95,9 +101,14 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         (notifications, notificationSink) = Notifications.makeStream(
             bufferingPolicy: .bufferingOldest(self.notificationBufferCapacity))
         state = Mutex(State())
-        let reader = Task { await self.readLoop() }
         let writer = Task { await self.writeLoop(outgoingStream) }
-        state.withLock { $0.loops = [reader, writer] }
+        // The bearer keeps the client alive until the flow ends, as the read loop would.
+        if bearer.deliverSynchronously(to: { [self] input in received(input) }) {
+            state.withLock { $0.loops = [writer] }
+        } else {
+            let reader = Task { await self.readLoop() }
+            state.withLock { $0.loops = [reader, writer] }
+        }
     }
 
     // MARK: Status
@@ -369,6 +380,14 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         try await configure(characteristic, 0x0000)
     }
 
+    /// Hands every later notification and indication to `handler`, in arrival order, on the
+    /// thread that read it (the bearer's, or the client's read task), instead of to
+    /// `notifications`, which then only finishes (or throws) when the link ends. `handler` must
+    /// not block; it is never called twice at once. Install it before enabling notifications.
+    public func handleNotifications(with handler: @escaping @Sendable (Notification) -> Void) {
+        state.withLock { $0.notificationHandler = handler }
+    }
+
     /// Closes the link: pending requests fail with `.disconnected`, `notifications` finishes
     /// normally, the bearer is closed. Returns once the bearer is closed and both loops have
     /// ended. Safe to call more than once and after the link ended by itself.
@@ -453,8 +472,12 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// Runs one state machine event under the lock, performs the actions that must keep their
     /// order (sending, notification delivery) there too, and the rest after unlocking.
     private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
-        let effects: [Effect] = state.withLock { state in
+        // A notification for the handler is kept apart from `effects`, so handling one allocates
+        // no effect array (an event delivers at most one).
+        typealias Handled = (handler: @Sendable (Notification) -> Void, notification: Notification)
+        let (effects, handled): ([Effect], Handled?) = state.withLock { state in
             var effects: [Effect] = []
+            var handled: Handled?
             for action in event(&state) {
                 switch action {
                 case .send(let pdu):
@@ -474,7 +497,14 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 case .deliver(let handle, let value, let isIndication):
                     let notification = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
-                    if case .dropped = notificationSink.yield(notification) {
+                    if let handler = state.notificationHandler {
+                        // Outside the lock: PDUs are read one at a time, so the order holds.
+                        if handled == nil {
+                            handled = (handler, notification)
+                        } else {
+                            effects.append(.handle(handler, notification))
+                        }
+                    } else if case .dropped = notificationSink.yield(notification) {
                         state.droppedNotifications += 1
                         effects.append(.dropped(total: state.droppedNotifications))
                     }
@@ -487,8 +517,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                     state.closeTask = Task { [bearer] in await bearer.close() }
                 }
             }
-            return effects
+            return (effects, handled)
         }
+        if let handled { handled.handler(handled.notification) }
         for effect in effects {
             switch effect {
             case .resume(let waiter, let result): waiter.resume(with: result)
@@ -500,6 +531,8 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         "notification consumer is behind: notifications dropped",
                         metadata: ["gatt.dropped": "\(total)", "gatt.buffer": "\(notificationBufferCapacity)"])
                 }
+            case .handle(let handler, let notification):
+                handler(notification)
             case .finish(let error):
                 if let error {
                     logger.warning("GATT link closed", metadata: ["gatt.reason": "\(error)"])
@@ -521,6 +554,18 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 return
             }
             run { $0.machine.transactionTimedOut(id) }
+        }
+    }
+
+    /// One input from a bearer that delivers synchronously, on its reading thread.
+    @_specialize(where C == ContinuousClock)
+    private func received(_ input: ATTBearerInput) {
+        switch input {
+        case .pdu(let pdu):
+            let now = clock.now
+            run(receivedAt: now) { $0.machine.received(pdu) }
+        case .ended(let error):
+            run { $0.machine.bearerEnded(error: error) }
         }
     }
 

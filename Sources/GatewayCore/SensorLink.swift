@@ -14,6 +14,12 @@ import Synchronization
 /// `SensorSampleGate` (no sample twice) — and this actor only performs their actions: open and
 /// close bearers, run the GATT client, sleep on `clock`.
 ///
+/// Notifications do not wait for the actor: the GATT client hands each one to the link on the
+/// thread that read it, and the link runs the gate and moves the watchdog's deadline under a
+/// lock it shares with the actor (`Core`), then hands the samples to the handler installed with
+/// ``handleSamples(with:)``, or publishes them on `events` when there is none. State changes
+/// always go through `events`.
+///
 /// ```swift
 /// let link = SensorLink(address: address, connector: connector, clock: ContinuousClock(), logger: logger)
 /// async let running: Void = link.run()
@@ -31,7 +37,7 @@ import Synchronization
 public actor SensorLink<C: Clock> where C.Duration == Duration {
     /// The phase type of this link's state machine.
     public typealias Phase = SensorLinkStateMachine<C.Instant, JitterRandom>.Phase
-    private typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
+    typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
 
     /// The sensor this link owns.
     public nonisolated let address: BluetoothAddress
@@ -46,17 +52,29 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private let stopSink: AsyncStream<Void>.Continuation
     private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
-    private let clock: C
+    let clock: C
     /// When the link was made: sample times are seconds after this instant.
     public let origin: C.Instant
-    private let logger: Logger
+    let logger: Logger
 
-    private var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
-    private var gate: SensorSampleGate
-    private var counters = SensorLinkStatistics()
+    /// What the notification path and the actor share, under one lock.
+    struct Core {
+        var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
+        var gate: SensorSampleGate
+        var counters = SensorLinkStatistics()
+        /// The value handle whose notifications carry samples, once discovered.
+        var accelerometerHandle: UInt16?
+        /// Notifications that arrived between enabling them and the end of set-up, handled
+        /// once streaming starts (at most `earlyCapacity`).
+        var early: [GATTClient<C>.Notification] = []
+        var sampleHandler: (@Sendable ([SDUDecodedSample]) -> Void)?
+    }
+
+    static var earlyCapacity: Int { 64 }
+
+    let core: Mutex<Core>
     private var bearer: (any ATTBearer)?
     private var client: GATTClient<C>?
-    private var accelerometerHandle: UInt16?
     private var hasRun = false
 
     /// A link to `address` that opens bearers with `connector` and keeps time with `clock`.
@@ -81,31 +99,44 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var seedSource = SystemRandomNumberGenerator()
         let seed = configuration.jitterSeed ?? seedSource.next()
-        machine = SensorLinkStateMachine(
+        let machine = SensorLinkStateMachine<C.Instant, JitterRandom>(
             address: address,
             backoff: ReconnectBackoff(configuration: configuration.backoff, generator: JitterRandom(seed: seed)),
             watchdog: LinkWatchdog(configuration: configuration.watchdog))
-        gate = SensorSampleGate(decoder: SDUStreamDecoder(configuration: configuration.decoder))
+        core = Mutex(
+            Core(
+                machine: machine,
+                gate: SensorSampleGate(decoder: SDUStreamDecoder(configuration: configuration.decoder))))
     }
 
     /// Where the link is now.
-    public var phase: Phase { machine.phase }
+    public var phase: Phase { core.withLock { $0.machine.phase } }
 
     /// A snapshot of the link's counters.
     public var statistics: SensorLinkStatistics {
-        var snapshot = counters
-        let decoded = gate.decoder.statistics
-        snapshot.notifications = decoded.notifications
-        snapshot.malformedNotifications = decoded.malformedNotifications
-        snapshot.resyncs = decoded.resyncs
-        snapshot.samples = gate.samplesEmitted
-        snapshot.duplicateSamplesDropped = gate.duplicateSamplesDropped
-        snapshot.missingSamples = gate.missingSamples
-        return snapshot
+        core.withLock { core in
+            var snapshot = core.counters
+            let decoded = core.gate.decoder.statistics
+            snapshot.notifications = decoded.notifications
+            snapshot.malformedNotifications = decoded.malformedNotifications
+            snapshot.resyncs = decoded.resyncs
+            snapshot.samples = core.gate.samplesEmitted
+            snapshot.duplicateSamplesDropped = core.gate.duplicateSamplesDropped
+            snapshot.missingSamples = core.gate.missingSamples
+            return snapshot
+        }
     }
 
     /// The highest sample index published so far; nil before the first sample.
-    public var lastSampleIndex: Int64? { gate.lastEmittedIndex }
+    public var lastSampleIndex: Int64? { core.withLock { $0.gate.lastEmittedIndex } }
+
+    /// Hands every later batch of samples (one per notification, in order) to `handler` instead
+    /// of publishing it on `events`. `handler` runs on the thread that read the notification,
+    /// under the link's lock: it must not block or call back into the link. Install it before
+    /// `run()`; the link lets go of it when `run()` returns.
+    public nonisolated func handleSamples(with handler: @escaping @Sendable ([SDUDecodedSample]) -> Void) {
+        core.withLock { $0.sampleHandler = handler }
+    }
 
     /// Asks the link to stop: whatever it is doing is cancelled, the bearer is closed, `.stopped`
     /// is published and `run()` returns. Safe to call at any time, also before `run()`.
@@ -131,21 +162,25 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             group.cancelAll()
         }
         eventSink.finish()
+        // The handler may refer to whoever owns the link; nothing is handed over any more.
+        core.withLock { $0.sampleHandler = nil }
     }
 
     // MARK: The action loop
 
     private func loop() async {
-        var pending = machine.start(at: clock.now)
+        var pending = core.withLock { $0.machine.start(at: clock.now) }
         while true {
-            if (Task.isCancelled || stopFlag.withLock({ $0 })) && !machine.isFinished {
-                pending = machine.stopRequested()
+            if Task.isCancelled || stopFlag.withLock({ $0 }),
+                let stopping = core.withLock({ $0.machine.isFinished ? nil : $0.machine.stopRequested() })
+            {
+                pending = stopping
             }
             guard !pending.isEmpty else {
-                if machine.isFinished { return }
+                if core.withLock({ $0.machine.isFinished }) { return }
                 // Every event method that leaves the machine running returns a next action; an
                 // empty queue here is a cancelled step whose stop is handled at the top.
-                pending = machine.stopRequested()
+                pending = core.withLock { $0.machine.stopRequested() }
                 continue
             }
             switch pending.removeFirst() {
@@ -157,14 +192,14 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 pending += await stream()
             case .closeBearer:
                 await closeBearer()
-                pending += machine.bearerClosed(at: clock.now)
+                pending += core.withLock { $0.machine.bearerClosed(at: clock.now) }
             case .sleep(let deadline):
                 do {
                     try await clock.sleep(until: deadline, tolerance: nil)
                 } catch {
                     continue
                 }
-                pending += machine.retryTimerFired(at: clock.now)
+                pending += core.withLock { $0.machine.retryTimerFired(at: clock.now) }
             case .publish(let state):
                 publish(state)
             case .finish:
@@ -174,8 +209,11 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     }
 
     private func connect() async -> [Action] {
-        counters.connectAttempts += 1
-        logger.debug("connecting", metadata: ["link.attempt": "\(counters.connectAttempts)"])
+        let attempt = core.withLock { core in
+            core.counters.connectAttempts += 1
+            return core.counters.connectAttempts
+        }
+        logger.debug("connecting", metadata: ["link.attempt": "\(attempt)"])
         do {
             let opened = try await connector.connect(to: address)
             guard !Task.isCancelled else {
@@ -183,7 +221,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 return []
             }
             bearer = opened
-            return machine.connected(at: clock.now)
+            return core.withLock { $0.machine.connected(at: clock.now) }
         } catch {
             guard !Task.isCancelled else { return [] }
             return attemptFailed(
@@ -202,6 +240,9 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         let client = GATTClient(
             bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout, logger: logger)
         self.client = client
+        // A strong reference (a weak load per notification costs more than the rest of the
+        // hand-over): closeBearer() drops the client, which ends the cycle.
+        client.handleNotifications { [self] notification in handle(notification) }
         do {
             do {
                 try await client.exchangeMTU(clientRxMTU: configuration.preferredMTU)
@@ -212,8 +253,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 logger.debug("MTU exchange refused, staying at 23", metadata: ["error": "\(error)"])
             }
             let accelerometer = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
+            core.withLock { $0.accelerometerHandle = accelerometer.valueHandle }
             try await client.enableNotifications(for: accelerometer)
-            accelerometerHandle = accelerometer.valueHandle
         } catch {
             guard !Task.isCancelled else { return [] }
             return attemptFailed(
@@ -224,19 +265,42 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                         + "other central holds it",
                     cause: error))
         }
-        counters.connects += 1
-        if counters.connects > 1 { counters.reconnects += 1 }
+        let connects = core.withLock { core in
+            core.counters.connects += 1
+            if core.counters.connects > 1 { core.counters.reconnects += 1 }
+            return core.counters.connects
+        }
         logger.info(
-            "sensor link streaming",
-            metadata: ["att.mtu": "\(client.mtu)", "link.connects": "\(counters.connects)"])
-        return machine.setupCompleted(at: clock.now, sampleRate: watchdogRate)
+            "sensor link streaming", metadata: ["att.mtu": "\(client.mtu)", "link.connects": "\(connects)"])
+        // Under the lock the notification path takes: `.connected` is published before the first
+        // sample, and the notifications that came early are handled before any later one.
+        return core.withLock { core in
+            var actions = core.machine.setupCompleted(
+                at: clock.now, sampleRate: Self.watchdogRate(core.gate))
+            while case .publish(let state) = actions.first {
+                actions.removeFirst()
+                publish(state, counters: &core.counters)
+            }
+            let early = core.early
+            core.early = []
+            // Not streaming: set-up was overtaken by a stop; the early ones are dropped.
+            if case .streaming = core.machine.phase {
+                for notification in early { accept(notification, into: &core) }
+            }
+            return actions
+        }
     }
 
     private func attemptFailed(_ failure: SensorLinkError) -> [Action] {
-        let actions = machine.setupFailed(failure, at: clock.now)
+        let actions = core.withLock { core in
+            let actions = core.machine.setupFailed(failure, at: clock.now)
+            if !actions.isEmpty {
+                core.counters.failedAttempts += 1
+                core.counters.lastFailure = failure
+            }
+            return actions
+        }
         guard !actions.isEmpty else { return [] }
-        counters.failedAttempts += 1
-        counters.lastFailure = failure
         logger.warning("connection attempt failed", metadata: ["error": "\(failure)"])
         return actions
     }
@@ -244,12 +308,13 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     // MARK: Streaming
 
     private func stream() async -> [Action] {
-        guard let client, let handle = accelerometerHandle else {
-            return machine.bearerEnded(SensorLinkError(.disconnected, "no GATT client (internal error)"), at: clock.now)
+        guard let client else {
+            let error = SensorLinkError(.disconnected, "no GATT client (internal error)")
+            return core.withLock { $0.machine.bearerEnded(error, at: clock.now) }
         }
         let notifications = client.notifications
         return await withTaskGroup(of: [Action].self) { group in
-            group.addTask { await self.consume(notifications, accelerometer: handle) }
+            group.addTask { await self.consume(notifications) }
             group.addTask { await self.watch() }
             var actions = await group.next() ?? []
             group.cancelAll()
@@ -258,90 +323,50 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Feeds notifications until the stream ends; returns the machine's actions for the end.
-    private nonisolated func consume(
-        _ notifications: GATTClient<C>.Notifications, accelerometer handle: UInt16
-    ) async -> [Action] {
-        var failure: (any Error)?
-        do {
-            for try await notification in notifications {
-                await received(notification, accelerometer: handle)
-            }
-        } catch {
-            failure = error
-        }
-        guard !Task.isCancelled else { return [] }
-        return await streamEnded(failure)
-    }
-
-    private func received(_ notification: GATTClient<C>.Notification, accelerometer handle: UInt16) {
-        guard case .streaming = machine.phase else { return }
-        guard notification.handle == handle else {
-            logger.debug(
-                "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
-            return
-        }
-        let arrival = origin.duration(to: notification.receivedAt).inSeconds
-        let result = gate.accept(notification: notification.value, arrivalTime: arrival)
-        switch result.outcome.event {
-        case .malformed(let error):
-            logger.debug("malformed notification dropped", metadata: ["error": "\(error)"])
-        case .duplicate:
-            logger.debug("replayed notification dropped")
-        case .resync:
-            logger.info(
-                "sample counter restarted: indices continue", metadata: ["samples.skipped": "\(result.missingBefore)"])
-        default:
-            break
-        }
-        if result.droppedAsDuplicates > 0 {
-            logger.debug(
-                "samples already published dropped", metadata: ["samples.dropped": "\(result.droppedAsDuplicates)"])
-        }
-        // The watchdog counts from when the link handled the notification, so a backlog in the
-        // gateway itself is never taken for a silent sensor.
-        let samplesCarried = max(1, (notification.value.count - SDUProfile.headerLength) / SDUProfile.sampleLength)
-        _ = machine.notificationReceived(at: clock.now, sampleRate: watchdogRate, sampleCount: samplesCarried)
-        if !result.samples.isEmpty { emit(.samples(result.samples)) }
-    }
-
-    private func streamEnded(_ error: (any Error)?) -> [Action] {
+    func streamEnded(_ error: (any Error)?) -> [Action] {
         let reason = SensorLinkError(
             .disconnected,
             "the link to \(address) ended: the sensor went out of range, was switched off or closed the "
                 + "connection; reconnecting",
             cause: error)
-        let actions = machine.bearerEnded(reason, at: clock.now)
-        if !actions.isEmpty { linkLost(reason) }
-        return actions
+        return core.withLock { core in
+            let actions = core.machine.bearerEnded(reason, at: clock.now)
+            if !actions.isEmpty { linkLost(reason, counters: &core.counters) }
+            return actions
+        }
     }
 
     /// Sleeps until the watchdog's deadline, again and again while notifications move it.
     private func watch() async -> [Action] {
-        while let deadline = machine.watchdogDeadline {
+        while let deadline = core.withLock({ $0.machine.watchdogDeadline }) {
             do {
                 try await clock.sleep(until: deadline, tolerance: nil)
             } catch {
                 return []
             }
-            let actions = machine.watchdogFired(at: clock.now)
-            if !actions.isEmpty {
-                counters.watchdogTrips += 1
-                if case .lost(let reason) = machine.phase { linkLost(reason) }
+            let actions = core.withLock { core in
+                let actions = core.machine.watchdogFired(at: clock.now)
+                if !actions.isEmpty {
+                    core.counters.watchdogTrips += 1
+                    if case .lost(let reason) = core.machine.phase { linkLost(reason, counters: &core.counters) }
+                }
                 return actions
             }
+            if !actions.isEmpty { return actions }
         }
         return []
     }
 
-    private func linkLost(_ reason: SensorLinkError) {
+    private nonisolated func linkLost(_ reason: SensorLinkError, counters: inout SensorLinkStatistics) {
         counters.linksLost += 1
         counters.lastFailure = reason
         logger.warning("sensor link lost", metadata: ["error": "\(reason)"])
     }
 
     /// The rate the watchdog assumes: the decoder clock's once locked, nominal before.
-    private var watchdogRate: Double { LinkWatchdog<C.Instant>.sampleRate(of: gate.decoder.clock) }
+    static func watchdogRate(_ gate: SensorSampleGate) -> Double {
+        LinkWatchdog<C.Instant>.sampleRate(of: gate.decoder.clock)
+    }
 
     // MARK: I/O helpers
 
@@ -353,19 +378,26 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         }
         client = nil
         bearer = nil
-        accelerometerHandle = nil
+        core.withLock { core in
+            core.accelerometerHandle = nil
+            core.early = []
+        }
     }
 
     private func publish(_ state: LinkState) {
+        core.withLock { publish(state, counters: &$0.counters) }
+    }
+
+    private nonisolated func publish(_ state: LinkState, counters: inout SensorLinkStatistics) {
         switch state {
         case .connected, .stopped: logger.info("sensor link \(state)")
         case .retrying: logger.info("sensor link \(state)")
         case .lost, .gaveUp: logger.warning("sensor link \(state)")
         }
-        emit(.state(state))
+        emit(.state(state), counters: &counters)
     }
 
-    private func emit(_ event: SensorLinkEvent) {
+    nonisolated func emit(_ event: SensorLinkEvent, counters: inout SensorLinkStatistics) {
         if case .dropped = eventSink.yield(event) {
             counters.eventsDropped += 1
             if counters.eventsDropped == 1 || counters.eventsDropped.isMultiple(of: 1000) {

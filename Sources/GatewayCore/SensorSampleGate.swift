@@ -53,13 +53,16 @@ public struct SensorSampleGate: Sendable {
         var samples = decoded.samples
         var dropped = 0
         var high = lastEmittedIndex ?? Int64.min
-        samples.removeAll { sample in
-            guard sample.index > high else {
-                dropped += 1
-                return true
+        // Almost always nothing is dropped: filtering only then saves copying the decoder's array.
+        if !Self.rises(samples, above: high) {
+            samples.removeAll { sample in
+                guard sample.index > high else {
+                    dropped += 1
+                    return true
+                }
+                high = sample.index
+                return false
             }
-            high = sample.index
-            return false
         }
         var missing = 0
         if let first = samples.first, let last = lastEmittedIndex {
@@ -70,5 +73,15 @@ public struct SensorSampleGate: Sendable {
         samplesDroppedByGate += dropped
         missingSamples += missing
         return Result(outcome: decoded.outcome, samples: samples, droppedAsDuplicates: dropped, missingBefore: missing)
+    }
+
+    /// Whether every index of `samples` is above `high` and above the one before it.
+    private static func rises(_ samples: [SDUDecodedSample], above high: Int64) -> Bool {
+        var high = high
+        for sample in samples {
+            guard sample.index > high else { return false }
+            high = sample.index
+        }
+        return true
     }
 }

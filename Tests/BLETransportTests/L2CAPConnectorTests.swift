@@ -334,7 +334,10 @@ extension DescriptorSuites {
         @Test("a supervision timeout (ETIMEDOUT) seen by a bearer's reader is linkLost, not timedOut")
         func bearerSupervisionTimeout() async throws {
             let script = SyscallScript(["recv": [.fails(.timedOut)]])
-            let (a, b) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
+            let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
+                let reactor = try SocketReactor(label: "test-reactor")
+                return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))
+            }
             try await a.send([0x1B])
             let error = await #expect(throws: TransportError.self) { try await b.receive() }
             #expect(error?.code == .linkLost)
@@ -342,6 +345,7 @@ extension DescriptorSuites {
             #expect(error?.message.contains("supervision timeout") == true)
             await a.close()
             await b.close()
+            await reactor.shutDown()
         }
     }
 }

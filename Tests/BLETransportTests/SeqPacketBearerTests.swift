@@ -158,10 +158,14 @@ extension DescriptorSuites {
             await b.close()
         }
 
-        @Test("a link error seen by the I/O thread is thrown by receive as linkLost, every time")
+        @Test("a link error seen by the reactor's thread is thrown by receive as linkLost, every time")
         func linkErrorFromThread() async throws {
             let script = SyscallScript(["recv": [.fails(.connectionReset)]])
-            let (a, b) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
+            // A reactor of its own carries the script to its thread; the shared one never does.
+            let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
+                let reactor = try SocketReactor(label: "test-reactor")
+                return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))
+            }
             try await a.send([0x1B])
             for _ in 0..<2 {
                 let error = await #expect(throws: TransportError.self) { try await b.receive() }
@@ -173,9 +177,10 @@ extension DescriptorSuites {
             await b.close()
             #expect(try await b.receive() == nil)
             await a.close()
+            await reactor.shutDown()
         }
 
-        @Test("a failing socketpair or eventfd comes out as a typed error and leaks nothing")
+        @Test("a failing socketpair or epoll_ctl comes out as a typed error and leaks nothing")
         func creationFailures() async throws {
             let noFiles = SyscallScript(["socketpair": [.fails(.tooManyOpenFiles)]])
             let error = #expect(throws: TransportError.self) {
@@ -187,15 +192,16 @@ extension DescriptorSuites {
             let (a, b) = ScriptedSockets.seqPacketPair()
             let identities = Set([a, b].compactMap(ScriptedSockets.identity(of:)))
             #expect(identities.count == 2)
-            let noEventFD = SyscallScript([
+            // ENOSPC: the user's epoll watch limit (fs.epoll.max_user_watches) is reached.
+            let noWatch = SyscallScript([
                 "socketpair": [.returns(0, writing: ScriptedSockets.int32Bytes(a) + ScriptedSockets.int32Bytes(b))],
-                "eventfd": [.fails(.tooManyOpenFilesInSystem)],
+                "epoll_ctl": [.fails(.noSpace)],
             ])
-            let eventError = #expect(throws: TransportError.self) {
-                try SyscallScript.$current.withValue(noEventFD) { try SeqPacketBearer.socketPair() }
+            let watchError = #expect(throws: TransportError.self) {
+                try SyscallScript.$current.withValue(noWatch) { try SeqPacketBearer.socketPair() }
             }
-            #expect(eventError?.syscall == "eventfd")
-            #expect(ScriptedSockets.closedDescriptors(noEventFD).sorted() == [a, b].sorted())
+            #expect(watchError?.syscall == "epoll_ctl")
+            #expect(ScriptedSockets.closedDescriptors(noWatch).sorted() == [a, b].sorted())
             #expect(identities.isDisjoint(with: ScriptedSockets.openIdentities()))
         }
 
@@ -206,24 +212,33 @@ extension DescriptorSuites {
         /// pipe inodes, unique while open) may still be open afterwards.
         @Test("opening and closing many bearers leaks no file descriptors")
         func noDescriptorLeak() async throws {
-            var given: Set<String> = []
+            let wake = ScriptedSockets.eventFDStandIn()
+            var given: Set<String> = [try #require(ScriptedSockets.identity(of: wake))]
+            let reactorScript = SyscallScript(["eventfd": [.returns(Int(wake))]])
+            let reactor = try SyscallScript.$current.withValue(reactorScript) {
+                try SocketReactor(label: "test-reactor")
+            }
             for _ in 0..<100 {
                 let (a, b) = ScriptedSockets.seqPacketPair()
-                let wakes = (ScriptedSockets.eventFDStandIn(), ScriptedSockets.eventFDStandIn())
-                let descriptors = [a, b, wakes.0, wakes.1]
-                for descriptor in descriptors { given.insert(try #require(ScriptedSockets.identity(of: descriptor))) }
+                for descriptor in [a, b] { given.insert(try #require(ScriptedSockets.identity(of: descriptor))) }
                 let script = SyscallScript([
-                    "socketpair": [.returns(0, writing: ScriptedSockets.int32Bytes(a) + ScriptedSockets.int32Bytes(b))],
-                    "eventfd": [.returns(Int(wakes.0)), .returns(Int(wakes.1))],
+                    "socketpair": [.returns(0, writing: ScriptedSockets.int32Bytes(a) + ScriptedSockets.int32Bytes(b))]
                 ])
-                let (first, second) = try SyscallScript.$current.withValue(script) { try SeqPacketBearer.socketPair() }
+                let (first, second) = try SyscallScript.$current.withValue(script) {
+                    try SeqPacketBearer.socketPair(reactor: reactor)
+                }
                 try await first.send([0x01])
                 #expect(try await second.receive() == [0x01])
                 await first.close()
                 await second.close()
-                #expect(ScriptedSockets.closedDescriptors(script).sorted() == descriptors.sorted())
             }
-            #expect(given.count == 400)
+            #expect(reactor.socketCount == 0)
+            await reactor.shutDown()
+            // The reactor's thread closed every socket and, last, its wake-up eventfd and epoll set.
+            let closed = ScriptedSockets.closedDescriptors(reactorScript)
+            #expect(closed.count == 202)
+            #expect(closed.last == wake)
+            #expect(given.count == 201)
             let leaked = given.intersection(ScriptedSockets.openIdentities())
             #expect(leaked.isEmpty, "left open: \(leaked.sorted())")
         }

@@ -113,6 +113,31 @@ struct SensorLinkTests {
         #expect(await link.phase == .stopped)
     }
 
+    @Test("a sample handler takes every batch in order before the link's lost state; events carry only states")
+    func sampleHandler() async throws {
+        let clock = ManualClock()
+        let sensor = try Self.sensor(
+            clock: clock, initialCounter: 100, faults: .init(disconnectAfterSamples: 30), pacing: .asFastAsPossible)
+        let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: sensor)])
+        let link = Self.link(bench)
+        let handled = Mutex<[SDUDecodedSample]>([])
+        link.handleSamples { batch in handled.withLock { $0 += batch } }
+        let running = Task { await link.run() }
+        var reader = LinkEventReader(link.events)
+
+        #expect(await reader.nextState() == .connected(Self.address))
+        #expect(await reader.nextState()?.reason?.code == .disconnected)
+        // Handed over before the loss was published, and none went to `events`.
+        let samples = handled.withLock { $0 }
+        #expect(samples.map(\.raw) == (0..<30).map(CountingSource.sample))
+        Self.expectContiguous(samples)
+        #expect(reader.samples.isEmpty)
+        link.stop()
+        while await reader.nextState() != nil {}
+        await running.value
+        #expect(await link.statistics.samples == 30)
+    }
+
     @Test("silent sensor at 25 Hz: the watchdog fires exactly 2 s after the last notification and the link reconnects")
     func watchdogReconnectsSilentSensor() async throws {
         let clock = ManualClock()

@@ -4,21 +4,34 @@ import ControlProtocol
 import Foundation
 import SDUSensor
 
-/// What a sensor's link delivers: samples into its session (or the auto-start rule), state
-/// changes into the channel, the metrics and the event stream.
+/// What a sensor's link delivers: samples into its session (or the auto-start rule), on the
+/// thread that read their notification, state changes into the channel, the metrics and the
+/// event stream, in a task per sensor.
 extension Gateway {
+    /// Makes the link hand its samples to ``samplesArrived(_:on:)``; before the link runs.
+    func handleSamples(of channel: SensorChannel<C>) {
+        // Strong references: the link drops its handler when its run ends, which ends the cycle.
+        channel.link.handleSamples { [self] batch in samplesArrived(batch, on: channel) }
+    }
+
+    /// One notification's samples, on the thread that read it (the link's lock is held: nothing
+    /// here waits). Auto-start, which does wait, runs in a task of its own.
+    @_specialize(where C == ContinuousClock)
+    func samplesArrived(_ batch: [SDUDecodedSample], on channel: SensorChannel<C>) {
+        metrics.notifications.increment()
+        metrics.samples.increment(by: Int64(batch.count))
+        if let pipeline = channel.pipeline {
+            pipeline.ingest(batch)
+        } else if dependencies.configuration.autoStart, Self.startsMoving(channel, batch), !isShuttingDown {
+            jobSink.yield { await self.sessions.autoStart(on: channel) }
+        }
+    }
+
     func consume(_ channel: SensorChannel<C>) async {
-        let autoStart = dependencies.configuration.autoStart
         for await event in channel.link.events {
             switch event {
             case .samples(let batch):
-                metrics.notifications.increment()
-                metrics.samples.increment(by: Int64(batch.count))
-                if let pipeline = channel.pipeline {
-                    pipeline.ingest(batch)
-                } else if autoStart, Self.startsMoving(channel, batch), !isShuttingDown {
-                    await sessions.autoStart(on: channel)
-                }
+                samplesArrived(batch, on: channel)
             case .state(let linkState):
                 await linkChanged(channel, linkState)
             }

@@ -35,7 +35,8 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     let startedAt = Date()
     private let phase = Mutex(Phase())
     private let jobs: AsyncStream<@Sendable () async -> Void>
-    private let jobSink: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// Runs each job in a task of the gateway's task group.
+    let jobSink: AsyncStream<@Sendable () async -> Void>.Continuation
     private let shutdownSignal: AsyncStream<Void>
     private let shutdownSink: AsyncStream<Void>.Continuation
     private let readiness: AsyncStream<Void>
@@ -202,6 +203,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
             adapterPool: isVirtual ? nil : adapterPool,
             linkParameters: { address in bluetooth?.linkParameters(address) })
         registry.add(channel)
+        handleSamples(of: channel)
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }
     }

@@ -165,6 +165,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     // MARK: Producer side (never suspends)
 
     /// Feeds one notification's samples: detection, recording, publishing.
+    @_specialize(where C == ContinuousClock)
     public func ingest(_ batch: [SDUDecodedSample]) {
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Glibc
+import Logging
+import Synchronization
+import SystemCalls
+import SystemPackage
+
+/// A message socket read by a ``SocketReactor``: what ``SeqPacketBearer`` is built on.
+///
+/// - **Reading.** The reactor's thread calls ``readReady(into:limit:)`` when `epoll` reports the
+///   socket readable (or hung up, or failed), which reads with `recv(MSG_DONTWAIT | MSG_TRUNC)`
+///   until `EAGAIN` or `limit` messages. `recv` returning 0 or an error ends reading at once; a
+///   message longer than the receive capacity (`MSG_TRUNC` makes `recv` return the real length)
+///   is dropped with a warning, never delivered truncated.
+/// - **One closer.** Only the reactor's thread closes the socket, once, after removing it from
+///   the `epoll` set: after ``close()`` or the end of reading. ``send(_:)`` and the close happen
+///   under one lock, and `recv` runs on the closing thread itself, so no call can reach a
+///   descriptor number the kernel has handed to someone else. ``waitForExit()`` returns once the
+///   socket is closed.
+final class ReactorSocket: Sendable {
+    /// How reading ended, when not by ``close()``: the same as a ``PolledSocket``'s.
+    typealias Ending = PolledSocket.Ending
+
+    private struct Descriptor {
+        var isOpen = true
+        var isClosing = false
+    }
+
+    /// The socket.
+    let descriptor: Int32
+    /// What the reactor's `epoll` set knows the socket by; never reused.
+    let token: UInt64
+    private let receiveCapacity: Int
+    private let logger: Logger
+    private let onMessage: @Sendable ([UInt8]) -> Void
+    private let onEnd: @Sendable (Ending) -> Void
+    private let reactor: SocketReactor
+    private let state = Mutex(Descriptor())
+    private let exit = ExitLatch()
+
+    init(
+        descriptor: Int32, token: UInt64, reactor: SocketReactor, receiveCapacity: Int, logger: Logger,
+        onMessage: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
+    ) {
+        self.descriptor = descriptor
+        self.token = token
+        self.reactor = reactor
+        self.receiveCapacity = receiveCapacity
+        self.logger = logger
+        self.onMessage = onMessage
+        self.onEnd = onEnd
+    }
+
+    /// Sends one message without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link is
+    /// `EPIPE`, never `SIGPIPE`).
+    ///
+    /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
+    func send(_ message: [UInt8]) -> Result<Int, Errno>? {
+        state.withLock { state in
+            guard state.isOpen && !state.isClosing else { return nil }
+            return message.withUnsafeBytes { bytes in
+                syscall("send") {
+                    Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+            }
+        }
+    }
+
+    /// Asks the reactor to close the socket and returns without waiting; later sends return nil
+    /// and nothing more is delivered. Safe to call more than once, from any thread.
+    func close() {
+        let isFirst = state.withLock { state in
+            guard state.isOpen && !state.isClosing else { return false }
+            state.isClosing = true
+            return true
+        }
+        if isFirst { reactor.requestClose(self) }
+    }
+
+    /// Waits until the socket is closed.
+    func waitForExit() async {
+        await exit.wait()
+    }
+
+    // MARK: - On the reactor's thread
+
+    /// Reads the messages waiting, at most `limit` of them (the other sockets' turn comes first,
+    /// level-triggered `epoll` reports this one again).
+    ///
+    /// - Returns: false when reading ended (end of file or an error, already reported to
+    ///   `onEnd`): the reactor then closes the socket.
+    func readReady(into buffer: UnsafeMutableRawBufferPointer, limit: Int) -> Bool {
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, receiveCapacity)])
+        for _ in 0..<limit {
+            // close() was called: the reactor closes the socket after this round.
+            guard state.withLock({ !$0.isClosing }) else { return true }
+            let received = syscall("recv") {
+                Glibc.recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
+            }
+            switch received {
+            case .success(0):
+                onEnd(.endOfFile)
+                return false
+            case .success(let length) where length > buffer.count:
+                logger.warning(
+                    "dropped a message longer than the receive buffer",
+                    metadata: ["message.length": "\(length)", "buffer.capacity": "\(buffer.count)"])
+            case .success(let length):
+                onMessage(Array(buffer[..<length]))
+            case .failure(.resourceTemporarilyUnavailable):
+                return true
+            case .failure(let errno):
+                onEnd(.failed(syscall: "recv", errno))
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Reports `ending` to `onEnd` unless the socket is closed or closing, for a reactor that
+    /// stops reading; the reactor closes the socket next.
+    func abandon(_ ending: Ending) {
+        if state.withLock({ $0.isOpen && !$0.isClosing }) { onEnd(ending) }
+    }
+
+    /// Closes the socket, once, and wakes the tasks waiting in ``waitForExit()``. The reactor has
+    /// removed it from its `epoll` set.
+    func closeDescriptorOnce() {
+        state.withLock { state in
+            guard state.isOpen else { return }
+            closeDescriptor(descriptor)
+            state.isOpen = false
+        }
+        exit.open()
+    }
+}
