@@ -45,6 +45,13 @@ struct GatewayBenchmark: AsyncParsableCommand {
     @Option(help: "Where the runs' state directories go (a disk, for write_bytes).")
     var directory = "/var/tmp"
 
+    @Flag(
+        help: """
+            After each row, print to standard error where the detection items arrived relative to the \
+            counters items (latency within 50 ms after one and later) and how the counters items came.
+            """)
+    var latencyDetail = false
+
     func validate() throws {
         for (name, list) in [("--sensors", sensors), ("--rates", rates), ("--subscribers", subscribers)] {
             guard (try? Self.numbers(list)) != nil else {
@@ -90,7 +97,8 @@ struct GatewayBenchmark: AsyncParsableCommand {
                     defer { try? FileManager.default.removeItem(atPath: runDirectory) }
                     let run = GatewayBenchmarkRun(
                         daemon: daemon, mallocCounter: mallocCounter, directory: runDirectory, sensors: count,
-                        rate: rate, subscribers: subscriberCount, warmUp: .seconds(warmUp), window: .seconds(seconds))
+                        rate: rate, subscribers: subscriberCount, warmUp: .seconds(warmUp), window: .seconds(seconds),
+                        latencyDetail: latencyDetail)
                     let figures = try await run.run()
                     Self.say(figures.row)
                 }

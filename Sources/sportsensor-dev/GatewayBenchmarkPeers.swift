@@ -97,9 +97,17 @@ struct TimestampingBearer: ATTBearer {
 /// One SSE subscriber on the daemon's control socket, reading on a thread of its own: each
 /// `detection` item's arrival, less its sensor's last notification, is one latency sample.
 final class GatewayBenchmarkSubscriber: Sendable {
+    /// One detection item's latency, and how long after this subscriber's latest `counters`
+    /// item it arrived (nil before the first).
+    struct Latency: Sendable {
+        var at: ContinuousClock.Instant
+        var milliseconds: Double
+        var sinceCounters: Duration?
+    }
+
     private struct State {
-        var latencies: [(at: ContinuousClock.Instant, milliseconds: Double)] = []
-        var items = 0
+        var latencies: [Latency] = []
+        var countersArrivals: [ContinuousClock.Instant] = []
     }
     private let stream: UnixStream
     private let state = Mutex(State())
@@ -112,18 +120,39 @@ final class GatewayBenchmarkSubscriber: Sendable {
 
     private func read(_ sensors: GatewayBenchmarkSensors) {
         var parser = SSELineParser()
+        var lastCounters: ContinuousClock.Instant?
         while let chunk = try? stream.readSome(), !chunk.isEmpty {
-            for sensor in parser.detections(in: chunk) {
-                let now = ContinuousClock.now
-                guard let sent = sensors.lastNotification(of: sensor) else { continue }
-                state.withLock { $0.latencies.append((now, (now - sent).inSeconds * 1000)) }
+            let now = ContinuousClock.now
+            for item in parser.items(in: chunk) {
+                switch item {
+                case .counters:
+                    lastCounters = now
+                    state.withLock { $0.countersArrivals.append(now) }
+                case .detection(let sensor):
+                    guard let sent = sensors.lastNotification(of: sensor) else { continue }
+                    let latency = Latency(
+                        at: now, milliseconds: (now - sent).inSeconds * 1000,
+                        sinceCounters: lastCounters.map { $0.duration(to: now) })
+                    state.withLock { $0.latencies.append(latency) }
+                }
             }
         }
     }
 
     /// Latencies, ms, of the items that arrived within `window`.
     func latencies(in window: ClosedRange<ContinuousClock.Instant>) -> [Double] {
-        state.withLock { $0.latencies.filter { window.contains($0.at) }.map(\.milliseconds) }
+        detailedLatencies(in: window).map(\.milliseconds)
+    }
+
+    /// The latencies of the items that arrived within `window`, with their distance to the
+    /// counters items before them.
+    func detailedLatencies(in window: ClosedRange<ContinuousClock.Instant>) -> [Latency] {
+        state.withLock { $0.latencies.filter { window.contains($0.at) } }
+    }
+
+    /// When `counters` items arrived within `window`.
+    func countersArrivals(in window: ClosedRange<ContinuousClock.Instant>) -> [ContinuousClock.Instant] {
+        state.withLock { $0.countersArrivals.filter { window.contains($0) } }
     }
 
     func close() {
@@ -133,24 +162,42 @@ final class GatewayBenchmarkSubscriber: Sendable {
 }
 
 /// Finds the sensor of each `detection` item in an SSE byte stream (HTTP chunk-size lines in
-/// between are skipped: they are neither `event:` nor `data:` lines).
+/// between are skipped: they are neither `event:` nor `data:` lines), and where `counters` items
+/// come between them.
 struct SSELineParser {
+    /// An item that matters to the latency figures.
+    enum Item: Equatable {
+        /// A `detection` item of this sensor.
+        case detection(Substring)
+        /// A `counters` item.
+        case counters
+    }
+
     private var pending: [UInt8] = []
     private var inDetection = false
 
     /// The `sensor` of every `detection` item completed by `bytes`.
     mutating func detections(in bytes: [UInt8]) -> [Substring] {
+        items(in: bytes).compactMap { item in
+            if case .detection(let sensor) = item { return sensor }
+            return nil
+        }
+    }
+
+    /// The `detection` and `counters` items completed by `bytes`, in stream order.
+    mutating func items(in bytes: [UInt8]) -> [Item] {
         pending += bytes
-        var found: [Substring] = []
+        var found: [Item] = []
         var start = 0
         while let end = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = String(decoding: pending[start..<end], as: UTF8.self)
             start = end + 1
             if line.hasPrefix("event: ") {
                 inDetection = line == "event: detection"
+                if line == "event: counters" { found.append(.counters) }
             } else if line.hasPrefix("data: "), inDetection {
                 inDetection = false
-                if let sensor = Self.sensor(in: line) { found.append(sensor) }
+                if let sensor = Self.sensor(in: line) { found.append(.detection(sensor)) }
             }
         }
         pending.removeFirst(start)

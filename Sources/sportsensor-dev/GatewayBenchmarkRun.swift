@@ -16,6 +16,8 @@ struct GatewayBenchmarkRun {
     var subscribers: Int
     var warmUp: Duration
     var window: Duration
+    /// Prints a ``GatewayBenchmarkLatencyDetail`` line to standard error after the run.
+    var latencyDetail = false
 
     func run() async throws -> GatewayBenchmarkFigures {
         let stateDirectory = directory + "/state"
@@ -72,6 +74,12 @@ struct GatewayBenchmarkRun {
         try await Task.sleep(for: window)
         let end = try Self.reading(pid: pid, http: http, counter: mallocCounter == nil ? nil : counterFile)
         let latencies = streams.flatMap { $0.latencies(in: start.at...end.at) }
+        if latencyDetail {
+            let detail = GatewayBenchmarkLatencyDetail(
+                latencies: streams.flatMap { $0.detailedLatencies(in: start.at...end.at) },
+                countersArrivals: streams.map { $0.countersArrivals(in: start.at...end.at) })
+            FileHandle.standardError.write(Data((detail.line + "\n").utf8))
+        }
         kill(pid, SIGTERM)
         process.waitUntilExit()
         return GatewayBenchmarkFigures(

@@ -83,6 +83,39 @@ struct GatewayBenchmarkTests {
         #expect(found == ["virtual-12", "virtual-3"])
     }
 
+    @Test("detection and counters items come out in stream order, whatever the reads")
+    func sseParserItems() {
+        var parser = SSELineParser()
+        let stream = Array(
+            ("event: detection\ndata: {\"sensor\":\"virtual-2\"}\n\n"
+                + "4a\r\nevent: counters\ndata: {\"sensor\":\"virtual-1\"}\n\n\r\n"
+                + "event: link\ndata: {\"sensor\":\"virtual-1\"}\n\n"
+                + "event: detection\ndata: {\"sensor\":\"virtual-3\"}\n\n").utf8)
+        var found: [SSELineParser.Item] = []
+        for byte in stream { found += parser.items(in: [byte]) }
+        #expect(found == [.detection("virtual-2"), .counters, .detection("virtual-3")])
+    }
+
+    @Test("latency detail: items within 50 ms after a counters item apart from the rest; bursts by 50 ms gaps")
+    func latencyDetail() throws {
+        let origin = ContinuousClock.now
+        func at(_ milliseconds: Int) -> ContinuousClock.Instant { origin.advanced(by: .milliseconds(milliseconds)) }
+        let latencies = [
+            GatewayBenchmarkSubscriber.Latency(at: at(1_010), milliseconds: 9, sinceCounters: .milliseconds(10)),
+            GatewayBenchmarkSubscriber.Latency(at: at(1_049), milliseconds: 7, sinceCounters: .milliseconds(49)),
+            GatewayBenchmarkSubscriber.Latency(at: at(1_500), milliseconds: 1, sinceCounters: .milliseconds(500)),
+            GatewayBenchmarkSubscriber.Latency(at: at(10), milliseconds: 2, sinceCounters: nil),
+        ]
+        // Two subscribers: bursts of 3 items over 40 ms and 2 over 20 ms, and one of 1.
+        let arrivals = [[at(1_000), at(1_020), at(1_040), at(2_000)], [at(1_000), at(1_020)]]
+        let detail = GatewayBenchmarkLatencyDetail(latencies: latencies, countersArrivals: arrivals)
+        #expect(detail.nearCounters == LatencySummary([9, 7]))
+        #expect(detail.awayFromCounters == LatencySummary([1, 2]))
+        #expect(detail.medianBurstItems == 2)
+        #expect(detail.medianBurstSpanMilliseconds == 20)
+        #expect(detail.largestBurstSpanMilliseconds == 40)
+    }
+
     @Test("the lists of the matrix parse, and bad ones are refused")
     func lists() throws {
         #expect(try GatewayBenchmark.numbers("1, 16,64") == [1, 16, 64])
