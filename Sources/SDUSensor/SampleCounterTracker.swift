@@ -53,7 +53,8 @@ public enum SDUCounterMode: Hashable, Sendable, CustomStringConvertible {
 /// 1). The signed difference s modulo 65536 gives:
 /// - s = 0: in order;
 /// - 0 < s ≤ `maxGapSamples` (in packets for a packet counter: s × k ≤ `maxGapSamples`): a gap of
-///   s samples (packet counter: s lost packets × the last k);
+///   s samples (packet counter: s lost packets × the last k); also a longer forward jump that the
+///   caller's elapsed-time estimate agrees with (within a quarter), such as a slow reconnect;
 /// - −`replayWindowSamples` ≤ s < 0 (same conversion): a duplicate or replayed notification, to
 ///   be dropped; it does not move the expected header;
 /// - anything else: a resync (the sensor reset or reconnected with a new counter); the tracker
@@ -177,8 +178,9 @@ public struct SampleCounterTracker: Sendable {
     /// Classifies one well-formed notification with `header` and `sampleCount` (≥ 1) samples.
     ///
     /// `samplesElapsedEstimate` is the caller's estimate (e.g. from arrival times) of how many
-    /// sample periods passed since the previous notification; it is used only on a resync, to
-    /// keep indices roughly in step with time across a sensor reset. Pass 0 when unknown.
+    /// sample periods passed since the previous notification; it tells a long gap from a reset
+    /// (a forward jump past `maxGapSamples` that it agrees with is a gap), and on a resync it keeps
+    /// indices roughly in step with time across the reset. Pass 0 when unknown.
     public mutating func observe(header: UInt16, sampleCount: Int, samplesElapsedEstimate: Int = 0) -> Observation {
         // Clamped so that no arithmetic below can overflow, whatever the caller passes.
         let count = min(max(1, sampleCount), 1 << 24)
@@ -194,6 +196,15 @@ public struct SampleCounterTracker: Sendable {
         case .sampleCounter, .packetCounter:
             return verify(header: header, count: count, elapsed: samplesElapsedEstimate)
         }
+    }
+
+    /// True when a forward jump beyond `maxGapSamples` is what the time since the previous
+    /// notification says was lost (within a quarter, or four notifications): a long outage of a
+    /// sensor that kept counting, such as a slow reconnect, not a reset. Its samples are then
+    /// counted as lost and the indices stay the sensor's own.
+    static func timeAgrees(lost: Int, _ count: Int, _ elapsed: Int) -> Bool {
+        guard elapsed > 0 else { return false }
+        return abs(lost + count - elapsed) <= max(elapsed / 4, 4 * count)
     }
 
     private mutating func accept(header: UInt16, count: Int, event: Event, lost: Int, skip: Int = 0) -> Observation {
@@ -282,7 +293,7 @@ public struct SampleCounterTracker: Sendable {
         var misfit = false
         if s == 0 {
             event = .inOrder
-        } else if s > 0, s * unit <= configuration.maxGapSamples {
+        } else if s > 0, s * unit <= configuration.maxGapSamples || Self.timeAgrees(lost: s * unit, count, elapsed) {
             event = .gap
             lost = s * unit
             misfit = isSamples && countIsConstant && s % previousCount != 0

@@ -173,6 +173,26 @@ struct SampleCounterTrackerTests {
         #expect(tracker.mode == .sampleCounter)
     }
 
+    @Test(
+        "a jump past the gap limit is a gap when the elapsed time agrees (a slow reconnect), else a resync",
+        arguments: [(3003, true), (2600, true), (3700, true), (5000, false), (1500, false), (0, false)])
+    func longGap(elapsed: Int, isGap: Bool) {
+        // 3 000 samples (30 s at 100 Hz) lost: past the default 2 048-sample gap limit.
+        var tracker = SampleCounterTracker()
+        _ = Self.feed(&tracker, (0..<10).map { (UInt16($0 * 3), 3) })
+        let after = tracker.observe(header: 3030, sampleCount: 3, samplesElapsedEstimate: elapsed)
+        if isGap {
+            #expect(after.event == .gap)
+            #expect(after.lostSamples == 3000)
+            #expect(after.firstIndex == 3030, "the sensor's own index, exactly")
+        } else {
+            #expect(after.event == .resync)
+            #expect(after.lostSamples == 0)
+        }
+        #expect(tracker.observe(header: 3033, sampleCount: 3).event == .inOrder)
+        #expect(tracker.mode == .sampleCounter)
+    }
+
     @Test("a counter that turns random is demoted after three misfits")
     func demotion() {
         var tracker = SampleCounterTracker()
