@@ -45,7 +45,9 @@ extension SensorLink {
     /// on. Called under the lock, while streaming.
     nonisolated func accept(_ notification: GATTClient<C>.Notification, into core: inout Core) {
         let arrival = origin.duration(to: notification.receivedAt).inSeconds
-        let result = core.gate.accept(notification: notification.value, arrivalTime: arrival)
+        let result = notification.value.withUnsafeBytes { value in
+            core.gate.accept(notification: value, arrivalTime: arrival, into: &core.samples)
+        }
         switch result.outcome.event {
         case .malformed(let error):
             logger.debug("malformed notification dropped", metadata: ["error": "\(error)"])
@@ -66,11 +68,12 @@ extension SensorLink {
         let samplesCarried = max(1, (notification.value.count - SDUProfile.headerLength) / SDUProfile.sampleLength)
         _ = core.machine.notificationReceived(
             at: clock.now, sampleRate: Self.watchdogRate(core.gate), sampleCount: samplesCarried)
-        guard !result.samples.isEmpty else { return }
+        guard !core.samples.isEmpty else { return }
         if let handler = core.sampleHandler {
-            handler(result.samples)
+            // The handler does not keep the batch, so the buffer stays unshared and is reused.
+            handler(core.samples)
         } else {
-            emit(.samples(result.samples), counters: &core.counters)
+            emit(.samples(core.samples), counters: &core.counters)
         }
     }
 }
