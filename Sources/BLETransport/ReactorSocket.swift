@@ -32,7 +32,7 @@ final class ReactorSocket: Sendable {
     let token: UInt64
     private let receiveCapacity: Int
     private let logger: Logger
-    private let onMessage: @Sendable ([UInt8]) -> Void
+    private let onMessage: @Sendable (ArraySlice<UInt8>) -> Void
     private let onEnd: @Sendable (Ending) -> Void
     private let reactor: SocketReactor
     private let state = Mutex(Descriptor())
@@ -40,7 +40,7 @@ final class ReactorSocket: Sendable {
 
     init(
         descriptor: Int32, token: UInt64, reactor: SocketReactor, receiveCapacity: Int, logger: Logger,
-        onMessage: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
+        onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
     ) {
         self.descriptor = descriptor
         self.token = token
@@ -85,28 +85,33 @@ final class ReactorSocket: Sendable {
     // MARK: - On the reactor's thread
 
     /// Reads the messages waiting, at most `limit` of them (the other sockets' turn comes first,
-    /// level-triggered `epoll` reports this one again).
+    /// level-triggered `epoll` reports this one again), into `buffer`, the reactor's one receive
+    /// buffer: each message goes to `onMessage` as a slice of it, not a copy. A receiver that keeps
+    /// a slice makes the next read copy the buffer first (copy-on-write), so nothing it holds is
+    /// ever overwritten.
     ///
     /// - Returns: false when reading ended (end of file or an error, already reported to
     ///   `onEnd`): the reactor then closes the socket.
-    func readReady(into buffer: UnsafeMutableRawBufferPointer, limit: Int) -> Bool {
-        let buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, receiveCapacity)])
+    func readReady(into buffer: inout [UInt8], limit: Int) -> Bool {
+        let capacity = min(buffer.count, receiveCapacity)
         for _ in 0..<limit {
             // close() was called: the reactor closes the socket after this round.
             guard state.withLock({ !$0.isClosing }) else { return true }
-            let received = syscall("recv") {
-                Glibc.recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
+            let received = buffer.withUnsafeMutableBytes { buffer in
+                syscall("recv") {
+                    Glibc.recv(descriptor, buffer.baseAddress, capacity, Int32(MSG_DONTWAIT | MSG_TRUNC))
+                }
             }
             switch received {
             case .success(0):
                 onEnd(.endOfFile)
                 return false
-            case .success(let length) where length > buffer.count:
+            case .success(let length) where length > capacity:
                 logger.warning(
                     "dropped a message longer than the receive buffer",
-                    metadata: ["message.length": "\(length)", "buffer.capacity": "\(buffer.count)"])
+                    metadata: ["message.length": "\(length)", "buffer.capacity": "\(capacity)"])
             case .success(let length):
-                onMessage(Array(buffer[..<length]))
+                onMessage(buffer[..<length])
             case .failure(.resourceTemporarilyUnavailable):
                 return true
             case .failure(let errno):

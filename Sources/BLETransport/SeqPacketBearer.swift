@@ -270,7 +270,7 @@ extension SeqPacketBearer {
                 return state.pdus.removeAllReturning()
             }
             while true {
-                for pdu in batch { handler(.pdu(pdu)) }
+                for pdu in batch { handler(.pdu(pdu[...])) }
                 let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
                     let more = state.pdus.removeAllReturning()
                     guard more.isEmpty else { return (more, nil) }
@@ -292,7 +292,9 @@ extension SeqPacketBearer {
 
         // MARK: Called by the reactor's thread
 
-        func deliver(_ pdu: [UInt8]) {
+        /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, a queue
+        /// or a waiting task a copy (a kept slice would make the reactor copy its whole buffer).
+        func deliver(_ pdu: ArraySlice<UInt8>) {
             enum Recipient {
                 case none
                 case waiter(CheckedContinuation<[UInt8]?, any Error>)
@@ -302,14 +304,14 @@ extension SeqPacketBearer {
                 guard state.ending == nil else { return .none }
                 if let handler = state.handler, !state.isHandingOver { return .handler(handler) }
                 if state.waiters.isEmpty || state.handler != nil {
-                    state.pdus.append(pdu)
+                    state.pdus.append(Array(pdu))
                     return .none
                 }
                 return .waiter(state.waiters.removeFirst().continuation)
             }
             switch recipient {
             case .none: break
-            case .waiter(let waiter): waiter.resume(returning: pdu)
+            case .waiter(let waiter): waiter.resume(returning: Array(pdu))
             case .handler(let handler): handler(.pdu(pdu))
             }
         }

@@ -29,6 +29,8 @@ import Synchronization
 public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// A value the peer pushed, stamped on this client's clock.
     public typealias Notification = GATTNotification<C.Instant>
+    /// A pushed value as a synchronous handler gets it: the value is a slice of the PDU.
+    public typealias NotificationSlice = GATTNotificationSlice<C.Instant>
     /// The stream of pushed values.
     public typealias Notifications = AsyncThrowingStream<Notification, any Error>
     private typealias Action = ATTClientStateMachine.Action
@@ -66,7 +68,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var timers: [RequestID: Task<Void, Never>] = [:]
         var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
         var droppedNotifications = 0
-        var notificationHandler: (@Sendable (Notification) -> Void)?
+        var notificationHandler: (@Sendable (NotificationSlice) -> Void)?
         var closeTask: Task<Void, Never>?
         var loops: [Task<Void, Never>] = []
     }
@@ -77,7 +79,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         case note(ATTClientStateMachine.Note)
         case dropped(total: Int)
         case finish(GATTError?)
-        case handle(@Sendable (Notification) -> Void, Notification)
+        case handle(@Sendable (NotificationSlice) -> Void, NotificationSlice)
     }
 
     /// Starts a client on `bearer`, which it now owns.
@@ -384,7 +386,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// thread that read it (the bearer's, or the client's read task), instead of to
     /// `notifications`, which then only finishes (or throws) when the link ends. `handler` must
     /// not block; it is never called twice at once. Install it before enabling notifications.
-    public func handleNotifications(with handler: @escaping @Sendable (Notification) -> Void) {
+    /// The value is a slice of the received PDU: `handler` copies what it keeps
+    /// (``GATTNotificationSlice/owned``).
+    public func handleNotifications(with handler: @escaping @Sendable (NotificationSlice) -> Void) {
         state.withLock { $0.notificationHandler = handler }
     }
 
@@ -472,13 +476,44 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// Runs one state machine event under the lock, performs the actions that must keep their
     /// order (sending, notification delivery) there too, and the rest after unlocking.
     private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
+        run(receivedAt: receivedAt) { state -> ATTClientStateMachine.Reception in .actions(event(&state)) }
+    }
+
+    /// ``run(receivedAt:_:)`` for a received PDU: a notification comes without an action array,
+    /// and goes to the handler as a slice of the PDU, so handling one allocates nothing.
+    private func run(receivedAt: C.Instant?, _ event: (inout State) -> ATTClientStateMachine.Reception) {
         // A notification for the handler is kept apart from `effects`, so handling one allocates
         // no effect array (an event delivers at most one).
-        typealias Handled = (handler: @Sendable (Notification) -> Void, notification: Notification)
+        typealias Handled = (handler: @Sendable (NotificationSlice) -> Void, notification: NotificationSlice)
         let (effects, handled): ([Effect], Handled?) = state.withLock { state in
             var effects: [Effect] = []
             var handled: Handled?
-            for action in event(&state) {
+            /// Hands `notification` to the handler (after unlocking) or to the stream.
+            func deliver(_ notification: NotificationSlice, owned: @autoclosure () -> Notification) {
+                if let handler = state.notificationHandler {
+                    // Outside the lock: PDUs are read one at a time, so the order holds.
+                    if handled == nil {
+                        handled = (handler, notification)
+                    } else {
+                        effects.append(.handle(handler, notification))
+                    }
+                } else if case .dropped = notificationSink.yield(owned()) {
+                    state.droppedNotifications += 1
+                    effects.append(.dropped(total: state.droppedNotifications))
+                }
+            }
+            let actions: [Action]
+            switch event(&state) {
+            case .notification(let pushed):
+                let notification = NotificationSlice(
+                    handle: pushed.handle, value: pushed.value, isIndication: false,
+                    receivedAt: receivedAt ?? clock.now)
+                deliver(notification, owned: notification.owned)
+                actions = []
+            case .actions(let list):
+                actions = list
+            }
+            for action in actions {
                 switch action {
                 case .send(let pdu):
                     outgoing.yield(OutgoingPDU(bytes: pdu, sent: nil))
@@ -497,17 +532,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 case .deliver(let handle, let value, let isIndication):
                     let notification = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
-                    if let handler = state.notificationHandler {
-                        // Outside the lock: PDUs are read one at a time, so the order holds.
-                        if handled == nil {
-                            handled = (handler, notification)
-                        } else {
-                            effects.append(.handle(handler, notification))
-                        }
-                    } else if case .dropped = notificationSink.yield(notification) {
-                        state.droppedNotifications += 1
-                        effects.append(.dropped(total: state.droppedNotifications))
-                    }
+                    deliver(NotificationSlice(notification), owned: notification)
                 case .note(let note):
                     effects.append(.note(note))
                 case .finishNotifications(let error):
@@ -563,7 +588,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         switch input {
         case .pdu(let pdu):
             let now = clock.now
-            run(receivedAt: now) { $0.machine.received(pdu) }
+            run(receivedAt: now) { $0.machine.receive(pdu) }
         case .ended(let error):
             run { $0.machine.bearerEnded(error: error) }
         }

@@ -288,7 +288,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             core.early = []
             // Not streaming: set-up was overtaken by a stop; the early ones are dropped.
             if case .streaming = core.machine.phase {
-                for notification in early { accept(notification, into: &core) }
+                for notification in early { accept(GATTClient<C>.NotificationSlice(notification), into: &core) }
             }
             return actions
         }
