@@ -14,13 +14,13 @@ import SystemPackage
 /// - **Registering** (``register(adopting:label:receiveCapacity:logger:onMessage:onEnd:)``) adds
 ///   the socket to the `epoll` set from the caller's thread, under a token that is never reused,
 ///   so an event can never be taken for a later socket with the same descriptor number.
-/// - **Fairness.** `epoll` is level-triggered; each ready socket is read until `EAGAIN` or 16
-///   messages, then the next one's turn comes, and a socket with more waiting is reported again.
+/// - **Fairness.** `epoll` is level-triggered; each ready socket is read with one `recvmmsg` of
+///   at most 16 messages, then the next one's turn comes, and a socket with more waiting is reported again.
 /// - **Closing.** ``ReactorSocket/close()`` queues the socket and wakes the thread, which removes
 ///   it from the set and closes it after the current round: only this thread closes sockets, and
 ///   a callback never runs after its socket's close was requested.
 /// - **Scripts.** The thread starts with ``startDedicatedThread(named:_:)``, so a reactor made
-///   under a ``SyscallScript`` runs its `epoll_wait`, `recv` and `close` calls under it; the shared
+///   under a ``SyscallScript`` runs its `epoll_wait`, `recvmmsg` and `close` calls under it; the shared
 ///   reactor is made without one, whatever the task that first asks for it.
 ///
 /// A reactor's thread runs until ``shutDown()``; the shared one runs as long as the process.
