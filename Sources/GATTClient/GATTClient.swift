@@ -61,6 +61,17 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var sent: CheckedContinuation<Void, any Error>?
     }
 
+    /// The handler of ``handleNotifications(with:)``, boxed: a function value that leaves
+    /// `Mutex.withLock` through its generic result is reabstracted, which allocates a thunk per
+    /// notification; a class reference is only retained.
+    private final class NotificationHandler: Sendable {
+        let handle: @Sendable (NotificationSlice) -> Void
+
+        init(_ handle: @escaping @Sendable (NotificationSlice) -> Void) {
+            self.handle = handle
+        }
+    }
+
     private struct State {
         var machine = ATTClientStateMachine()
         var nextRequestID: UInt64 = 0
@@ -68,7 +79,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var timers: [RequestID: Task<Void, Never>] = [:]
         var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
         var droppedNotifications = 0
-        var notificationHandler: (@Sendable (NotificationSlice) -> Void)?
+        var notificationHandler: NotificationHandler?
         var closeTask: Task<Void, Never>?
         var loops: [Task<Void, Never>] = []
     }
@@ -79,7 +90,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         case note(ATTClientStateMachine.Note)
         case dropped(total: Int)
         case finish(GATTError?)
-        case handle(@Sendable (NotificationSlice) -> Void, NotificationSlice)
+        case handle(NotificationHandler, NotificationSlice)
     }
 
     /// Starts a client on `bearer`, which it now owns.
@@ -389,7 +400,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// The value is a slice of the received PDU: `handler` copies what it keeps
     /// (``GATTNotificationSlice/owned``).
     public func handleNotifications(with handler: @escaping @Sendable (NotificationSlice) -> Void) {
-        state.withLock { $0.notificationHandler = handler }
+        state.withLock { $0.notificationHandler = NotificationHandler(handler) }
     }
 
     /// Closes the link: pending requests fail with `.disconnected`, `notifications` finishes
@@ -484,31 +495,16 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     private func run(receivedAt: C.Instant?, _ event: (inout State) -> ATTClientStateMachine.Reception) {
         // A notification for the handler is kept apart from `effects`, so handling one allocates
         // no effect array (an event delivers at most one).
-        typealias Handled = (handler: @Sendable (NotificationSlice) -> Void, notification: NotificationSlice)
         let (effects, handled): ([Effect], Handled?) = state.withLock { state in
             var effects: [Effect] = []
             var handled: Handled?
-            /// Hands `notification` to the handler (after unlocking) or to the stream.
-            func deliver(_ notification: NotificationSlice, owned: @autoclosure () -> Notification) {
-                if let handler = state.notificationHandler {
-                    // Outside the lock: PDUs are read one at a time, so the order holds.
-                    if handled == nil {
-                        handled = (handler, notification)
-                    } else {
-                        effects.append(.handle(handler, notification))
-                    }
-                } else if case .dropped = notificationSink.yield(owned()) {
-                    state.droppedNotifications += 1
-                    effects.append(.dropped(total: state.droppedNotifications))
-                }
-            }
             let actions: [Action]
             switch event(&state) {
             case .notification(let pushed):
                 let notification = NotificationSlice(
                     handle: pushed.handle, value: pushed.value, isIndication: false,
                     receivedAt: receivedAt ?? clock.now)
-                deliver(notification, owned: notification.owned)
+                deliver(notification, owned: nil, &state, &effects, &handled)
                 actions = []
             case .actions(let list):
                 actions = list
@@ -532,7 +528,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 case .deliver(let handle, let value, let isIndication):
                     let notification = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
-                    deliver(NotificationSlice(notification), owned: notification)
+                    deliver(NotificationSlice(notification), owned: notification, &state, &effects, &handled)
                 case .note(let note):
                     effects.append(.note(note))
                 case .finishNotifications(let error):
@@ -544,7 +540,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             }
             return (effects, handled)
         }
-        if let handled { handled.handler(handled.notification) }
+        if let handled { handled.handler.handle(handled.notification) }
         for effect in effects {
             switch effect {
             case .resume(let waiter, let result): waiter.resume(with: result)
@@ -557,7 +553,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         metadata: ["gatt.dropped": "\(total)", "gatt.buffer": "\(notificationBufferCapacity)"])
                 }
             case .handle(let handler, let notification):
-                handler(notification)
+                handler.handle(notification)
             case .finish(let error):
                 if let error {
                     logger.warning("GATT link closed", metadata: ["gatt.reason": "\(error)"])
@@ -567,6 +563,29 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                     notificationSink.finish()
                 }
             }
+        }
+    }
+
+    /// A notification for the handler, called after unlocking.
+    private typealias Handled = (handler: NotificationHandler, notification: NotificationSlice)
+
+    /// Hands `notification` to the handler (as `handled`, or as an effect when one is already
+    /// there) or, without a handler, `owned` (or a copy) to the stream. A method with `inout`
+    /// arguments, not a nested function: capturing `run`'s variables boxed them on the heap.
+    private func deliver(
+        _ notification: NotificationSlice, owned: Notification?, _ state: inout State, _ effects: inout [Effect],
+        _ handled: inout Handled?
+    ) {
+        if let handler = state.notificationHandler {
+            // Outside the lock: PDUs are read one at a time, so the order holds.
+            if handled == nil {
+                handled = (handler, notification)
+            } else {
+                effects.append(.handle(handler, notification))
+            }
+        } else if case .dropped = notificationSink.yield(owned ?? notification.owned) {
+            state.droppedNotifications += 1
+            effects.append(.dropped(total: state.droppedNotifications))
         }
     }
 
