@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CBlueZ
 import Glibc
 import Logging
 import Synchronization
@@ -8,13 +9,14 @@ import SystemPackage
 /// A message socket read by a ``SocketReactor``: what ``SeqPacketBearer`` is built on.
 ///
 /// - **Reading.** The reactor's thread calls ``readReady(into:limit:)`` when `epoll` reports the
-///   socket readable (or hung up, or failed), which reads with `recv(MSG_DONTWAIT | MSG_TRUNC)`
-///   until `EAGAIN` or `limit` messages. `recv` returning 0 or an error ends reading at once; a
-///   message longer than the receive capacity (`MSG_TRUNC` makes `recv` return the real length)
-///   is dropped with a warning, never delivered truncated.
+///   socket readable (or hung up, or failed), which reads up to `limit` messages with one
+///   `recvmmsg(MSG_DONTWAIT | MSG_TRUNC)`: one system call per wake-up, not one per message plus
+///   the one that finds `EAGAIN`. A zero-length message (end of file) or an error ends reading at
+///   once; a message longer than the receive capacity (`MSG_TRUNC` makes the kernel report the
+///   real length) is dropped with a warning, never delivered truncated.
 /// - **One closer.** Only the reactor's thread closes the socket, once, after removing it from
 ///   the `epoll` set: after ``close()`` or the end of reading. ``send(_:)`` and the close happen
-///   under one lock, and `recv` runs on the closing thread itself, so no call can reach a
+///   under one lock, and `recvmmsg` runs on the closing thread itself, so no call can reach a
 ///   descriptor number the kernel has handed to someone else. ``waitForExit()`` returns once the
 ///   socket is closed.
 final class ReactorSocket: Sendable {
@@ -32,7 +34,7 @@ final class ReactorSocket: Sendable {
     let token: UInt64
     private let receiveCapacity: Int
     private let logger: Logger
-    private let onMessage: @Sendable ([UInt8]) -> Void
+    private let onMessage: @Sendable (ArraySlice<UInt8>) -> Void
     private let onEnd: @Sendable (Ending) -> Void
     private let reactor: SocketReactor
     private let state = Mutex(Descriptor())
@@ -40,7 +42,7 @@ final class ReactorSocket: Sendable {
 
     init(
         descriptor: Int32, token: UInt64, reactor: SocketReactor, receiveCapacity: Int, logger: Logger,
-        onMessage: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
+        onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
     ) {
         self.descriptor = descriptor
         self.token = token
@@ -85,36 +87,51 @@ final class ReactorSocket: Sendable {
     // MARK: - On the reactor's thread
 
     /// Reads the messages waiting, at most `limit` of them (the other sockets' turn comes first,
-    /// level-triggered `epoll` reports this one again).
+    /// level-triggered `epoll` reports this one again), with one `recvmmsg(2)` into `buffer`, the
+    /// reactor's one receive buffer cut into slots of the receive capacity: each message goes to
+    /// `onMessage` as a slice of it, not a copy. A receiver that keeps a slice makes the next read
+    /// copy the buffer first (copy-on-write), so nothing it holds is ever overwritten.
     ///
     /// - Returns: false when reading ended (end of file or an error, already reported to
     ///   `onEnd`): the reactor then closes the socket.
-    func readReady(into buffer: UnsafeMutableRawBufferPointer, limit: Int) -> Bool {
-        let buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, receiveCapacity)])
-        for _ in 0..<limit {
-            // close() was called: the reactor closes the socket after this round.
-            guard state.withLock({ !$0.isClosing }) else { return true }
-            let received = syscall("recv") {
-                Glibc.recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
+    func readReady(into buffer: inout [UInt8], limit: Int) -> Bool {
+        let slot = min(buffer.count, receiveCapacity)
+        let count = max(1, min(limit, buffer.count / slot, Int(cbz_recv_batch_capacity)))
+        // close() was called: the reactor closes the socket after this round.
+        guard state.withLock({ !$0.isClosing }) else { return true }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { lengths in
+            let received = buffer.withUnsafeMutableBytes { raw in
+                syscall("recvmmsg") {
+                    cbz_recv_batch(descriptor, raw.baseAddress, slot, Int32(count), lengths.baseAddress)
+                }
             }
             switch received {
-            case .success(0):
-                onEnd(.endOfFile)
-                return false
-            case .success(let length) where length > buffer.count:
-                logger.warning(
-                    "dropped a message longer than the receive buffer",
-                    metadata: ["message.length": "\(length)", "buffer.capacity": "\(buffer.count)"])
-            case .success(let length):
-                onMessage(Array(buffer[..<length]))
             case .failure(.resourceTemporarilyUnavailable):
                 return true
             case .failure(let errno):
-                onEnd(.failed(syscall: "recv", errno))
+                onEnd(.failed(syscall: "recvmmsg", errno))
                 return false
+            case .success(let messages):
+                for index in 0..<min(Int(messages), count) {
+                    if index > 0, state.withLock({ $0.isClosing }) { return true }
+                    let length = lengths[index]
+                    // A zero-length message is how a message socket reports the peer's close.
+                    if length == 0 {
+                        onEnd(.endOfFile)
+                        return false
+                    }
+                    guard length <= slot else {
+                        logger.warning(
+                            "dropped a message longer than the receive buffer",
+                            metadata: ["message.length": "\(length)", "buffer.capacity": "\(slot)"])
+                        continue
+                    }
+                    let start = index * slot
+                    onMessage(buffer[start..<(start + length)])
+                }
+                return true
             }
         }
-        return true
     }
 
     /// Reports `ending` to `onEnd` unless the socket is closed or closing, for a reactor that

@@ -15,7 +15,7 @@ import SystemPackage
 /// - **Reading on the reactor's thread.** The bearer registers its socket with a
 ///   ``SocketReactor`` (``SocketReactor/shared()`` unless one is given): one thread for every
 ///   bearer, asleep in `epoll_wait(2)` on all their sockets, that reads each ready socket with
-///   `recv(MSG_DONTWAIT)` until `EAGAIN`. Blocking never happens on Swift's cooperative thread
+///   `recvmmsg(MSG_DONTWAIT)`, up to 16 messages a call. Blocking never happens on Swift's cooperative thread
 ///   pool. Received PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT
 ///   traffic is a few kilobytes per second, so the queue stays small, and a fast reader keeps the
 ///   kernel's socket buffer empty so the peer never stalls.
@@ -23,7 +23,7 @@ import SystemPackage
 ///   client does), PDUs skip the queue: the reactor's thread hands each one to the handler, the
 ///   PDUs queued before first, then the end of the flow, so a notification costs no task switch.
 /// - **Link loss is seen at once.** `epoll` reports `EPOLLHUP`/`EPOLLERR` as soon as the kernel
-///   knows, and the reactor then calls `recv`, which returns 0 (peer closed: ``receive()`` returns
+///   knows, and the reactor then calls `recvmmsg`, which returns an empty message (peer closed: ``receive()`` returns
 ///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
 ///   `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN` and `ETIMEDOUT`, the supervision
 ///   timeout; see ``TransportError/init(onLink:errno:)``). There is no polling interval, so the latency is the kernel's own
@@ -38,7 +38,7 @@ import SystemPackage
 ///   `send` and that close happen under one lock, so no call can reach a descriptor number the
 ///   kernel has already handed to someone else. ``close()`` may be called any number of times,
 ///   from any task, concurrently with ``receive()`` and ``send(_:)``.
-/// - **Oversized messages.** `recv` is called with `MSG_TRUNC`, which makes it return a
+/// - **Oversized messages.** `recvmmsg` is called with `MSG_TRUNC`, which makes it report a
 ///   message's real length; a message longer than ``receiveCapacity`` (far above the largest ATT
 ///   PDU, 517 bytes) is dropped with a warning instead of being delivered truncated.
 ///
@@ -168,7 +168,7 @@ public final class SeqPacketBearer: ATTBearer {
     private static func ending(of ending: ReactorSocket.Ending) -> Ending {
         switch ending {
         case .endOfFile: .peerClosed
-        case .failed(let syscall, let errno) where syscall == "recv":
+        case .failed(let syscall, let errno) where syscall == "recvmmsg":
             .failed(TransportError(onLink: syscall, errno: errno))
         case .failed(let syscall, let errno):
             .failed(TransportError(syscall: syscall, errno: errno))
@@ -270,7 +270,7 @@ extension SeqPacketBearer {
                 return state.pdus.removeAllReturning()
             }
             while true {
-                for pdu in batch { handler(.pdu(pdu)) }
+                for pdu in batch { handler(.pdu(pdu[...])) }
                 let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
                     let more = state.pdus.removeAllReturning()
                     guard more.isEmpty else { return (more, nil) }
@@ -292,7 +292,9 @@ extension SeqPacketBearer {
 
         // MARK: Called by the reactor's thread
 
-        func deliver(_ pdu: [UInt8]) {
+        /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, a queue
+        /// or a waiting task a copy (a kept slice would make the reactor copy its whole buffer).
+        func deliver(_ pdu: ArraySlice<UInt8>) {
             enum Recipient {
                 case none
                 case waiter(CheckedContinuation<[UInt8]?, any Error>)
@@ -302,14 +304,14 @@ extension SeqPacketBearer {
                 guard state.ending == nil else { return .none }
                 if let handler = state.handler, !state.isHandingOver { return .handler(handler) }
                 if state.waiters.isEmpty || state.handler != nil {
-                    state.pdus.append(pdu)
+                    state.pdus.append(Array(pdu))
                     return .none
                 }
                 return .waiter(state.waiters.removeFirst().continuation)
             }
             switch recipient {
             case .none: break
-            case .waiter(let waiter): waiter.resume(returning: pdu)
+            case .waiter(let waiter): waiter.resume(returning: Array(pdu))
             case .handler(let handler): handler(.pdu(pdu))
             }
         }

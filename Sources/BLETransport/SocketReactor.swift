@@ -14,13 +14,13 @@ import SystemPackage
 /// - **Registering** (``register(adopting:label:receiveCapacity:logger:onMessage:onEnd:)``) adds
 ///   the socket to the `epoll` set from the caller's thread, under a token that is never reused,
 ///   so an event can never be taken for a later socket with the same descriptor number.
-/// - **Fairness.** `epoll` is level-triggered; each ready socket is read until `EAGAIN` or 16
-///   messages, then the next one's turn comes, and a socket with more waiting is reported again.
+/// - **Fairness.** `epoll` is level-triggered; each ready socket is read with one `recvmmsg` of
+///   at most 16 messages, then the next one's turn comes, and a socket with more waiting is reported again.
 /// - **Closing.** ``ReactorSocket/close()`` queues the socket and wakes the thread, which removes
 ///   it from the set and closes it after the current round: only this thread closes sockets, and
 ///   a callback never runs after its socket's close was requested.
 /// - **Scripts.** The thread starts with ``startDedicatedThread(named:_:)``, so a reactor made
-///   under a ``SyscallScript`` runs its `epoll_wait`, `recv` and `close` calls under it; the shared
+///   under a ``SyscallScript`` runs its `epoll_wait`, `recvmmsg` and `close` calls under it; the shared
 ///   reactor is made without one, whatever the task that first asks for it.
 ///
 /// A reactor's thread runs until ``shutDown()``; the shared one runs as long as the process.
@@ -114,13 +114,15 @@ public final class SocketReactor: Sendable {
     ///   - descriptor: a connected message socket; closed by the reactor, also when this throws.
     ///   - receiveCapacity: the longest message delivered (at most 64 KiB).
     ///   - logger: where dropped messages are logged.
-    ///   - onMessage: called on the reactor's thread with each message, outside every lock.
+    ///   - onMessage: called on the reactor's thread with each message, outside every lock, as a
+    ///     slice of the reactor's receive buffer (see ``ReactorSocket/readReady(into:limit:)``).
     ///   - onEnd: called on the reactor's thread, at most once, when reading ends other than by
     ///     ``ReactorSocket/close()``; the socket is still open during the call.
     /// - Throws: ``TransportError`` when `epoll_ctl` fails, or `closed` after ``shutDown()``.
     func register(
         adopting descriptor: Int32, receiveCapacity: Int, logger: Logger,
-        onMessage: @escaping @Sendable ([UInt8]) -> Void, onEnd: @escaping @Sendable (ReactorSocket.Ending) -> Void
+        onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void,
+        onEnd: @escaping @Sendable (ReactorSocket.Ending) -> Void
     ) throws(TransportError) -> ReactorSocket {
         let token: UInt64? = state.withLock { state in
             guard !state.isShuttingDown else { return nil }
@@ -155,8 +157,8 @@ public final class SocketReactor: Sendable {
     // MARK: - The thread
 
     private func run() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.largestReceiveCapacity, alignment: 8)
-        defer { buffer.deallocate() }
+        // One receive buffer for every socket, reused: messages go out as slices of it.
+        var buffer = [UInt8](repeating: 0, count: Self.largestReceiveCapacity)
         var ready = [cbz_epoll_ready](repeating: cbz_epoll_ready(), count: Int(cbz_epoll_wait_capacity))
         var failure: Errno?
         while true {
@@ -177,7 +179,7 @@ public final class SocketReactor: Sendable {
                 }
                 // Nil for a socket retired earlier in this round.
                 guard let socket = state.withLock({ $0.sockets[token] }) else { continue }
-                if !socket.readReady(into: buffer, limit: Self.messagesPerTurn) { retire(socket) }
+                if !socket.readReady(into: &buffer, limit: Self.messagesPerTurn) { retire(socket) }
             }
             let closing = state.withLock { state in
                 defer { state.closing.removeAll() }

@@ -155,4 +155,31 @@ static inline int cbz_epoll_wait(int epfd, struct cbz_epoll_ready *ready, int ca
     return count;
 }
 
+// ---- recvmmsg for the socket reactor: several messages of one socket in one call. Called by
+// number with the kernel's struct mmsghdr spelled out, as Swift's Glibc module hides the GNU
+// declarations (see accept4 above) ----
+struct cbz_mmsghdr {
+    struct msghdr header;
+    unsigned int length;
+};
+enum { cbz_recv_batch_capacity = 16 };
+// Reads up to min(count, 16) messages without waiting, message i into the `slot` bytes at
+// buffer + i * slot, its length into lengths[i] (MSG_TRUNC: the real length, also when longer
+// than the slot). Returns the number of messages, or -1 with errno as recvmmsg(2) set it.
+static inline int cbz_recv_batch(int fd, void *buffer, size_t slot, int count, size_t *lengths) {
+    struct cbz_mmsghdr messages[cbz_recv_batch_capacity];
+    struct iovec vectors[cbz_recv_batch_capacity];
+    if (count > cbz_recv_batch_capacity) count = cbz_recv_batch_capacity;
+    memset(messages, 0, sizeof messages);
+    for (int index = 0; index < count; index++) {
+        vectors[index].iov_base = (unsigned char *)buffer + (size_t)index * slot;
+        vectors[index].iov_len = slot;
+        messages[index].header.msg_iov = &vectors[index];
+        messages[index].header.msg_iovlen = 1;
+    }
+    int received = (int)syscall(SYS_recvmmsg, fd, messages, (unsigned int)count, MSG_DONTWAIT | MSG_TRUNC, NULL);
+    for (int index = 0; index < received; index++) lengths[index] = messages[index].length;
+    return received;
+}
+
 #endif

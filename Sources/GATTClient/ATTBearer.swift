@@ -25,8 +25,10 @@ public protocol ATTBearer: Sendable {
 
 /// What a bearer hands a synchronous handler (``ATTBearer/deliverSynchronously(to:)``).
 public enum ATTBearerInput: Sendable {
-    /// One received PDU.
-    case pdu([UInt8])
+    /// One received PDU: a slice of the bearer's receive buffer, not a copy, so its indices are
+    /// the buffer's (start at `startIndex`). Keeping it beyond the call is safe but makes the
+    /// bearer copy its buffer; copy what is kept.
+    case pdu(ArraySlice<UInt8>)
     /// The flow ended: nil when the peer or this side closed the link (where `receive()` returns
     /// nil), the link's error otherwise. The last call.
     case ended((any Error)?)

@@ -86,6 +86,15 @@ public struct ATTClientStateMachine: Sendable {
         case closeBearer
     }
 
+    /// What a received PDU asks for (``receive(_:)``): a notification on its own, without an
+    /// action array, so handling one allocates nothing; any other PDU as actions.
+    public enum Reception: Sendable {
+        /// Deliver this notification; its value is a slice of the received PDU.
+        case notification(ATTHandleValueNotification.Slice)
+        /// Perform these actions, as ``received(_:)`` returns them.
+        case actions([Action])
+    }
+
     /// Running totals of what the peer sent besides responses.
     public struct Counters: Hashable, Sendable {
         /// PDUs that could not be parsed.
@@ -201,6 +210,19 @@ public struct ATTClientStateMachine: Sendable {
                 : "the link to the sensor failed: check that it is charged and in range, then reconnect",
             cause: error)
         return shutDown(reason, notificationError: reason)
+    }
+
+    /// A PDU arrived from the peer, read in place: what ``received(_:)`` does, with a well-formed
+    /// notification returned as itself. Never traps, whatever the bytes.
+    public mutating func receive(_ pdu: ArraySlice<UInt8>) -> Reception {
+        guard closeReason == nil else { return .actions([]) }
+        if pdu.first == ATTOpcode.handleValueNotification.rawValue,
+            let notification = try? ATTHandleValueNotification.Slice(parsing: pdu)
+        {
+            counters.notifications += 1
+            return .notification(notification)
+        }
+        return .actions(received(Array(pdu)))
     }
 
     /// A PDU arrived from the peer. Never traps, whatever the bytes.

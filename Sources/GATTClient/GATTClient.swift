@@ -29,6 +29,8 @@ import Synchronization
 public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// A value the peer pushed, stamped on this client's clock.
     public typealias Notification = GATTNotification<C.Instant>
+    /// A pushed value as a synchronous handler gets it: the value is a slice of the PDU.
+    public typealias NotificationSlice = GATTNotificationSlice<C.Instant>
     /// The stream of pushed values.
     public typealias Notifications = AsyncThrowingStream<Notification, any Error>
     private typealias Action = ATTClientStateMachine.Action
@@ -59,6 +61,17 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var sent: CheckedContinuation<Void, any Error>?
     }
 
+    /// The handler of ``handleNotifications(with:)``, boxed: a function value that leaves
+    /// `Mutex.withLock` through its generic result is reabstracted, which allocates a thunk per
+    /// notification; a class reference is only retained.
+    private final class NotificationHandler: Sendable {
+        let handle: @Sendable (NotificationSlice) -> Void
+
+        init(_ handle: @escaping @Sendable (NotificationSlice) -> Void) {
+            self.handle = handle
+        }
+    }
+
     private struct State {
         var machine = ATTClientStateMachine()
         var nextRequestID: UInt64 = 0
@@ -66,7 +79,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var timers: [RequestID: Task<Void, Never>] = [:]
         var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
         var droppedNotifications = 0
-        var notificationHandler: (@Sendable (Notification) -> Void)?
+        var notificationHandler: NotificationHandler?
         var closeTask: Task<Void, Never>?
         var loops: [Task<Void, Never>] = []
     }
@@ -77,7 +90,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         case note(ATTClientStateMachine.Note)
         case dropped(total: Int)
         case finish(GATTError?)
-        case handle(@Sendable (Notification) -> Void, Notification)
+        case handle(NotificationHandler, NotificationSlice)
     }
 
     /// Starts a client on `bearer`, which it now owns.
@@ -384,8 +397,10 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// thread that read it (the bearer's, or the client's read task), instead of to
     /// `notifications`, which then only finishes (or throws) when the link ends. `handler` must
     /// not block; it is never called twice at once. Install it before enabling notifications.
-    public func handleNotifications(with handler: @escaping @Sendable (Notification) -> Void) {
-        state.withLock { $0.notificationHandler = handler }
+    /// The value is a slice of the received PDU: `handler` copies what it keeps
+    /// (``GATTNotificationSlice/owned``).
+    public func handleNotifications(with handler: @escaping @Sendable (NotificationSlice) -> Void) {
+        state.withLock { $0.notificationHandler = NotificationHandler(handler) }
     }
 
     /// Closes the link: pending requests fail with `.disconnected`, `notifications` finishes
@@ -472,13 +487,29 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// Runs one state machine event under the lock, performs the actions that must keep their
     /// order (sending, notification delivery) there too, and the rest after unlocking.
     private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
+        run(receivedAt: receivedAt) { state -> ATTClientStateMachine.Reception in .actions(event(&state)) }
+    }
+
+    /// ``run(receivedAt:_:)`` for a received PDU: a notification comes without an action array,
+    /// and goes to the handler as a slice of the PDU, so handling one allocates nothing.
+    private func run(receivedAt: C.Instant?, _ event: (inout State) -> ATTClientStateMachine.Reception) {
         // A notification for the handler is kept apart from `effects`, so handling one allocates
         // no effect array (an event delivers at most one).
-        typealias Handled = (handler: @Sendable (Notification) -> Void, notification: Notification)
         let (effects, handled): ([Effect], Handled?) = state.withLock { state in
             var effects: [Effect] = []
             var handled: Handled?
-            for action in event(&state) {
+            let actions: [Action]
+            switch event(&state) {
+            case .notification(let pushed):
+                let notification = NotificationSlice(
+                    handle: pushed.handle, value: pushed.value, isIndication: false,
+                    receivedAt: receivedAt ?? clock.now)
+                deliver(notification, owned: nil, &state, &effects, &handled)
+                actions = []
+            case .actions(let list):
+                actions = list
+            }
+            for action in actions {
                 switch action {
                 case .send(let pdu):
                     outgoing.yield(OutgoingPDU(bytes: pdu, sent: nil))
@@ -497,17 +528,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 case .deliver(let handle, let value, let isIndication):
                     let notification = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
-                    if let handler = state.notificationHandler {
-                        // Outside the lock: PDUs are read one at a time, so the order holds.
-                        if handled == nil {
-                            handled = (handler, notification)
-                        } else {
-                            effects.append(.handle(handler, notification))
-                        }
-                    } else if case .dropped = notificationSink.yield(notification) {
-                        state.droppedNotifications += 1
-                        effects.append(.dropped(total: state.droppedNotifications))
-                    }
+                    deliver(NotificationSlice(notification), owned: notification, &state, &effects, &handled)
                 case .note(let note):
                     effects.append(.note(note))
                 case .finishNotifications(let error):
@@ -519,7 +540,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             }
             return (effects, handled)
         }
-        if let handled { handled.handler(handled.notification) }
+        if let handled { handled.handler.handle(handled.notification) }
         for effect in effects {
             switch effect {
             case .resume(let waiter, let result): waiter.resume(with: result)
@@ -532,7 +553,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         metadata: ["gatt.dropped": "\(total)", "gatt.buffer": "\(notificationBufferCapacity)"])
                 }
             case .handle(let handler, let notification):
-                handler(notification)
+                handler.handle(notification)
             case .finish(let error):
                 if let error {
                     logger.warning("GATT link closed", metadata: ["gatt.reason": "\(error)"])
@@ -542,6 +563,29 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                     notificationSink.finish()
                 }
             }
+        }
+    }
+
+    /// A notification for the handler, called after unlocking.
+    private typealias Handled = (handler: NotificationHandler, notification: NotificationSlice)
+
+    /// Hands `notification` to the handler (as `handled`, or as an effect when one is already
+    /// there) or, without a handler, `owned` (or a copy) to the stream. A method with `inout`
+    /// arguments, not a nested function: capturing `run`'s variables boxed them on the heap.
+    private func deliver(
+        _ notification: NotificationSlice, owned: Notification?, _ state: inout State, _ effects: inout [Effect],
+        _ handled: inout Handled?
+    ) {
+        if let handler = state.notificationHandler {
+            // Outside the lock: PDUs are read one at a time, so the order holds.
+            if handled == nil {
+                handled = (handler, notification)
+            } else {
+                effects.append(.handle(handler, notification))
+            }
+        } else if case .dropped = notificationSink.yield(owned ?? notification.owned) {
+            state.droppedNotifications += 1
+            effects.append(.dropped(total: state.droppedNotifications))
         }
     }
 
@@ -563,7 +607,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         switch input {
         case .pdu(let pdu):
             let now = clock.now
-            run(receivedAt: now) { $0.machine.received(pdu) }
+            run(receivedAt: now) { $0.machine.receive(pdu) }
         case .ended(let error):
             run { $0.machine.bearerEnded(error: error) }
         }

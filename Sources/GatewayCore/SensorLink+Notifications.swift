@@ -11,7 +11,7 @@ extension SensorLink {
     nonisolated func consume(_ notifications: GATTClient<C>.Notifications) async -> [Action] {
         var failure: (any Error)?
         do {
-            for try await notification in notifications { handle(notification) }
+            for try await notification in notifications { handle(GATTClient<C>.NotificationSlice(notification)) }
         } catch {
             failure = error
         }
@@ -23,7 +23,7 @@ extension SensorLink {
     /// generic entry finds the specialization with one type check, not a metadata lookup per
     /// generic type it touches.
     @_specialize(where C == ContinuousClock)
-    nonisolated func handle(_ notification: GATTClient<C>.Notification) {
+    nonisolated func handle(_ notification: GATTClient<C>.NotificationSlice) {
         core.withLock { core in
             guard notification.handle == core.accelerometerHandle else {
                 logger.debug(
@@ -34,7 +34,7 @@ extension SensorLink {
             case .streaming:
                 accept(notification, into: &core)
             case .discovering:
-                if core.early.count < Self.earlyCapacity { core.early.append(notification) }
+                if core.early.count < Self.earlyCapacity { core.early.append(notification.owned) }
             default:
                 break
             }
@@ -43,9 +43,11 @@ extension SensorLink {
 
     /// Runs `notification` through the gate, moves the watchdog's deadline and hands the samples
     /// on. Called under the lock, while streaming.
-    nonisolated func accept(_ notification: GATTClient<C>.Notification, into core: inout Core) {
+    nonisolated func accept(_ notification: GATTClient<C>.NotificationSlice, into core: inout Core) {
         let arrival = origin.duration(to: notification.receivedAt).inSeconds
-        let result = core.gate.accept(notification: notification.value, arrivalTime: arrival)
+        let result = notification.value.withUnsafeBytes { value in
+            core.gate.accept(notification: value, arrivalTime: arrival, into: &core.samples)
+        }
         switch result.outcome.event {
         case .malformed(let error):
             logger.debug("malformed notification dropped", metadata: ["error": "\(error)"])
@@ -66,11 +68,12 @@ extension SensorLink {
         let samplesCarried = max(1, (notification.value.count - SDUProfile.headerLength) / SDUProfile.sampleLength)
         _ = core.machine.notificationReceived(
             at: clock.now, sampleRate: Self.watchdogRate(core.gate), sampleCount: samplesCarried)
-        guard !result.samples.isEmpty else { return }
+        guard !core.samples.isEmpty else { return }
         if let handler = core.sampleHandler {
-            handler(result.samples)
+            // The handler does not keep the batch, so the buffer stays unshared and is reused.
+            handler(core.samples)
         } else {
-            emit(.samples(result.samples), counters: &core.counters)
+            emit(.samples(core.samples), counters: &core.counters)
         }
     }
 }

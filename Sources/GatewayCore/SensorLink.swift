@@ -68,6 +68,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         /// once streaming starts (at most `earlyCapacity`).
         var early: [GATTClient<C>.Notification] = []
         var sampleHandler: (@Sendable ([SDUDecodedSample]) -> Void)?
+        /// The samples of the notification being handled: one buffer, reused.
+        var samples: [SDUDecodedSample] = []
     }
 
     static var earlyCapacity: Int { 64 }
@@ -132,7 +134,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
 
     /// Hands every later batch of samples (one per notification, in order) to `handler` instead
     /// of publishing it on `events`. `handler` runs on the thread that read the notification,
-    /// under the link's lock: it must not block or call back into the link. Install it before
+    /// under the link's lock: it must not block or call back into the link, and should not keep
+    /// the batch (the link reuses its buffer, which a kept batch makes it copy). Install it before
     /// `run()`; the link lets go of it when `run()` returns.
     public nonisolated func handleSamples(with handler: @escaping @Sendable ([SDUDecodedSample]) -> Void) {
         core.withLock { $0.sampleHandler = handler }
@@ -285,7 +288,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             core.early = []
             // Not streaming: set-up was overtaken by a stop; the early ones are dropped.
             if case .streaming = core.machine.phase {
-                for notification in early { accept(notification, into: &core) }
+                for notification in early { accept(GATTClient<C>.NotificationSlice(notification), into: &core) }
             }
             return actions
         }

@@ -46,14 +46,38 @@ public struct SensorSampleGate: Sendable {
     /// samples at or below the high-water mark (gate).
     public var duplicateSamplesDropped: Int { decoder.statistics.duplicateSamples + samplesDroppedByGate }
 
+    /// What one notification yielded besides its samples (``accept(notification:arrivalTime:into:)``).
+    public struct Verdict: Hashable, Sendable {
+        /// The decoder's verdict.
+        public var outcome: SDUNotificationOutcome
+        /// Samples of this notification the gate dropped because their index was not new.
+        public var droppedAsDuplicates: Int
+        /// Indices skipped between the previous published sample and this notification's first.
+        public var missingBefore: Int
+    }
+
     /// Decodes one notification value that arrived at `arrivalTime` (seconds on the link's
     /// monotonic time line) and returns what to publish.
     public mutating func accept(notification value: [UInt8], arrivalTime: Double) -> Result {
-        let decoded = decoder.decode(notification: value, arrivalTime: arrivalTime)
-        var samples = decoded.samples
+        var samples: [SDUDecodedSample] = []
+        let verdict = value.withUnsafeBytes { bytes in
+            accept(notification: bytes, arrivalTime: arrivalTime, into: &samples)
+        }
+        return Result(
+            outcome: verdict.outcome, samples: samples, droppedAsDuplicates: verdict.droppedAsDuplicates,
+            missingBefore: verdict.missingBefore)
+    }
+
+    /// Decodes one notification into `samples` (emptied first, its capacity kept: the link reuses
+    /// one buffer, so a notification allocates nothing) and returns the verdict.
+    public mutating func accept(
+        notification value: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [SDUDecodedSample]
+    ) -> Verdict {
+        samples.removeAll(keepingCapacity: true)
+        let outcome = decoder.decode(notification: value, arrivalTime: arrivalTime, into: &samples)
         var dropped = 0
         var high = lastEmittedIndex ?? Int64.min
-        // Almost always nothing is dropped: filtering only then saves copying the decoder's array.
+        // Almost always nothing is dropped: filtering only then saves the pass.
         if !Self.rises(samples, above: high) {
             samples.removeAll { sample in
                 guard sample.index > high else {
@@ -72,7 +96,7 @@ public struct SensorSampleGate: Sendable {
         samplesEmitted += samples.count
         samplesDroppedByGate += dropped
         missingSamples += missing
-        return Result(outcome: decoded.outcome, samples: samples, droppedAsDuplicates: dropped, missingBefore: missing)
+        return Verdict(outcome: outcome, droppedAsDuplicates: dropped, missingBefore: missing)
     }
 
     /// Whether every index of `samples` is above `high` and above the one before it.

@@ -340,7 +340,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             state -> ([StoredSample], [SequencedEvent], SessionCounts?) in
             let samples = state.samples
             let events = state.events
+            // As much room as the last flush took: one allocation per flush, not one per doubling.
             state.samples = []
+            state.samples.reserveCapacity(samples.count)
             state.events = []
             state.inFlightSamples = samples.count
             state.inFlightEvents = events.count

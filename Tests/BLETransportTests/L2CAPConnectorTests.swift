@@ -333,7 +333,7 @@ extension DescriptorSuites {
 
         @Test("a supervision timeout (ETIMEDOUT) seen by a bearer's reader is linkLost, not timedOut")
         func bearerSupervisionTimeout() async throws {
-            let script = SyscallScript(["recv": [.fails(.timedOut)]])
+            let script = SyscallScript(["recvmmsg": [.fails(.timedOut)]])
             let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
                 let reactor = try SocketReactor(label: "test-reactor")
                 return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))

@@ -160,7 +160,7 @@ extension DescriptorSuites {
 
         @Test("a link error seen by the reactor's thread is thrown by receive as linkLost, every time")
         func linkErrorFromThread() async throws {
-            let script = SyscallScript(["recv": [.fails(.connectionReset)]])
+            let script = SyscallScript(["recvmmsg": [.fails(.connectionReset)]])
             // A reactor of its own carries the script to its thread; the shared one never does.
             let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
                 let reactor = try SocketReactor(label: "test-reactor")
@@ -170,10 +170,10 @@ extension DescriptorSuites {
             for _ in 0..<2 {
                 let error = await #expect(throws: TransportError.self) { try await b.receive() }
                 #expect(error?.code == .linkLost)
-                #expect(error?.syscall == "recv")
+                #expect(error?.syscall == "recvmmsg")
                 #expect(error?.errno == .connectionReset)
             }
-            #expect(script.remaining(for: "recv") == 0)
+            #expect(script.remaining(for: "recvmmsg") == 0)
             await b.close()
             #expect(try await b.receive() == nil)
             await a.close()

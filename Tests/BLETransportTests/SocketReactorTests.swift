@@ -74,7 +74,7 @@ extension DescriptorSuites {
         func scriptedRetries() async throws {
             let script = SyscallScript([
                 "epoll_wait": [.fails(.interrupted)],
-                "recv": [.fails(.resourceTemporarilyUnavailable)],
+                "recvmmsg": [.fails(.resourceTemporarilyUnavailable)],
             ])
             let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
                 let reactor = try SocketReactor(label: "test-reactor")
@@ -84,7 +84,7 @@ extension DescriptorSuites {
             // Level-triggered: the socket is still readable after the EAGAIN and is read again.
             #expect(try await b.receive() == [0x1B, 0x02])
             #expect(script.remaining(for: "epoll_wait") == 0)
-            #expect(script.remaining(for: "recv") == 0)
+            #expect(script.remaining(for: "recvmmsg") == 0)
             #expect(script.calls.filter { $0 == "epoll_wait" }.count >= 2)
             await a.close()
             await b.close()
@@ -118,7 +118,7 @@ extension DescriptorSuites {
             #expect(
                 b.deliverSynchronously { received in
                     switch received {
-                    case .pdu(let pdu): input.yield("pdu \(pdu[1])")
+                    case .pdu(let pdu): input.yield("pdu \(pdu[pdu.startIndex + 1])")
                     case .ended(let error): input.yield("ended \(error == nil ? "cleanly" : "with \(error!)")")
                     }
                 })
@@ -136,7 +136,7 @@ extension DescriptorSuites {
 
         @Test("a synchronous handler is told the link's error")
         func synchronousHandlerError() async throws {
-            let script = SyscallScript(["recv": [.fails(.connectionReset)]])
+            let script = SyscallScript(["recvmmsg": [.fails(.connectionReset)]])
             let (reactor, (a, b)) = try SyscallScript.$current.withValue(script) {
                 let reactor = try SocketReactor(label: "test-reactor")
                 return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))

@@ -201,6 +201,32 @@ struct ATTPDUTests {
         #expect { try ATTPDU(parsing: []) } throws: { ($0 as? WireError)?.code == .truncated }
     }
 
+    @Test("a notification read in place has the copying parse's handle, value and errors")
+    func notificationSlice() throws {
+        // The SDU fixture inside a larger buffer, as the bearer's receive buffer holds it.
+        let pdu = [UInt8](hex: "1b 0d00 3412 0000 0000 0040 1000 f0ff 0040 ff7f 0080 0000")
+        let buffer = [0xEE, 0xEE] + pdu + [0xEE]
+        let slice = try ATTHandleValueNotification.Slice(parsing: buffer[2..<(2 + pdu.count)])
+        let copied = try ATTHandleValueNotification(parsing: pdu)
+        #expect(slice.handle == 0x0D)
+        #expect(Array(slice.value) == copied.value)
+        #expect(try ATTHandleValueNotification.Slice(parsing: [0x1B, 0x2A, 0x00][...]).value.isEmpty)
+        for length in 0..<3 {
+            let expected: WireError
+            do {
+                _ = try ATTHandleValueNotification(parsing: pdu.prefix(length))
+                Issue.record("a \(length)-byte prefix parsed")
+                continue
+            } catch {
+                expected = error
+            }
+            #expect(throws: expected) { try ATTHandleValueNotification.Slice(parsing: pdu.prefix(length)) }
+        }
+        #expect {
+            try ATTHandleValueNotification.Slice(parsing: [0x1D, 0x03, 0x00][...])
+        } throws: { ($0 as? WireError)?.code == .wrongOpcode }
+    }
+
     @Test("list responses reject data that is not a whole number of entries")
     func wrongLengthLists() {
         let cases: [String] = [

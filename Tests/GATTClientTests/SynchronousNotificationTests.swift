@@ -11,7 +11,7 @@ struct SynchronousNotificationTests {
         let (near, far) = try SeqPacketBearer.socketPair()
         let client = GATTClient(bearer: near)
         let (handled, handledSink) = AsyncStream.makeStream(of: GATTClient<ContinuousClock>.Notification.self)
-        client.handleNotifications { notification in handledSink.yield(notification) }
+        client.handleNotifications { notification in handledSink.yield(notification.owned) }
         // Handle Value Notification (0x1B) on handle 0x002A, two value bytes.
         for sequence in 0..<200 {
             try await far.send([0x1B, 0x2A, 0x00, UInt8(sequence & 0xFF), UInt8(sequence >> 8)])

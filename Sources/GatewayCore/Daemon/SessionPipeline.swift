@@ -102,6 +102,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var baseline: SensorLinkStatistics
         var latest: SensorLinkStatistics
         var finished = false
+        /// The stored form of the notification being ingested: one buffer, reused.
+        var stored: [StoredSample] = []
     }
 
     /// Fixed facts about the session.
@@ -170,11 +172,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let (stored, detected, announced) = state.withLock {
-            state -> ([StoredSample], [DetectorEvent], [GatewayEvent]) in
-            guard !state.finished else { return ([], [], []) }
-            var stored: [StoredSample] = []
-            stored.reserveCapacity(batch.count)
+        let (detected, announced) = state.withLock { state -> ([DetectorEvent], [GatewayEvent]) in
+            guard !state.finished else { return ([], []) }
+            // One buffer for every notification: emptied, its capacity kept.
+            state.stored.removeAll(keepingCapacity: true)
             var detected: [DetectorEvent] = []
             var moved = false
             for sample in batch {
@@ -184,7 +185,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 // Samples taken before the session started belong to no session.
                 guard t >= 0 else { continue }
                 let acceleration = AccelerationSample(t: t, raw: sample.raw)
-                stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
+                state.stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
                 state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
                 if let event = state.detector.process(acceleration) {
@@ -195,13 +196,15 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 if state.firstSample == nil { state.firstSample = (sample.index, t) }
                 state.lastSample = (sample.index, t)
             }
-            state.samples += Int64(stored.count)
+            state.samples += Int64(state.stored.count)
+            // Copied into the recorder's buffer under its own lock, taken inside this one (the
+            // recorder never calls back, so the order cannot invert): no array per notification.
+            if !state.stored.isEmpty { recorder.record(samples: state.stored) }
             if moved || !detected.isEmpty { state.lastActivity = now }
             // A best beaten or a target reached by an event is announced with that event.
             let due = detected.isEmpty ? [] : self.milestones(&state)
-            return (stored, detected, due)
+            return (detected, due)
         }
-        if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
         for item in announced { bus.publish(item) }
     }
