@@ -100,6 +100,13 @@ public enum SampleChunkCodec {
             timeStep: step.isFinite ? step : 0)
     }
 
+    /// True when `encode` keeps these samples' times bit for bit as whole microseconds (format 3's
+    /// integer line): every time is a whole microsecond within about ±142 years and on a line
+    /// whose residuals stay below 10¹² µs. Times the gateway and imports record always are.
+    public static func keepsTimesExactly(_ samples: [StoredSample]) -> Bool {
+        MicrosecondLine(samples) != nil
+    }
+
     /// Appends the encoding of `samples` to `out`, in format version `version`.
     public static func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
         encode(samples, version: version, into: &out)

@@ -139,6 +139,10 @@ struct SampleChunkCodecTests {
             samples.append(
                 StoredSample(index: Int64(before + 3 + n), t: StoreTime.microseconds(t), raw: .init(x: 4, y: 5, z: 6)))
         }
+        #expect(SampleChunkCodec.keepsTimesExactly(samples))
+        let still = RawAcceleration(x: 0, y: 0, z: 0)
+        #expect(!SampleChunkCodec.keepsTimesExactly([StoredSample(index: 0, t: 1e10, raw: still)]))
+        #expect(!SampleChunkCodec.keepsTimesExactly([StoredSample(index: 0, t: 0.000_000_4, raw: still)]))
         for length in [1, 2, 3, 7, 100, 2048, 8192] {
             var start = 0
             while start < samples.count {
