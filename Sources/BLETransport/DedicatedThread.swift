@@ -56,3 +56,11 @@ func closeDescriptor(_ descriptor: Int32) {
         _ = syscall("close", retryingOnEINTR: false, input: bytes) { Glibc.close(descriptor) }
     }
 }
+
+/// Sends one message on `descriptor` without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link
+/// is `EPIPE`, never `SIGPIPE`). Callers hold the lock that keeps the descriptor open.
+func sendWithoutBlocking(_ descriptor: Int32, _ message: [UInt8]) -> Result<Int, Errno> {
+    message.withUnsafeBytes { bytes in
+        syscall("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+    }
+}

@@ -37,15 +37,10 @@ final class PolledSocket: Sendable {
         var isClosing = false
     }
 
-    private struct Exit {
-        var hasExited = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
     private let socket: Int32
     private let wake: WakeSignal
     private let descriptor = Mutex(Descriptor())
-    private let exit = Mutex(Exit())
+    private let exit = ExitLatch()
 
     /// Takes ownership of `socket` and starts its I/O thread.
     ///
@@ -88,11 +83,7 @@ final class PolledSocket: Sendable {
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
         descriptor.withLock { state in
             guard state.isOpen && !state.isClosing else { return nil }
-            return message.withUnsafeBytes { bytes in
-                syscall("send") {
-                    Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                }
-            }
+            return sendWithoutBlocking(socket, message)
         }
     }
 
@@ -109,13 +100,7 @@ final class PolledSocket: Sendable {
 
     /// Waits until the thread has closed both descriptors.
     func waitForExit() async {
-        await withCheckedContinuation { continuation in
-            let hasExited = exit.withLock { state in
-                if !state.hasExited { state.waiters.append(continuation) }
-                return state.hasExited
-            }
-            if hasExited { continuation.resume() }
-        }
+        await exit.wait()
     }
 
     // MARK: - I/O thread
@@ -165,11 +150,6 @@ final class PolledSocket: Sendable {
             state.isOpen = false
         }
         wake.close()
-        let waiters = exit.withLock { state in
-            state.hasExited = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        exit.open()
     }
 }

@@ -60,11 +60,7 @@ final class ReactorSocket: Sendable {
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
         state.withLock { state in
             guard state.isOpen && !state.isClosing else { return nil }
-            return message.withUnsafeBytes { bytes in
-                syscall("send") {
-                    Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                }
-            }
+            return sendWithoutBlocking(descriptor, message)
         }
     }
 
