@@ -295,7 +295,7 @@ def csv_columns(text, skip=1):
 
 
 def convert_skinematics(out, packages):
-    """The five test recordings of the package's IMU readers whose rate and unit are known: each
+    """The six test recordings of the package's IMU readers whose rate and unit are known: each
     sensor held in the hand and turned, swung and shaken by hand (the package does not describe the
     movements). The Pololu recording is left out: raw counts without a transfer function."""
     pattern = "scikit_kinematics-0.10.4-*.whl"
@@ -304,8 +304,9 @@ def convert_skinematics(out, packages):
         return wheel_member(packages, pattern, f"tests/data/{name}")
 
     recordings = []
-    t, acc = xsens_export(member("data_xsens.txt"))
-    recordings.append(("xsens", "Xsens", "development", t, acc))
+    for name, member_name in (("xsens", "data_xsens.txt"), ("xsens-2", "data_xsens2.txt")):
+        t, acc = xsens_export(member(member_name))
+        recordings.append((name, "Xsens", "development", t, acc))
     yei = csv_columns(member("data_yei.txt"))  # ChipTimeUS, gyro, compass, accelerometer in g
     recordings.append(("yei", "YEI 3-Space", "development", (yei[:, 0] - yei[0, 0]) / 1e6, yei[:, 7:10]))
     xio3 = csv_columns(member("data_xio3/Inertial.csv"))  # µs, gyro, accelerometer in g
