@@ -250,6 +250,77 @@ def convert_biosignalsnotebooks(out, packages):
                     ["jump", "throw"], t, acceleration, labels)
 
 
+# --- sit2standpy 1.1.3: lower back, sit-to-stand transitions and walking (no jump, no throw) -----
+
+def convert_sit2standpy(out, packages):
+    """The package's sample: one lumbar accelerometer, 128 Hz, m/s² with gravity, 91 s of sitting,
+    standing up, walking and sitting down. It has no labels; a coach would count no jump and no
+    throw in it, so every detection is a false event."""
+    text = wheel_member(packages, "sit2standpy-1.1.3-*.whl", "sit2standpy/data/sample.csv")
+    data = np.array([[float(v) for v in line.split(",")] for line in text.splitlines() if line.strip()])
+    t = (data[:, 0] - data[0, 0]) / 1e6  # microsecond timestamps
+    acceleration = data[:, 1:4] / sdu.G
+    half = t[-1] / 2
+    # One recording: the first half is the development split, the second the held-out one.
+    for split, keep, suffix in (("development", t < half, "a"), ("held-out", t >= half, "b")):
+        out.add("sit2standpy", f"sample-{suffix}", "P1", "lower back", split, ["jump", "throw"], t[keep] - t[keep][0],
+                acceleration[keep], [])
+
+
+# --- scikit-kinematics 0.10.4: IMUs held in the hand and moved by hand (no jump, no throw) --------
+
+def xsens_export(text):
+    """Xsens MT Manager text export: `//` header lines (one gives the rate), then a tab-separated
+    table whose Counter column counts samples; Acc_X…Acc_Z in m/s²."""
+    lines = text.splitlines()
+    rate = next(float(line.split(":")[1].strip().rstrip("Hz")) for line in lines if line.startswith("// Sample rate"))
+    header = next(i for i, line in enumerate(lines) if line.startswith("Counter"))
+    names = lines[header].split("\t")
+    rows = np.array([[float(v) for v in line.split()] for line in lines[header + 1:] if line.strip()])
+    acc = [names.index(axis) for axis in ("Acc_X", "Acc_Y", "Acc_Z")]
+    return (rows[:, 0] - rows[0, 0]) / rate, rows[:, acc] / sdu.G
+
+
+def ximu_rate(registers_text, register):
+    """x-IMU register export `address,index,code,value,name`: a data rate code n means 2^(n-1) Hz."""
+    for line in registers_text.splitlines():
+        fields = line.split(",")
+        if len(fields) == 5 and fields[4].strip() == register:
+            return 2.0 ** (int(fields[2]) - 1)
+    raise ValueError(f"no {register} register")
+
+
+def csv_columns(text, skip=1):
+    return np.array([[float(v) for v in line.split(",")] for line in text.splitlines()[skip:] if line.strip()])
+
+
+def convert_skinematics(out, packages):
+    """The six test recordings of the package's IMU readers whose rate and unit are known: each
+    sensor held in the hand and turned, swung and shaken by hand (the package does not describe the
+    movements). The Pololu recording is left out: raw counts without a transfer function."""
+    pattern = "scikit_kinematics-0.10.4-*.whl"
+
+    def member(name):
+        return wheel_member(packages, pattern, f"tests/data/{name}")
+
+    recordings = []
+    for name, member_name in (("xsens", "data_xsens.txt"), ("xsens-2", "data_xsens2.txt")):
+        t, acc = xsens_export(member(member_name))
+        recordings.append((name, "Xsens", "development", t, acc))
+    yei = csv_columns(member("data_yei.txt"))  # ChipTimeUS, gyro, compass, accelerometer in g
+    recordings.append(("yei", "YEI 3-Space", "development", (yei[:, 0] - yei[0, 0]) / 1e6, yei[:, 7:10]))
+    xio3 = csv_columns(member("data_xio3/Inertial.csv"))  # µs, gyro, accelerometer in g
+    recordings.append(("xio3", "x-io x-IMU3", "development", (xio3[:, 0] - xio3[0, 0]) / 1e6, xio3[:, 4:7]))
+    # The x-IMU numbers every packet of every kind, so its rows are timed by the configured rate.
+    ximu = csv_columns(member("data_xio/00033_CalInertialAndMag.csv"))
+    rate = ximu_rate(member("data_xio/00033_Registers.csv"), "InertialAndMagneticDataRate")
+    recordings.append(("ximu", "x-io x-IMU", "held-out", np.arange(len(ximu)) / rate, ximu[:, 4:7]))
+    ngimu = csv_columns(member("data_ngimu/sensors.csv"))  # s, gyro, accelerometer in g
+    recordings.append(("ngimu", "x-io NGIMU", "held-out", ngimu[:, 0] - ngimu[0, 0], ngimu[:, 4:7]))
+    for name, device, split, t, acc in recordings:
+        out.add("skinematics-hand", name, device, "hand (held IMU)", split, ["jump", "throw"], t, acc, [])
+
+
 def main(argv):
     if len(argv) != 3:
         sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR")
@@ -259,6 +330,8 @@ def main(argv):
     convert_biomdp_vicon(out, argv[1])
     convert_daphnet(out, argv[1])
     convert_biosignalsnotebooks(out, argv[1])
+    convert_sit2standpy(out, argv[1])
+    convert_skinematics(out, argv[1])
     out.write_manifest()
     print(f"convert.py: {len(out.rows)} recordings in {argv[2]}/manifest.csv")
 

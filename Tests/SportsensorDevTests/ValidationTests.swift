@@ -49,6 +49,40 @@ struct ValidationTests {
         #expect(abs(samples[42].x - 2.5 * sin(2 * Double.pi * 5 * 0.42)) < 0.02)
     }
 
+    @Test("the IMU readers: Xsens rows timed by their counter at the header's rate in g, the x-IMU's rate code")
+    func imuReaders() throws {
+        // convert.py's readers on two files written for this test; -B keeps __pycache__ out of the tree.
+        let script = """
+            import sys
+            sys.path.insert(0, sys.argv[1])
+            import convert
+            t, acc = convert.xsens_export(open(sys.argv[2]).read())
+            for time, (x, y, z) in zip(t, acc):
+                print(f"{time:.6f},{x:.6f},{y:.6f},{z:.6f}")
+            print(convert.ximu_rate(open(sys.argv[3]).read(), "InertialAndMagneticDataRate"))
+            """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-B", "-c", script, validationFolder.path,
+            validationFolder.appendingPathComponent("fixture/xsens-export.txt").path,
+            validationFolder.appendingPathComponent("fixture/ximu-registers.csv").path,
+        ]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3 with numpy imports Validation/convert.py")
+        // Counters 700…702 at 40 Hz from 0; m/s² divided by standard gravity; code 7 is 2^6 Hz.
+        #expect(
+            text.split(separator: "\n")
+                == [
+                    "0.000000,1.000000,0.000000,-0.500000", "0.025000,0.000000,2.000000,0.000000",
+                    "0.050000,-1.000000,0.000000,1.000000", "64.0",
+                ])
+    }
+
     @Test("the fixture's jump is matched, its height compared, and a throw profile on it counts false events")
     func scoresTheFixture() throws {
         let loaded = try LoadedRecording.load(
