@@ -20,6 +20,9 @@ struct ValidationRow: Sendable {
     var profile: DetectionProfile
     var recordings = 0
     var hours = 0.0
+    /// Jump and throw reference events in the row's recordings, whatever the profile: a row
+    /// without any is movement in which every flight is false (`validationFalseFlightTable`).
+    var flightLabels = 0
     var standard = EvaluationScore()
     var baseline = EvaluationScore()
 }
@@ -58,6 +61,12 @@ func scoreValidation(
             let seconds = tolerance.seconds(for: profile.eventKind)
             rows[index].recordings += 1
             rows[index].hours += recording.duration / 3600
+            rows[index].flightLabels += loaded.labels.count {
+                switch $0 {
+                case .jump, .throw: true
+                case .hit, .step: false
+                }
+            }
             let (missed, extra) = rows[index].standard.add(
                 events: settings(profile).detector.eventsInTimeOrder(in: loaded.samples),
                 labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
