@@ -102,6 +102,10 @@ public struct FlightTracker: Sendable {
         public var maxFlight: Double
         /// Only the part of the falling edge below this level locates the takeoff, g.
         public var edgeCapG: Double
+        /// Whether only the rising edge's changes from samples below the ±2 g full scale locate the landing
+        /// or catch. Above the clip |a| is not the true force, and what rises there is the front end's blur
+        /// of an impact's top, not its start; without this the whole rise up to the top counts.
+        public var landingBelowClip: Bool
         /// Largest standard deviation of |a| over the flight's floor, g: free fall is flat (a rope's or
         /// a spin's pull is steady too), an arm circling or decelerating dips |a| in a V or a U.
         public var floorSpreadMaxG: Double
@@ -117,7 +121,7 @@ public struct FlightTracker: Sendable {
         public init(
             enterG: Double, landG: Double, floorMaxG: Double, propulsionG: Double, propulsionWindow: Double,
             minFlight: Double, maxFlight: Double, edgeCapG: Double, floorSpreadMaxG: Double = 10,
-            landingRiseMax: Double = 10, marginSpreadMaxG: Double = 10
+            landingRiseMax: Double = 10, marginSpreadMaxG: Double = 10, landingBelowClip: Bool = false
         ) {
             self.enterG = enterG
             self.landG = landG
@@ -127,6 +131,7 @@ public struct FlightTracker: Sendable {
             self.minFlight = minFlight
             self.maxFlight = maxFlight
             self.edgeCapG = edgeCapG
+            self.landingBelowClip = landingBelowClip
             self.floorSpreadMaxG = floorSpreadMaxG
             self.landingRiseMax = landingRiseMax
             self.marginSpreadMaxG = marginSpreadMaxG
@@ -283,7 +288,9 @@ public struct FlightTracker: Sendable {
             }
         }
         if change > 0 {
-            rising.add(change: change, from: lastTime, to: t)
+            if !parameters.landingBelowClip || !isClipped(SIMD4(lastTime, lastX, lastY, lastZ)) {
+                rising.add(change: change, from: lastTime, to: t)
+            }
             if risingSamples.isEmpty {
                 risingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: false)
             }
@@ -451,10 +458,14 @@ public struct ThrowDetector: StreamingDetector {
     /// The documented defaults: free fall below 0.7 g with a mean under 0.65 g (spin of a few rad/s
     /// adds ω²r), a catch at 1.3 g, a throwing push of 1.2 g within 1 s, flights of 0.25–4 s: taps and
     /// small drops (under ~8 cm) never last 0.25 s; a catch rising from 0.7 to 1.3 g within 40 ms; a floor
-    /// above 0.52 g (`low_floor_margin`) that wobbles by more than 0.12 g SD is an arm's dip, not a spin.
+    /// above 0.52 g (`low_floor_margin`) that wobbles by more than 0.12 g SD is an arm's dip, not a spin; a
+    /// catch located by its rise below the clip (a catch is a half-sine of several g that passes the clip
+    /// within about a sample: its clipped top made the catch read early behind a delaying front end, and
+    /// flights short).
     public static let defaultParameters = FlightTracker.Parameters(
         enterG: 0.7, landG: 1.3, floorMaxG: 0.65, propulsionG: 1.2, propulsionWindow: 1.0,
-        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04, marginSpreadMaxG: 0.12
+        minFlight: 0.25, maxFlight: 4.0, edgeCapG: 1.0, landingRiseMax: 0.04, marginSpreadMaxG: 0.12,
+        landingBelowClip: true
     )
 
     @usableFromInline var tracker: FlightTracker
