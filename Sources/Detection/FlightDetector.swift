@@ -214,12 +214,11 @@ public struct FlightTracker: Sendable {
             }
         }
         if change > 0 {
-            if !parameters.landingBelowClip || !isClipped(SIMD4(lastTime, lastX, lastY, lastZ)) {
+            let previous = SIMD4(lastTime, lastX, lastY, lastZ)
+            if !parameters.landingBelowClip || !isClipped(previous) {
                 rising.add(change: change, from: lastTime, to: t)
             }
-            if risingSamples.isEmpty {
-                risingSamples.append(SIMD4(lastTime, lastX, lastY, lastZ), keepNewest: false)
-            }
+            if risingSamples.isEmpty { risingSamples.append(previous, keepNewest: false) }
             risingSamples.append(current, keepNewest: false)
             if m >= parameters.landG && !landingSeen {
                 landingSeen = true

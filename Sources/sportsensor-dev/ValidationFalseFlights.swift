@@ -43,11 +43,9 @@ func validationFalseFlightTable(_ rows: [ValidationRow]) -> String {
         var standard = 0
         var baseline = 0
     }
-    var keys: [String] = []
     var pools: [String: Pool] = [:]
     for row in rows where (row.profile == .jump || row.profile == .throw) && row.flightLabels == 0 {
         let key = "\(row.split) | \(Int(row.rate)) | \(row.profile.rawValue)"
-        if pools[key] == nil { keys.append(key) }
         var pool = pools[key, default: Pool()]
         if !pool.datasets.contains(row.dataset) { pool.datasets.append(row.dataset) }
         pool.recordings += row.recordings
@@ -67,8 +65,7 @@ func validationFalseFlightTable(_ rows: [ValidationRow]) -> String {
         | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 
         """
-    for key in keys.sorted() {
-        guard let pool = pools[key] else { continue }
+    for (key, pool) in pools.sorted(by: { $0.key < $1.key }) {
         let upper = poissonUpperLimit(count: pool.standard, exposure: pool.hours).map { f($0, 1) } ?? "–"
         text += "| \(key) | \(pool.datasets.joined(separator: ", ")) | \(pool.recordings) | "
         text += "\(f(pool.hours * 60, 1)) | \(pool.standard) | \(f(Double(pool.standard) / pool.hours, 1)) | "

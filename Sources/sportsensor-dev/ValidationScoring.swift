@@ -45,6 +45,12 @@ func scoreValidation(
     var rows: [ValidationRow] = []
     for loaded in recordings {
         let recording = loaded.recording
+        let flightLabels = loaded.labels.count {
+            switch $0 {
+            case .jump, .throw: true
+            case .hit, .step: false
+            }
+        }
         for profile in recording.profiles {
             let index =
                 rows.firstIndex {
@@ -61,12 +67,7 @@ func scoreValidation(
             let seconds = tolerance.seconds(for: profile.eventKind)
             rows[index].recordings += 1
             rows[index].hours += recording.duration / 3600
-            rows[index].flightLabels += loaded.labels.count {
-                switch $0 {
-                case .jump, .throw: true
-                case .hit, .step: false
-                }
-            }
+            rows[index].flightLabels += flightLabels
             let (missed, extra) = rows[index].standard.add(
                 events: settings(profile).detector.eventsInTimeOrder(in: loaded.samples),
                 labels: loaded.labels, kind: profile.eventKind, tolerance: seconds)
