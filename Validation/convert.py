@@ -250,6 +250,11 @@ def convert_biosignalsnotebooks(out, packages):
                     ["jump", "throw"], t, acceleration, labels)
 
 
+def csv_columns(text, skip=1):
+    """A numeric CSV as a float array, skipping `skip` header lines and blank lines."""
+    return np.array([[float(v) for v in line.split(",")] for line in text.splitlines()[skip:] if line.strip()])
+
+
 # --- sit2standpy 1.1.3: lower back, sit-to-stand transitions and walking (no jump, no throw) -----
 
 def convert_sit2standpy(out, packages):
@@ -257,7 +262,7 @@ def convert_sit2standpy(out, packages):
     standing up, walking and sitting down. It has no labels; a coach would count no jump and no
     throw in it, so every detection is a false event."""
     text = wheel_member(packages, "sit2standpy-1.1.3-*.whl", "sit2standpy/data/sample.csv")
-    data = np.array([[float(v) for v in line.split(",")] for line in text.splitlines() if line.strip()])
+    data = csv_columns(text, skip=0)
     t = (data[:, 0] - data[0, 0]) / 1e6  # microsecond timestamps
     acceleration = data[:, 1:4] / sdu.G
     half = t[-1] / 2
@@ -288,10 +293,6 @@ def ximu_rate(registers_text, register):
         if len(fields) == 5 and fields[4].strip() == register:
             return 2.0 ** (int(fields[2]) - 1)
     raise ValueError(f"no {register} register")
-
-
-def csv_columns(text, skip=1):
-    return np.array([[float(v) for v in line.split(",")] for line in text.splitlines()[skip:] if line.strip()])
 
 
 def convert_skinematics(out, packages):
