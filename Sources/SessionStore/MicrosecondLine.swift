@@ -47,10 +47,13 @@ struct MicrosecondLine {
         self.isExact = isExact
     }
 
-    /// `t` as a count of microseconds, when `t` is exactly that count divided by 10⁶.
+    /// `t` as a count of microseconds, when `t` is exactly that count divided by 10⁶. −0.0 is not:
+    /// an integer count has no sign of zero, and it would come back as +0.0.
     static func wholeMicroseconds(_ t: Double) -> Int64? {
         let micro = (t * 1e6).rounded(.toNearestOrAwayFromZero)
-        guard micro.isFinite, abs(micro) <= Double(limit), micro / 1e6 == t else { return nil }
+        guard micro.isFinite, abs(micro) <= Double(limit), micro / 1e6 == t, !(t == 0 && t.sign == .minus) else {
+            return nil
+        }
         return Int64(micro)
     }
 
