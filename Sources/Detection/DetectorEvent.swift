@@ -17,16 +17,20 @@ public struct HitEvent: Hashable, Sendable {
     public var intensityG: Double
     /// How far to trust the stroke (empty when nothing is doubtful).
     public var quality: EventQuality
+    /// The side the stroke was played on; nil when the detector cannot tell.
+    public var side: StrokeSide?
 
     /// Creates a hit event.
     @inlinable public init(
-        t: Double, peakG: Double, saturated: Bool, intensityG: Double, quality: EventQuality = EventQuality()
+        t: Double, peakG: Double, saturated: Bool, intensityG: Double, quality: EventQuality = EventQuality(),
+        side: StrokeSide? = nil
     ) {
         self.t = t
         self.peakG = peakG
         self.saturated = saturated
         self.intensityG = intensityG
         self.quality = quality
+        self.side = side
     }
 }
 

@@ -39,12 +39,16 @@ public struct EventRecord: Hashable, Sendable {
     /// out) when there are none. Text, not the enum, so a record from a newer version with a flag
     /// this one does not know still loads and is written back unchanged.
     public var quality: [String]?
+    /// A hit's side: `forehand` or `backhand` (`StrokeSide`); nil when the detector could not tell.
+    /// Text, like `quality`, so a newer version's value loads and is written back unchanged.
+    public var side: String?
 
     /// Creates a record; fields that do not apply to `type` stay nil.
     public init(
         type: String, t: Double, peakG: Double? = nil, saturated: Bool? = nil, intensityG: Double? = nil,
         takeoff: Double? = nil, landing: Double? = nil, release: Double? = nil, catch: Double? = nil,
-        flightS: Double? = nil, heightM: Double? = nil, cadenceSpm: Double? = nil, quality: [String]? = nil
+        flightS: Double? = nil, heightM: Double? = nil, cadenceSpm: Double? = nil, quality: [String]? = nil,
+        side: String? = nil
     ) {
         self.type = type
         self.t = t
@@ -59,6 +63,7 @@ public struct EventRecord: Hashable, Sendable {
         self.heightM = heightM
         self.cadenceSpm = cadenceSpm
         self.quality = quality
+        self.side = side
     }
 
     /// The record of a detector event (flight time and height derived as `FlightEvent` does).
@@ -67,7 +72,7 @@ public struct EventRecord: Hashable, Sendable {
         case .hit(let hit):
             self.init(
                 type: EventKind.hit.rawValue, t: hit.t, peakG: hit.peakG, saturated: hit.saturated,
-                intensityG: hit.intensityG, quality: Self.flags(hit.quality))
+                intensityG: hit.intensityG, quality: Self.flags(hit.quality), side: hit.side?.rawValue)
         case .jump(let flight):
             self.init(
                 type: EventKind.jump.rawValue, t: flight.start, takeoff: flight.start, landing: flight.end,
@@ -101,7 +106,7 @@ public struct EventRecord: Hashable, Sendable {
             return .hit(
                 HitEvent(
                     t: t, peakG: peakG, saturated: saturated ?? false, intensityG: intensityG ?? peakG,
-                    quality: qualityFlags))
+                    quality: qualityFlags, side: side.flatMap(StrokeSide.init(rawValue:))))
         case .jump:
             let start = takeoff ?? t
             guard let end = landing ?? flightS.map({ start + $0 }) else { return nil }
@@ -133,6 +138,7 @@ extension EventRecord: Codable {
         case heightM = "height_m"
         case cadenceSpm = "cadence_spm"
         case quality
+        case side
 
         /// Decimals the key's number is written with.
         var decimals: Int {
@@ -161,6 +167,7 @@ extension EventRecord: Codable {
             (.catch, `catch`.map(Member.number)), (.flightS, flightS.map(Member.number)),
             (.heightM, heightM.map(Member.number)), (.cadenceSpm, cadenceSpm.map(Member.number)),
             (.quality, quality.flatMap { $0.isEmpty ? nil : Member.texts($0) }),
+            (.side, side.map(Member.text)),
         ]
         return [(.type, .text(type)), (.t, .number(t))] + optional.compactMap { key, value in value.map { (key, $0) } }
     }
@@ -232,7 +239,8 @@ extension EventRecord: Codable {
             heightM: try number(.heightM), cadenceSpm: try number(.cadenceSpm),
             quality: try members[Key.quality.rawValue].flatMap {
                 try container.decodeIfPresent([String].self, forKey: $0)
-            }.flatMap { $0.isEmpty ? nil : $0 })
+            }.flatMap { $0.isEmpty ? nil : $0 },
+            side: try members[Key.side.rawValue].flatMap { try container.decodeIfPresent(String.self, forKey: $0) })
     }
 
     /// `value` rounded half away from zero to `decimals`, as `SampleCSV.fixed` prints it; nil when

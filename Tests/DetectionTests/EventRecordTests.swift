@@ -47,6 +47,25 @@ struct EventRecordTests {
         #expect(newer.jsonLine.hasSuffix(#""quality":["rate_too_low","future"]}"#))
     }
 
+    @Test("a hit's side prints after its quality, round-trips, and an unknown side is kept as text")
+    func sideLine() throws {
+        let backhand = DetectorEvent.hit(
+            HitEvent(t: 2, peakG: 1.5, saturated: false, intensityG: 1.5, quality: .sampleGap, side: .backhand))
+        let line = EventRecord(backhand).jsonLine
+        #expect(line.hasSuffix(#""quality":["sample_gap"],"side":"backhand"}"#))
+        #expect(try JSONDecoder().decode(EventRecord.self, from: Data(line.utf8)).detectorEvent == backhand)
+        #expect(!EventRecord(Self.hit).jsonLine.contains("side"))
+        #expect(StrokeSide.allCases.map(\.rawValue) == ["forehand", "backhand"])
+        let newer = try JSONDecoder().decode(
+            EventRecord.self, from: Data(#"{"type":"hit","t":1,"peak_g":2,"side":"lob"}"#.utf8))
+        #expect(newer.side == "lob" && newer.jsonLine.hasSuffix(#""side":"lob"}"#))
+        guard case .hit(let hit) = newer.detectorEvent else {
+            Issue.record("a hit record with an unknown side is still a hit")
+            return
+        }
+        #expect(hit.side == nil)
+    }
+
     @Test("the flags' raw values are stable: stored and counted by name")
     func qualityNames() {
         #expect(
