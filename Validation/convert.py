@@ -40,7 +40,10 @@ class Output:
         self.root = root
         self.rows = []
 
-    def add(self, dataset, recording, subject, placement, split, score, t, values_g, labels):
+    def add(self, dataset, recording, subject, placement, split, score, t, values_g, labels, rates=RATES, stroke="",
+            side=""):
+        """One recording at each of `rates`. `stroke` (topspin, flip, block, rest) and `side` (forehand,
+        backhand) describe a table-tennis drill as a whole; both are empty for other recordings."""
         folder = os.path.join(self.root, dataset)
         os.makedirs(folder, exist_ok=True)
         label_path = f"{dataset}/{recording}.labels.csv"
@@ -48,18 +51,19 @@ class Output:
             out.write("kind,start,end\n")
             for kind, start, end in sorted(labels, key=lambda label: label[1]):
                 out.write(f"{kind},{start:.4f},{'' if end is None else f'{end:.4f}'}\n")
-        for rate in RATES:
+        for rate in rates:
             st, sv = sdu.sdu_samples(t, values_g, rate)
             # Labels are on the source clock; the converted file starts at the source's first sample.
             sample_path = f"{dataset}/{recording}.{rate}hz.csv"
             sdu.write_sample_csv(os.path.join(self.root, sample_path), st, sv)
             self.rows.append(
                 [dataset, recording, subject, placement, split, str(rate), sample_path, label_path, ";".join(score),
-                 f"{st[-1] + 1 / rate:.3f}", f"{100 * sdu.clipped_fraction(sv):.2f}"])
+                 f"{st[-1] + 1 / rate:.3f}", f"{100 * sdu.clipped_fraction(sv):.2f}", stroke, side])
 
     def write_manifest(self):
         with open(os.path.join(self.root, "manifest.csv"), "w") as out:
-            out.write("dataset,recording,subject,placement,split,rate,samples,labels,score,duration_s,clipped_pct\n")
+            out.write(
+                "dataset,recording,subject,placement,split,rate,samples,labels,score,duration_s,clipped_pct,stroke,side\n")
             for row in self.rows:
                 out.write(",".join(row) + "\n")
 

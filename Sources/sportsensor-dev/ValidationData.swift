@@ -37,8 +37,14 @@ struct ValidationRecording: Sendable, Equatable {
     /// every detection as false.
     var profiles: [DetectionProfile]
     var duration: Double
+    /// A table-tennis drill's stroke type (`topspin`, `flip`, `block`, or `rest` between drills);
+    /// empty for other recordings.
+    var stroke = ""
+    /// A table-tennis drill's side (`forehand` or `backhand`); empty where the drill has none.
+    var side = ""
 
-    static let header = "dataset,recording,subject,placement,split,rate,samples,labels,score,duration_s,clipped_pct"
+    static let header =
+        "dataset,recording,subject,placement,split,rate,samples,labels,score,duration_s,clipped_pct,stroke,side"
 
     /// The manifest's rows; the header must be exactly ``header``.
     static func parseManifest(_ text: String) throws(ValidationDataError) -> [ValidationRecording] {
@@ -51,9 +57,9 @@ struct ValidationRecording: Sendable, Equatable {
         return try lines.enumerated().map { (index, line) throws(ValidationDataError) in
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let number = index + 2
-            guard fields.count == 11 else {
+            guard fields.count == 13 else {
                 throw ValidationDataError(
-                    code: .badManifest, message: "manifest line \(number) has \(fields.count) fields, not 11")
+                    code: .badManifest, message: "manifest line \(number) has \(fields.count) fields, not 13")
             }
             guard let rate = Double(fields[5]), rate > 0, let duration = Double(fields[9]), duration > 0 else {
                 throw ValidationDataError(
@@ -77,7 +83,8 @@ struct ValidationRecording: Sendable, Equatable {
             }
             return ValidationRecording(
                 dataset: fields[0], recording: fields[1], subject: fields[2], placement: fields[3], split: fields[4],
-                rate: rate, samples: fields[6], labels: fields[7], profiles: profiles, duration: duration)
+                rate: rate, samples: fields[6], labels: fields[7], profiles: profiles, duration: duration,
+                stroke: fields[11], side: fields[12])
         }
     }
 }

@@ -148,9 +148,9 @@ struct ValidationTests {
         let cases: [(String, String)] = [
             ("nope\n", "first line"),
             (header + "\na,b,c\n", "line 2 has 3 fields"),
-            (header + "\nd,r,s,p,held-out,0,x.csv,x.labels.csv,jump,1,0\n", "line 2: rate and duration_s"),
-            (header + "\nd,r,s,p,tuning,100,x.csv,x.labels.csv,jump,1,0\n", "split is `tuning`"),
-            (header + "\nd,r,s,p,held-out,100,x.csv,x.labels.csv,hops,1,0\n", "unknown profile `hops`"),
+            (header + "\nd,r,s,p,held-out,0,x.csv,x.labels.csv,jump,1,0,,\n", "line 2: rate and duration_s"),
+            (header + "\nd,r,s,p,tuning,100,x.csv,x.labels.csv,jump,1,0,,\n", "split is `tuning`"),
+            (header + "\nd,r,s,p,held-out,100,x.csv,x.labels.csv,hops,1,0,,\n", "unknown profile `hops`"),
         ]
         for (text, fragment) in cases {
             #expect {
