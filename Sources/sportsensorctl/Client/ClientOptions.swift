@@ -32,7 +32,8 @@ struct ClientOptions: ParsableArguments {
 
     /// Prints `value`: as JSON with `--json`, else the text `human` makes of it.
     func output<T: Encodable>(_ value: T, _ human: (T) -> String) {
-        writeStandardOutput(json ? controlJSON(value) + "\n" : human(value))
+        writeStandardOutput(
+            json ? controlJSON(value) + "\n" : TerminalText.escaped(human(value), keepingLineBreaks: true))
     }
 
     /// The endpoint these options name.
@@ -55,9 +56,10 @@ func runClientCommand(
     }
 }
 
-/// Writes to standard error, unbuffered.
+/// Writes a message to standard error, unbuffered, escaped for the terminal (``TerminalText``):
+/// every message the tool prints there goes through here.
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingLineBreaks: true).utf8))
 }
 
 /// Writes to standard output at once (`print` buffers when stdout is a pipe).
