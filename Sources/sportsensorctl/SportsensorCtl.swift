@@ -52,7 +52,7 @@ struct SportsensorCtl: AsyncParsableCommand {
             let message = fullMessage(for: error)
             if code.rawValue == 0 {
                 if !message.isEmpty {
-                    writeStandardOutput(TerminalText.escaped(message, keepingLineBreaks: true) + "\n")
+                    writeStandardOutput(TerminalText.escaped(message, keepingLayout: true) + "\n")
                 }
             } else if !message.isEmpty {
                 writeStandardError(message + "\n")

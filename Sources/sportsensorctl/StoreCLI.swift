@@ -222,6 +222,6 @@ enum StoreFormat {
     /// Writes text to standard output, escaped for the terminal (JSON has no raw control
     /// characters to escape, so it passes unchanged).
     static func write(_ text: String) {
-        writeStandardOutput(TerminalText.escaped(text, keepingLineBreaks: true))
+        writeHumanOutput(text)
     }
 }
