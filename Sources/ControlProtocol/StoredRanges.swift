@@ -34,7 +34,7 @@ extension StoredRange where Bound == Double {
     /// Also refuses NaN, which no range contains but `contains` cannot say so for.
     public func problem(with value: Double, label: String? = nil) -> String? {
         guard value.isFinite, bounds.contains(value) else {
-            return "\(label ?? field) is \(value); it must be \(allowed)"
+            return "\(label ?? field) is \(value.isFinite ? describe(value) : "\(value)"); it must be \(allowed)"
         }
         return nil
     }
