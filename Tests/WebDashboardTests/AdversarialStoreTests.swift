@@ -189,10 +189,13 @@ struct AdversarialStoreTests {
             ["report", "Ada", "--since", "100000d"], ["report", "Old Rows", "--since", "100000d", "--format", "csv"],
             ["report", "Old Rows", "--since", "100000d", "--format", "json"], ["store", "check"],
         ]
-        for session in sessions {
+        // `show` for every session; JSON and the exports for every third (each run is a process).
+        for (position, session) in sessions.enumerated() {
+            runs.append(["show", session.idText])
+            guard position % 3 == 0 else { continue }
             runs += [
-                ["show", session.idText], ["show", session.idText, "--json"],
-                ["export", session.idText, "--format", "jsonl"], ["export", session.idText, "--format", "csv"],
+                ["show", session.idText, "--json"], ["export", session.idText, "--format", "jsonl"],
+                ["export", session.idText, "--format", "csv"],
             ]
         }
         var succeeded = 0
