@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
-                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls",
+                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -318,6 +318,7 @@ let package = Package(
             name: "WebDashboardTests",
             dependencies: [
                 "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
+                "GatewayCore", "SessionStore", "SDUSensor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

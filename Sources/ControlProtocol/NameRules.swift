@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
-/// What a name people give (a sensor's alias, an athlete's name) may be: every entry point
-/// checks it here, so a name that reaches the store prints safely in a terminal, a CSV and a
-/// web page.
+/// What a name people give (a sensor's alias, an athlete's or a team's name) may be: up to 64
+/// letters, digits, spaces, `-` and `_`. Every entry point checks it here, so a name that reaches
+/// the store prints safely in a terminal, a CSV and a web page.
 public enum NameRules {
     /// The longest name, in characters.
     public static let maximumLength = 64
@@ -16,7 +16,32 @@ public enum NameRules {
             let code = String(scalar.value, radix: 16, uppercase: true)
             return "contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)"
         }
+        if let character = name.first(where: { !isAllowed($0) }) {
+            return "contains '\(character)'; a name holds only letters, digits, spaces, - and _"
+        }
         return nil
+    }
+
+    /// Letters of any script (with their accents), digits, space, `-` and `_`: nothing a shell,
+    /// a spreadsheet or a page could read as syntax (`=`, `+`, `@`, quotes, `<`).
+    public static func isAllowed(_ character: Character) -> Bool {
+        if character == " " || character == "-" || character == "_" { return true }
+        guard let first = character.unicodeScalars.first else { return false }
+        let base: Bool =
+            switch first.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                .decimalNumber:
+                true
+            default: false
+            }
+        // What follows the base scalar in one character may only be a combining mark (ë as e + ¨).
+        return base
+            && character.unicodeScalars.dropFirst().allSatisfy { scalar in
+                switch scalar.properties.generalCategory {
+                case .nonspacingMark, .spacingMark, .enclosingMark: true
+                default: false
+                }
+            }
     }
 
     /// Throws a 400 that names the field, the problem and the fix.

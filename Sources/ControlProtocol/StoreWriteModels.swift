@@ -184,3 +184,28 @@ public struct ImportResult: Codable, Hashable, Sendable {
         self.addedAthlete = addedAthlete
     }
 }
+
+extension ImportRequest {
+    /// The first field out of its ``StoredRanges`` range, said with the field's name and range; nil
+    /// when every number may enter the store. Samples are checked row by row: `samples[3].t`.
+    public var rangeProblem: String? {
+        let fields = [
+            StoredRanges.lostSamples.problem(with: lostSamples),
+            StoredRanges.malformedNotifications.problem(with: malformedNotifications),
+            StoredRanges.sampleCount.problem(with: Int64(samples.count), label: "the number of samples"),
+            sampleRate.flatMap { StoredRanges.sampleRate.problem(with: $0) },
+            startedAt.flatMap { StoredRanges.wallClock.problem(with: $0) },
+            captureStart.flatMap { StoredRanges.named(StoredRanges.wallClock, "capture_start").problem(with: $0) },
+        ]
+        if let problem = fields.lazy.compactMap({ $0 }).first { return problem }
+        for (position, row) in samples.enumerated() where row.count == 5 {
+            if let problem = StoredRanges.time.problem(with: row[1], label: "samples[\(position)].t") { return problem }
+            let index = row[0]
+            let bounds = StoredRanges.sampleIndex.bounds
+            guard index.isFinite, index >= Double(bounds.lowerBound), index <= Double(bounds.upperBound) else {
+                return "samples[\(position)].index is \(index); it must be \(StoredRanges.sampleIndex.allowed)"
+            }
+        }
+        return nil
+    }
+}

@@ -242,7 +242,7 @@ public struct SessionSummaryAccumulator: Sendable {
     }
 
     private static func epoch(of t: Double, start: Double) -> Int {
-        Swift.max(0, Int(((t - start) / epochS).rounded(.down)))
+        Swift.max(0, Int(saturating: ((t - start) / epochS).rounded(.down)))
     }
 
     private func openEpoch() -> Epoch? {

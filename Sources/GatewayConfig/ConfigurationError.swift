@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import CodedErrors
+import ControlProtocol
 
 /// A configuration the daemon refuses to start with: which file, line and key, what is wrong and
 /// how to fix it. The executable prints it and exits with status 78 (`EX_CONFIG`) before starting
@@ -52,12 +53,13 @@ public struct ConfigurationError: CodedError, Hashable, Sendable {
     }
 
     /// `FILE:LINE: KEY: MESSAGE; FIX`: the compiler-style form editors jump to, in place of the
-    /// shared `code: message` form.
+    /// shared `code: message` form. A key or value holding ESC or BEL is shown escaped
+    /// (``TerminalText``): this text goes to a terminal.
     public var description: String {
         var text = file
         if let line { text += ":\(line)" }
         text += ": "
         if let key { text += "\(key): " }
-        return text + message + "; " + fix
+        return TerminalText.escaped(text + message + "; " + fix)
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
@@ -44,7 +45,7 @@ extension SessionStore {
         _ recording: Recording, settings: DetectionSettings, athlete: String? = nil, sensor: BluetoothAddress? = nil,
         startedAt: Date? = nil
     ) async throws(StoreError) -> Imported {
-        try recording.validate()
+        try recording.validate(startedAt: startedAt)
         // Whole microseconds, which the store gives back exactly, so `reanalyze` sees these samples.
         let stored = recording.samples.map {
             StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
@@ -74,16 +75,24 @@ extension SessionStore {
 }
 
 extension SessionStore.Recording {
-    /// The largest sample time an import accepts, in seconds from the recording's start: a week.
-    /// Epoch seconds (1.7·10⁹) are well past it, and times that large would overflow the
-    /// durations every listing prints.
-    public static let latestTime: Double = 7 * 86_400
+    /// The largest sample time an import accepts, in seconds from the recording's start
+    /// (``StoredRanges/time``): times that large would overflow the durations listings print.
+    public static let latestTime: Double = StoredRanges.time.bounds.upperBound
 
-    /// Checks that the samples can be a session: finite times between 0 and ``latestTime``
-    /// seconds, never going back, indices strictly increasing.
+    /// Checks that the recording can be a session: its counts, rate and capture start within
+    /// ``StoredRanges``, finite times between 0 and ``latestTime`` seconds never going back,
+    /// indices in range and strictly increasing.
     ///
-    /// - Throws: ``StoreError`` `invalidArgument` naming the first bad sample and the fix.
-    public func validate() throws(StoreError) {
+    /// - Throws: ``StoreError`` `invalidArgument` naming the field or the first bad sample, and the fix.
+    public func validate(startedAt: Date? = nil) throws(StoreError) {
+        let problems = [
+            counts.rangeProblem,
+            captureStart.flatMap { StoredRanges.named(StoredRanges.wallClock, "capture_start").problem(with: $0) },
+            startedAt.flatMap { StoredRanges.wallClock.problem(with: $0) },
+        ]
+        if let problem = problems.lazy.compactMap({ $0 }).first {
+            throw StoreError(.invalidArgument, "\(problem): fix the recording or the option")
+        }
         var previous: StoredSample?
         for (position, sample) in samples.enumerated() {
             let row = position + 1
@@ -92,12 +101,15 @@ extension SessionStore.Recording {
                     .invalidArgument,
                     "sample \(row) has time \(sample.t): every time must be a number of seconds; fix the recording")
             }
-            guard sample.t >= 0, sample.t <= Self.latestTime else {
+            guard StoredRanges.time.problem(with: sample.t) == nil else {
                 throw StoreError(
                     .invalidArgument,
                     "sample \(row) has time \(sample.t) s: times are seconds from the recording's start (0 to "
                         + "\(Int(Self.latestTime)) s); subtract the first time from every time (epoch times need "
                         + "--started for the wall-clock start)")
+            }
+            if let problem = StoredRanges.sampleIndex.problem(with: sample.index, label: "sample \(row)'s index") {
+                throw StoreError(.invalidArgument, "\(problem): fix the recording")
             }
             if let previous {
                 guard sample.index > previous.index else {
@@ -115,5 +127,31 @@ extension SessionStore.Recording {
             }
             previous = sample
         }
+    }
+}
+
+extension SessionCounts {
+    /// The first counter out of its ``StoredRanges`` range, said with its name and range.
+    public var rangeProblem: String? {
+        let problems = [
+            StoredRanges.sampleCount.problem(with: received, label: "the received sample count"),
+            StoredRanges.lostSamples.problem(with: lost),
+            StoredRanges.malformedNotifications.problem(with: malformed),
+            sampleRate.flatMap { StoredRanges.sampleRate.problem(with: $0) },
+        ]
+        return problems.lazy.compactMap { $0 }.first
+    }
+
+    /// Each counter held within its ``StoredRanges`` range (a rate outside it dropped): for the
+    /// counters of a recovery file, which are imported rather than refused so the session's
+    /// samples are not lost with them.
+    public var clampedToStoredRanges: SessionCounts {
+        func clamp(_ value: Int64, _ range: StoredRange<Int64>) -> Int64 {
+            min(max(value, range.bounds.lowerBound), range.bounds.upperBound)
+        }
+        return SessionCounts(
+            received: clamp(received, StoredRanges.sampleCount), lost: clamp(lost, StoredRanges.lostSamples),
+            malformed: clamp(malformed, StoredRanges.malformedNotifications),
+            sampleRate: sampleRate.flatMap { StoredRanges.sampleRate.problem(with: $0) == nil ? $0 : nil })
     }
 }

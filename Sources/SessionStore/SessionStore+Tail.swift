@@ -91,7 +91,8 @@ extension SessionStore {
         for event in tail.events(after: storedSequence) {
             try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
         }
-        if let counts = tail.counts { try SessionRow.update(counts, session: idText, db) }
+        // A recovery file's counters are held within their ranges: readers must not trap on them.
+        if let counts = tail.counts { try SessionRow.update(counts.clampedToStoredRanges, session: idText, db) }
     }
 }
 

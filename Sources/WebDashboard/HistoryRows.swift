@@ -6,14 +6,15 @@ import Foundation
 /// What the history pages show, as template values and CSV text.
 enum HistoryRows {
     static func session(_ session: SessionInfo) -> [String: Any] {
-        let count = session.eventCounts.values.reduce(0, +)
-        let expected = session.samples + session.lostSamples
+        let count = session.eventCounts.values.saturatingSum
+        // In Double: a stored count near Int64.max must not overflow the sum.
+        let expected = Double(session.samples) + Double(session.lostSamples)
         return [
             "id": session.id, "short": String(session.id.prefix(8)), "athlete": session.athlete ?? "",
             "sensor": session.alias ?? session.sensor, "profile": session.profile,
             "started": stamp(session.startedAt), "duration": duration(session), "count": count,
             "completeness": expected > 0
-                ? String(format: "%.1f %%", Double(session.samples) / Double(expected) * 100) : "–",
+                ? String(format: "%.1f %%", Double(session.samples) / expected * 100) : "–",
             "live": session.isLive, "endReason": session.endReason ?? "live",
         ]
     }
@@ -40,10 +41,12 @@ enum HistoryRows {
                 SVGChart(title: "Peak g per hit", xUnit: "s", yUnit: "g", style: .bars, points: peaks).svg
         }
         var perMinute: [Int: Int] = [:]
-        for event in events { perMinute[Int(event.t / 60), default: 0] += 1 }
+        for event in events { perMinute[Int(saturating: event.t / 60), default: 0] += 1 }
         // A day at most: a session left open (or a clock that jumped) must not make a chart of years.
-        let minutes = min(Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60), 24 * 60)
-        let intensity = (0...max(minutes, perMinute.keys.max() ?? 0)).map {
+        let minutes = min(
+            Int(saturating: (session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60), 24 * 60)
+        let lastMinute = min(max(minutes, perMinute.keys.max() ?? 0), 24 * 60)
+        let intensity = (0...max(lastMinute, 0)).map {
             (x: Double($0), y: Double(perMinute[$0] ?? 0))
         }
         values["chartIntensity"] =
@@ -70,7 +73,7 @@ enum HistoryRows {
         var height: [Int: Double] = [:]
         var peak: [Int: Double] = [:]
         for (session, summary) in summaries {
-            let week = Int(session.startedAt.timeIntervalSince1970 / (7 * 86_400))
+            let week = Int(saturating: session.startedAt.timeIntervalSince1970 / (7 * 86_400))
             load[week, default: 0] += summary.playerload
             if let value = summary.bestHeightM ?? summary.bestThrowHeightM {
                 height[week] = max(height[week] ?? 0, value)
@@ -79,7 +82,7 @@ enum HistoryRows {
         }
         func weekly(_ values: [Int: Double]) -> [(x: Double, y: Double)] {
             guard let first = values.keys.min() else { return [] }
-            return values.keys.sorted().map { (x: Double($0 - first + 1), y: values[$0] ?? 0) }
+            return values.keys.sorted().map { (x: Double($0) - Double(first) + 1, y: values[$0] ?? 0) }
         }
         if !load.isEmpty {
             values["chartWeeks"] =
@@ -105,10 +108,11 @@ enum HistoryRows {
         for session in sessions {
             text +=
                 [
-                    session.id, iso(session.startedAt), session.endedAt.map(iso) ?? "", csvField(session.athlete ?? ""),
-                    csvField(session.alias ?? session.sensor), session.profile,
-                    "\(session.eventCounts.values.reduce(0, +))", "\(session.samples)", "\(session.lostSamples)",
-                    session.endReason ?? "",
+                    session.id, iso(session.startedAt), session.endedAt.map(iso) ?? "",
+                    CSVCell.text(session.athlete ?? ""), CSVCell.text(session.alias ?? session.sensor),
+                    CSVCell.text(session.profile),
+                    "\(session.eventCounts.values.saturatingSum)", "\(session.samples)", "\(session.lostSamples)",
+                    CSVCell.text(session.endReason ?? ""),
                 ].joined(separator: ",") + "\n"
         }
         return text
@@ -120,16 +124,12 @@ enum HistoryRows {
         for event in events {
             text +=
                 [
-                    event.type, value(event.t), value(event.peakG), value(event.intensityG), value(event.flightS),
+                    CSVCell.text(event.type), value(event.t), value(event.peakG), value(event.intensityG),
+                    value(event.flightS),
                     value(event.heightM), value(event.cadenceSpm),
                 ].joined(separator: ",") + "\n"
         }
         return text
-    }
-
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func number(_ value: Double) -> String {
@@ -137,7 +137,7 @@ enum HistoryRows {
     }
 
     static func duration(_ session: SessionInfo) -> String {
-        let seconds = Int((session.endedAt ?? Date()).timeIntervalSince(session.startedAt))
+        let seconds = Int(saturating: (session.endedAt ?? Date()).timeIntervalSince(session.startedAt))
         return String(format: "%d:%02d", seconds / 60, seconds % 60)
     }
 

@@ -78,7 +78,7 @@ struct LeaderboardQuery {
         var text = "rank,athlete,\(metric.rawValue),session_id,date\n"
         for row in try await rows(control) {
             text +=
-                "\(row.rank),\(HistoryRows.csvField(row.athlete)),\(HistoryRows.number(row.value)),"
+                "\(row.rank),\(CSVCell.text(row.athlete)),\(HistoryRows.number(row.value)),"
                 + "\(row.sessionId),\(HistoryRows.day(row.at))\n"
         }
         return text

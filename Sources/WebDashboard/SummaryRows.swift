@@ -6,7 +6,9 @@ import Foundation
 /// energy and the profile's own figures; absent figures are left out.
 enum SummaryRows {
     static func values(_ summary: SessionSummary) -> [String: Any] {
-        func seconds(_ value: Double) -> String { String(format: "%d:%02d", Int(value) / 60, Int(value) % 60) }
+        func seconds(_ value: Double) -> String {
+            String(format: "%d:%02d", Int(saturating: value) / 60, Int(saturating: value) % 60)
+        }
         var figures: [(String, String?)] = [
             ("PlayerLoad", String(format: "%.1f", summary.playerload)),
             ("PlayerLoad / min", summary.playerloadPerMin.map { String(format: "%.2f", $0) }),

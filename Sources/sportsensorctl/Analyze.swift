@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
 import BLEWire
+import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
@@ -17,13 +18,19 @@ func loadSamples(
         let capture = try RecordingInput.decodeCapture(
             data, path: path, configuration: SDUCaptureDecoder.Configuration(accelerometerHandle: handle, peer: address)
         )
-        return try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle).samples()
+        let samples = try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle)
+            .samples()
+        try RecordingInput.checkTimes(samples.lazy.map(\.t), path: path)
+        return samples
     }
+    let samples: [AccelerationSample]
     do {
-        return try SampleCSV.parse(String(decoding: data, as: UTF8.self))
+        samples = try SampleCSV.parse(String(decoding: data, as: UTF8.self))
     } catch {
         throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
     }
+    try RecordingInput.checkTimes(samples.lazy.map(\.t), path: path)
+    return samples
 }
 
 /// Runs the detector the settings call for over a whole recording; events in time order.
@@ -96,10 +103,10 @@ struct Analyze: ParsableCommand {
             let address = try address.map { value throws(InputError) in try RecordingInput.parseAddress(value) }
             samples = try loadSamples(file, handle: handle, address: address)
         } catch let error as CommandFailure {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            writeStandardError("error: \(error.message)\n")
             throw ExitCode(error.exitCode)
         } catch let error as InputError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            writeStandardError("error: \(error.message)\n")
             throw ExitCode(error.exitCode)
         }
         let events = detectEvents(in: samples, settings: settings)

@@ -33,7 +33,7 @@ struct Decode: ParsableCommand {
         do {
             try decode()
         } catch {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            writeStandardError("error: \(error.message)\n")
             throw ExitCode(error.exitCode)
         }
     }
@@ -52,17 +52,15 @@ struct Decode: ParsableCommand {
             data, path: capture,
             configuration: SDUCaptureDecoder.Configuration(accelerometerHandle: handle, peer: address))
         if let stopped = decoded.stoppedEarly {
-            FileHandle.standardError.write(
-                Data(
-                    "warning: \(capture): the capture ends early (\(stopped.message)); decoded every record before it\n"
-                        .utf8))
+            writeStandardError(
+                "warning: \(capture): the capture ends early (\(stopped.message)); decoded every record before it\n")
         }
         let recording = try RecordingInput.chooseRecording(decoded, path: capture, address: address, handle: handle)
         var output = SampleCSV.header + "\n"
         output.reserveCapacity(recording.readings.count * 40)
         for sample in recording.samples() { output += SampleCSV.line(sample) + "\n" }
         writeStandardOutput(output)
-        if stats { FileHandle.standardError.write(Data(Self.statistics(recording, decoded).utf8)) }
+        if stats { writeStandardError(Self.statistics(recording, decoded)) }
     }
 
     /// The `--stats` report: one `name: value` line each, for people and for `grep`.

@@ -64,10 +64,9 @@ struct ImportCommand: AsyncParsableCommand {
             }
             let decoded = try SessionImport.read(file, handle: handle, address: address)
             if decoded.roundedSamples > 0 {
-                FileHandle.standardError.write(
-                    Data(
-                        ("warning: \(file): \(decoded.roundedSamples) sample(s) were not whole sensor counts "
-                            + "(1/16384 g) and were rounded to the nearest count\n").utf8))
+                writeStandardError(
+                    "warning: \(file): \(decoded.roundedSamples) sample(s) were not whole sensor counts "
+                        + "(1/16384 g) and were rounded to the nearest count\n")
             }
             let id: String
             let addedAthlete: Bool
@@ -85,7 +84,7 @@ struct ImportCommand: AsyncParsableCommand {
                 (id, addedAthlete) = (imported.session.idText, imported.addedAthlete)
             }
             if addedAthlete, let athlete {
-                FileHandle.standardError.write(Data("note: added the athlete \(athlete)\n".utf8))
+                writeStandardError("note: added the athlete \(athlete)\n")
             }
             StoreFormat.write(id + "\n")
         }
@@ -113,6 +112,7 @@ enum SessionImport {
                 data, path: path,
                 configuration: SDUCaptureDecoder.Configuration(accelerometerHandle: handle, peer: address))
             let recording = try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle)
+            try RecordingInput.checkTimes(recording.samples().lazy.map(\.t), path: path)
             let samples = zip(recording.indices, recording.samples()).map { index, sample in
                 StoredSample(index: index, t: StoreTime.microseconds(sample.t), raw: counts(of: sample))
             }
@@ -123,7 +123,7 @@ enum SessionImport {
                     counts: SessionCounts(
                         received: Int64(samples.count), lost: Int64(statistics.lostSamples),
                         malformed: Int64(statistics.malformedNotifications),
-                        sampleRate: recording.period.map { 1 / $0 }),
+                        sampleRate: RecordingInput.plausibleRate(recording.period.map { 1 / $0 })),
                     captureStart: firstRecordTime(data)))
         }
         let parsed: [AccelerationSample]
@@ -132,6 +132,7 @@ enum SessionImport {
         } catch {
             throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
         }
+        try RecordingInput.checkTimes(parsed.lazy.map(\.t), path: path)
         var samples: [StoredSample] = []
         samples.reserveCapacity(parsed.count)
         var rounded = 0
@@ -157,7 +158,7 @@ enum SessionImport {
         }
         var rate: Double?
         if let first = samples.first, let last = samples.last, last.t > first.t {
-            rate = Double(samples.count - 1) / (last.t - first.t)
+            rate = RecordingInput.plausibleRate(Double(samples.count - 1) / (last.t - first.t))
         }
         return Decoded(
             recording: SessionStore.Recording(

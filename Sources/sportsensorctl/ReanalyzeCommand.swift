@@ -74,9 +74,8 @@ struct ReanalyzeCommand: AsyncParsableCommand {
     /// `saved N PROFILE event(s) for session ID, replacing M (through WHO)` on standard error.
     static func reportSaved(_ count: Int, profile: String, session: String, replacing previous: Int, by writer: String)
     {
-        FileHandle.standardError.write(
-            Data(
-                ("saved \(count) \(profile) event(s) for session \(session), replacing \(previous) "
-                    + "(written by \(writer))\n").utf8))
+        writeStandardError(
+            "saved \(count) \(profile) event(s) for session \(session), replacing \(previous) "
+                + "(written by \(writer))\n")
     }
 }

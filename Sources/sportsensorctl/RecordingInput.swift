@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import ControlProtocol
 import Foundation
 import SDUSensor
 
@@ -56,6 +57,27 @@ enum RecordingInput {
                 code: .unreadable, message: "\(path): cannot read the file (\(reason)); check the path and permissions",
                 cause: error)
         }
+    }
+
+    /// Refuses a recording whose times leave ``StoredRanges/time`` (seconds from the start, a week
+    /// at most), naming the first such sample: `analyze` and `import` read the same files the same
+    /// way, and no summary or listing then computes with a time like 1e300.
+    static func checkTimes(_ times: some Sequence<Double>, path: String) throws(InputError) {
+        for (position, t) in times.enumerated() {
+            guard let problem = StoredRanges.time.problem(with: t, label: "sample \(position + 1)'s time t") else {
+                continue
+            }
+            throw InputError(
+                code: .malformedCSV,
+                message: "\(path): \(problem) (seconds from the recording's start); subtract the first time from "
+                    + "every time (epoch times need --started for the wall-clock start)")
+        }
+    }
+
+    /// A sample rate recovered from the times, when it is one the store takes (a rate from two
+    /// samples a microsecond apart is not a rate).
+    static func plausibleRate(_ rate: Double?) -> Double? {
+        rate.flatMap { StoredRanges.sampleRate.problem(with: $0) == nil ? $0 : nil }
     }
 
     /// True when `data` starts like a btsnoop capture.

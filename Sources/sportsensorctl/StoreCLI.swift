@@ -91,7 +91,7 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as ClientError {
         (status, message) = (error.exitCode, error.description)
     }
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    writeStandardError("error: \(message)\n")
     throw ExitCode(status)
 }
 
@@ -166,7 +166,7 @@ enum StoreFormat {
 
     /// Rows aligned in columns two spaces apart; `numeric` columns are right-aligned.
     static func table(header: [String], rows: [[String]], numeric: Set<Int> = []) -> String {
-        let rows = rows.map { $0.map(TerminalText.escaped) }
+        let rows = rows.map { $0.map { TerminalText.escaped($0) } }
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {
@@ -219,8 +219,9 @@ enum StoreFormat {
         "{" + members.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
 
-    /// Writes text to standard output as is.
+    /// Writes text to standard output, escaped for the terminal (JSON has no raw control
+    /// characters to escape, so it passes unchanged).
     static func write(_ text: String) {
-        writeStandardOutput(text)
+        writeHumanOutput(text)
     }
 }

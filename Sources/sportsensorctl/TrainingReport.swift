@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
@@ -159,7 +160,7 @@ struct TrainingReport {
             var single = Totals()
             single.add(session.summary)
             lines.append(
-                (["session", session.id, Self.csvField(session.athlete), session.summary.profile]
+                (["session", session.id, CSVCell.text(session.athlete), CSVCell.text(session.summary.profile)]
                     + Self.cells(single, missing: ""))
                     .joined(separator: ","))
         }
@@ -214,11 +215,5 @@ struct TrainingReport {
                     }.joined(separator: ",") + "]"
             ),
         ])
-    }
-
-    /// A CSV field, quoted when it holds a comma, quote or line break.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -111,7 +111,7 @@ struct UsersAddCommand: AsyncParsableCommand {
                     try list.add(DashboardUser(name: name, role: role, passwordHash: hash))
                 }
             }
-            writeStandardOutput("added \(role.rawValue) \(name) to \(options.file.path)\n")
+            writeHumanOutput("added \(role.rawValue) \(name) to \(options.file.path)\n")
         }
     }
 }
@@ -127,7 +127,7 @@ struct UsersRemoveCommand: AsyncParsableCommand {
         try await withUsersFile { () throws(DashboardUsersError) in
             try options.file.update { list throws(DashboardUsersError) in try list.remove(named: name) }
         }
-        writeStandardOutput("removed \(name)\n")
+        writeHumanOutput("removed \(name)\n")
     }
 }
 
@@ -153,7 +153,7 @@ struct UsersPasswdCommand: AsyncParsableCommand {
             try await withUsersFile { () throws(DashboardUsersError) in
                 try options.file.update { list throws(DashboardUsersError) in try list.setPasswordHash(hash, of: name) }
             }
-            writeStandardOutput("changed the password of \(name)\n")
+            writeHumanOutput("changed the password of \(name)\n")
         }
     }
 }
@@ -167,9 +167,9 @@ struct UsersListCommand: AsyncParsableCommand {
         try await withUsersFile { () throws(DashboardUsersError) in
             let list = try options.file.load()
             if list.users.isEmpty {
-                writeStandardOutput("no users in \(options.file.path): add one with `sportsensorctl users add NAME`\n")
+                writeHumanOutput("no users in \(options.file.path): add one with `sportsensorctl users add NAME`\n")
             }
-            for user in list.users { writeStandardOutput("\(user.name)\t\(user.role.rawValue)\n") }
+            for user in list.users { writeHumanOutput("\(user.name)\t\(user.role.rawValue)\n") }
         }
     }
 }

@@ -8,7 +8,7 @@ struct NameRulesTests {
     @Test(
         "printable names of up to 64 characters pass, whatever the script",
         arguments: [
-            "Anna", "Anna-Lena Müller", "李雷", "Zoë_2", String(repeating: "x", count: 64),
+            "Anna", "Anna-Lena Müller", "李雷", "Zoë_2", "Zoe\u{308}", "-anna", String(repeating: "x", count: 64),
         ])
     func accepts(_ name: String) {
         #expect(NameRules.problem(with: name) == nil)
@@ -22,6 +22,20 @@ struct NameRulesTests {
         ])
     func refusesControlCharacters(_ name: String, _ code: String) {
         #expect(NameRules.problem(with: name) == "contains the control character \(code)")
+    }
+
+    @Test(
+        "what a spreadsheet, a shell or a page reads as syntax is refused with the character named",
+        arguments: [
+            ("=HYPERLINK(\"http://x\")", "="), ("+1", "+"), ("@SUM", "@"), ("a;b", ";"), ("<b>", "<"),
+            ("O'Brien", "'"), ("tab\there", "\t"),
+        ])
+    func refusesSyntax(_ name: String, _ character: String) {
+        let expected =
+            character == "\t"
+            ? "contains the control character U+0009"
+            : "contains '\(character)'; a name holds only letters, digits, spaces, - and _"
+        #expect(NameRules.problem(with: name) == expected)
     }
 
     @Test("a name past 64 characters is refused with its length, and check throws a 400 naming the field")

@@ -249,4 +249,18 @@ struct SessionSummaryTests {
         let clean = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: [events[2]])
         #expect(clean.flaggedEvents == 0 && clean.qualityCounts.isEmpty)
     }
+
+    @Test("a last time of 1e300 (or an event there) gives a summary, never an overflow trap")
+    func hugeTimeDoesNotTrap() {
+        let samples = [
+            AccelerationSample(t: 0, x: 0, y: 0, z: 1), AccelerationSample(t: 0.01, x: 0, y: 0, z: 1),
+            AccelerationSample(t: 1e300, x: 0, y: 0, z: 1),
+        ]
+        let summary = SessionSummaryAccumulator.summary(profile: .steps, samples: samples, events: [])
+        #expect(summary.durationS == 1e300)
+        #expect(Int(saturating: 1e300) == .max)
+        #expect(Int(saturating: -.infinity) == .min)
+        #expect(Int(saturating: .nan) == 0)
+        #expect(Int(saturating: -2.7) == -2)
+    }
 }

@@ -92,6 +92,20 @@ struct GatewayConfigurationTests {
         #expect(error.fix.contains("idle_stop_minutes"))
     }
 
+    @Test("a quoted key holding ESC and BEL names its own line (4, not its section's 1), shown escaped")
+    func escapedKey() throws {
+        let error = try Self.error("[gateway]\ndefault_profile = \"jump\"\n\n\"\\u001B[2Jx\\u0007\" = 1\n")
+        #expect(error.code == .unknownKey)
+        #expect(error.line == 4)
+        #expect(error.key == "gateway.\u{1B}[2Jx\u{7}")
+        #expect(error.description.hasPrefix("/etc/sportsensord/config.toml:4: gateway.\\u{1B}[2Jx\\u{7}: "))
+        #expect(!error.description.contains("\u{1B}"))
+        let value = try Self.error("[gateway]\n\ndefault_profile = \"\\u001B]0;owned\\u0007\"\n")
+        #expect(value.line == 3)
+        #expect(!value.description.contains("\u{1B}") && !value.description.contains("\u{7}"), "\(value)")
+        #expect(value.description.contains("\\u{1B}]0;owned\\u{7}"), "\(value)")
+    }
+
     @Test("an unknown section and an unknown detector key are errors too")
     func unknownSectionAndDetectorKey() throws {
         let section = try Self.error("# comment\n[gateways]\nsocket = \"/x\"\n")

@@ -223,9 +223,11 @@ struct GatewayTests {
         #expect(anna.athlete == "Anna")
         #expect(anna.addressType == "random")
         #expect(!anna.isVirtual)
-        await Self.expectControlError(.conflict) {
+        let pairedTwice = await Self.expectControlError(.conflict) {
             try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:75"))
         }
+        #expect(pairedTwice?.message == "C4:05:FC:97:8B:75 is already paired as anna")
+        #expect(pairedTwice?.fix == "to pair it under another alias, unpair it first: `sportsensorctl unpair anna`")
         await Self.expectControlError(.conflict) {
             try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:76", alias: "anna"))
         }

@@ -30,21 +30,38 @@ struct BadInputTests {
         "t,x,y,z\n" + times.map { "\($0),0.0,0.0,1.0\n" }.joined()
     }
 
-    @Test("import refuses a time of 1e300 (which made every later listing trap): exit 64, nothing stored")
+    @Test("import refuses a time of 1e300 (which made every later listing trap): exit 65, nothing stored")
     func hugeTime() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable))
         let (result, sessions) = try await importing(Self.csv(times: ["0.00", "0.01", "1e300"]))
-        #expect(result.status == 64, "\(result)")
-        #expect(result.standardError.contains("sample 3 has time 1e+300 s"), "\(result)")
+        #expect(result.status == 65, "\(result)")
+        #expect(result.standardError.contains("sample 3's time t is 1e+300 s; it must be 0 s to 604800 s"), "\(result)")
         #expect(result.standardError.contains("seconds from the recording's start"), "\(result)")
         #expect(sessions.isEmpty)
+    }
+
+    @Test(
+        "analyze reads a time of 1e300 as import does: exit 65 naming the sample and the range, with or without --summary"
+    )
+    func analyzeHugeTime() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable))
+        let directory = TemporaryStateDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("huge.csv", Array(Self.csv(times: ["0.00", "0.01", "1e300"]).utf8))
+        for extra in [[], ["--summary"]] {
+            let result = try await runCommand(Self.executable, ["analyze", "--profile", "steps", path] + extra)
+            #expect(result.status == 65, "\(extra): \(result)")
+            #expect(
+                result.standardError.contains("sample 3's time t is 1e+300 s; it must be 0 s to 604800 s"), "\(result)")
+            #expect(result.standardOutput.isEmpty, "\(result)")
+        }
     }
 
     @Test("import refuses epoch times with the fix (subtract the first time, --started for the wall clock)")
     func epochTimes() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable))
         let (result, sessions) = try await importing(Self.csv(times: ["1732550000.00", "1732550000.01"]))
-        #expect(result.status == 64, "\(result)")
+        #expect(result.status == 65, "\(result)")
         #expect(result.standardError.contains("subtract the first time"), "\(result)")
         #expect(result.standardError.contains("--started"), "\(result)")
         #expect(sessions.isEmpty)

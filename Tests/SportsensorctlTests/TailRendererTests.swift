@@ -155,4 +155,16 @@ struct TailRendererMilestoneTests {
         counters.targetPct = 25
         #expect(TailRenderer.line(counters, linkState: "connected", ended: nil).contains("hits 25% of target"))
     }
+
+    @Test("a name holding ESC or BEL from the daemon is shown escaped; tail's own cursor moves stay raw")
+    func escapedNames() {
+        let link = LinkPayload(sensor: "\u{1B}[2Jx\u{07}", address: "FC:97:8B:75:10:AB", state: "lost", detail: nil)
+        #expect(TailRenderer.line(link) == "\\u{1B}[2Jx\\u{7}  link lost")
+        let counters = TailRendererTests.counters("a", sensor: "\u{1B}]0;x", count: 3, last: 1.2)
+        let line = TailRenderer.line(counters, linkState: "connected", ended: nil)
+        #expect(line.hasPrefix("\\u{1B}]0;x  "))
+        var live = TailRenderer(mode: .live)
+        let drawn = live.apply(.counters(counters))
+        #expect(drawn.contains("\u{1B}[2K\\u{1B}]0;x"), "the clear-line escape is the renderer's, the name's is shown")
+    }
 }

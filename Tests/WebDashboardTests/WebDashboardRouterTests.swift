@@ -26,7 +26,7 @@ struct WebDashboardRouterTests {
         return file.path
     }
 
-    static func app(_ control: FakeGatewayControl, usersFile: String) throws -> some ApplicationProtocol {
+    static func app(_ control: any GatewayControl, usersFile: String) throws -> some ApplicationProtocol {
         let server = WebServer(
             control: control,
             configuration: WebServerConfiguration(host: "127.0.0.1", port: 0, usersFile: usersFile, bearerToken: token))

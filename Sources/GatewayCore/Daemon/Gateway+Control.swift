@@ -80,7 +80,8 @@ extension Gateway: GatewayControl {
         case .paired(let existing):
             throw ControlError(
                 .conflict, "\(address) is already paired as \(existing.label)",
-                fix: "rename it with `sportsensorctl rename \(existing.label) NEW`, or unpair it first")
+                // An alias holds no spaces, so the label pastes as one shell word.
+                fix: "to pair it under another alias, unpair it first: `sportsensorctl unpair \(existing.label)`")
         case .pairing:
             throw ControlError(.conflict, "\(address) is being paired", fix: "wait for that pair to finish")
         case .reserved:

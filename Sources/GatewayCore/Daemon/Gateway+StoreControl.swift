@@ -37,6 +37,13 @@ extension Gateway {
     /// `POST /v1/sessions/import`.
     public func importSession(_ request: ImportRequest) async throws(ControlError) -> ImportResult {
         guard let profile = try DetectionProfile.requested(request.profile) else { preconditionFailure() }
+        if let athlete = request.athlete?.trimmingCharacters(in: .whitespaces), !athlete.isEmpty {
+            try NameRules.check(athlete, field: "athlete name")
+        }
+        if let problem = request.rangeProblem {
+            throw ControlError(
+                .invalidRequest, problem, fix: "send values in the ranges Docs/API.md lists for the import route")
+        }
         guard let rules = DetectionRules(rawValue: request.rules) else {
             throw ControlError(.invalidRequest, "unknown rules '\(request.rules)'", fix: "use standard or baseline")
         }

@@ -14,8 +14,8 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     enum SessionSlot: Sendable {
         /// No session.
         case free
-        /// A session is being created (store writes in flight): nobody else may start one.
-        case starting
+        /// A session with this id is being created (store writes in flight): nobody else may start one.
+        case starting(UUID)
         /// A session records.
         case live(SessionPipeline<C>)
     }
@@ -66,12 +66,17 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     /// `alias`, else the address.
     var label: String { state.withLock { $0.record.alias ?? "\(address)" } }
 
-    /// Takes the session slot for a new session; false when one records or is being started.
-    func reserveSession() -> Bool {
+    /// Takes the session slot for the new session `id`; nil when it is taken, else the id of the
+    /// session that records or is being started, so a refusal can name it.
+    func reserveSession(id: UUID) -> String? {
         state.withLock { state in
-            guard case .free = state.session else { return false }
-            state.session = .starting
-            return true
+            switch state.session {
+            case .free:
+                state.session = .starting(id)
+                return nil
+            case .starting(let other): return other.uuidString.lowercased()
+            case .live(let pipeline): return pipeline.sessionID
+            }
         }
     }
 

@@ -39,14 +39,14 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     func begin(
         on channel: SensorChannel<C>, profile: DetectionProfile, athlete: Athlete?
     ) async throws(ControlError) -> SessionPipeline<C> {
-        guard channel.reserveSession() else {
-            let live = channel.pipeline.map { " \($0.sessionID)" } ?? ""
+        let id = UUID()
+        if let other = channel.reserveSession(id: id) {
             throw ControlError(
-                .conflict, "\(channel.label) already records session\(live)",
-                fix: "stop it first with `sportsensorctl stop \(live.dropFirst().prefix(8))`")
+                .conflict, "\(channel.label) already records session \(other)",
+                fix: "stop it first with `sportsensorctl stop \(other.prefix(8))`")
         }
         do throws(ControlError) {
-            let pipeline = try await makePipeline(on: channel, profile: profile, athlete: athlete)
+            let pipeline = try await makePipeline(on: channel, id: id, profile: profile, athlete: athlete)
             channel.completeReservation(with: pipeline)
             metrics.liveSessions.record(registry.liveCount)
             spawn { await pipeline.run() }
@@ -65,12 +65,13 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private func makePipeline(
-        on channel: SensorChannel<C>, profile: DetectionProfile, athlete: Athlete?
+        on channel: SensorChannel<C>, id: UUID, profile: DetectionProfile, athlete: Athlete?
     ) async throws(ControlError) -> SessionPipeline<C> {
         let (record, sensorAthlete) = channel.state.withLock { ($0.record, $0.athleteName) }
         let settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
         let startInstant = dependencies.clock.now
-        let new = NewSession(sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, settings: settings)
+        let new = NewSession(
+            id: id, sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, settings: settings)
         let store = dependencies.store
         let session = try await health.mapStore { () async throws(StoreError) in try await store.createSession(new) }
         let recorder = try await health.mapStore { () async throws(StoreError) in

@@ -32,7 +32,7 @@ struct ClientOptions: ParsableArguments {
 
     /// Prints `value`: as JSON with `--json`, else the text `human` makes of it.
     func output<T: Encodable>(_ value: T, _ human: (T) -> String) {
-        writeStandardOutput(json ? controlJSON(value) + "\n" : human(value))
+        if json { writeStandardOutput(controlJSON(value) + "\n") } else { writeHumanOutput(human(value)) }
     }
 
     /// The endpoint these options name.
@@ -55,9 +55,16 @@ func runClientCommand(
     }
 }
 
-/// Writes to standard error, unbuffered.
+/// Writes a message to standard error, unbuffered, escaped for the terminal (``TerminalText``):
+/// every message the tool prints there goes through here.
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingLayout: true).utf8))
+}
+
+/// Writes text for a person to standard output, escaped for the terminal (``TerminalText``):
+/// names and arguments in it cannot reach the terminal raw.
+func writeHumanOutput(_ text: String) {
+    writeStandardOutput(TerminalText.escaped(text, keepingLayout: true))
 }
 
 /// Writes to standard output at once (`print` buffers when stdout is a pipe).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 
 /// A plain-text table with aligned columns: what the client commands print without `--json`.
 struct TextTable: Sendable {
@@ -29,7 +30,7 @@ struct TextTable: Sendable {
     /// The table, two spaces between columns, no trailing spaces, each line ending in "\n";
     /// control characters in cells are shown escaped.
     var rendered: String {
-        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map(TerminalText.escaped) }
+        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map { TerminalText.escaped($0) } }
         var widths = Array(repeating: 0, count: headers.count)
         for row in all {
             for (column, cell) in row.prefix(headers.count).enumerated() {

@@ -108,7 +108,7 @@ struct UnpairCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClientCommand(client) { connection in
             try await connection.send(ControlRoute.unpair.request(sensor))
-            writeStandardOutput(client.json ? "{\"unpaired\":\(jsonString(sensor))}\n" : "unpaired \(sensor)\n")
+            writeHumanOutput(client.json ? "{\"unpaired\":\(jsonString(sensor))}\n" : "unpaired \(sensor)\n")
         }
     }
 }

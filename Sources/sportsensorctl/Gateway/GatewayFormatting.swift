@@ -1,4 +1,5 @@
 import ControlProtocol
+import Detection
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 
@@ -6,7 +7,7 @@ import Foundation
 enum GatewayFormatting {
     /// `3h 12m`, `4m 05s`, `12s`.
     static func duration(_ seconds: Double) -> String {
-        let total = max(0, Int(seconds.rounded(.down)))
+        let total = max(0, Int(saturating: seconds.rounded(.down)))
         let days = total / 86_400
         let hours = total % 86_400 / 3600
         let minutes = total % 3600 / 60

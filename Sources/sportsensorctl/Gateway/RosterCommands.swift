@@ -230,7 +230,7 @@ struct TeamsCommand: AsyncParsableCommand {
         func run() async throws {
             try await runClientCommand(client) { connection in
                 try await connection.send(ControlRoute.removeTeam.request(team))
-                writeStandardOutput(client.json ? "{\"removed\":\(jsonString(team))}\n" : "removed team \(team)\n")
+                writeHumanOutput(client.json ? "{\"removed\":\(jsonString(team))}\n" : "removed team \(team)\n")
             }
         }
     }

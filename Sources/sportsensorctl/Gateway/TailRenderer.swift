@@ -127,7 +127,7 @@ struct TailRenderer: Sendable {
         }
         parts.append(ended.map { "ended (\($0))" } ?? linkState)
         parts.append(GatewayFormatting.duration(update.elapsedSeconds))
-        return parts.joined(separator: "  ")
+        return TerminalText.escaped(parts.joined(separator: "  "))
     }
 
     /// One detection: sensor, time into the session, type and its figures.
@@ -140,35 +140,40 @@ struct TailRenderer: Sendable {
         }
         if let flight = event.flightS { parts.append("flight \(GatewayFormatting.fixed(flight, decimals: 3)) s") }
         if let height = event.heightM { parts.append("height \(GatewayFormatting.fixed(height, decimals: 2)) m") }
-        return parts.joined(separator: "  ")
+        return TerminalText.escaped(parts.joined(separator: "  "))
     }
 
     /// A personal best beaten.
     static func line(_ record: RecordPayload) -> String {
-        "\(record.sensor)  RECORD \(record.athlete) \(record.metric) \(GatewayFormatting.fixed(record.value, decimals: 3))"
-            + " (best was \(GatewayFormatting.fixed(record.previous, decimals: 3)))"
+        TerminalText.escaped(
+            "\(record.sensor)  RECORD \(record.athlete) \(record.metric) \(GatewayFormatting.fixed(record.value, decimals: 3))"
+                + " (best was \(GatewayFormatting.fixed(record.previous, decimals: 3)))")
     }
 
     /// A target reached.
     static func line(_ target: TargetPayload) -> String {
-        "\(target.sensor)  TARGET \(target.athlete ?? "-") \(target.metric) \(GatewayFormatting.fixed(target.value, decimals: 3))"
-            + " reached (target \(GatewayFormatting.fixed(target.target, decimals: 3)))"
+        TerminalText.escaped(
+            "\(target.sensor)  TARGET \(target.athlete ?? "-") \(target.metric) \(GatewayFormatting.fixed(target.value, decimals: 3))"
+                + " reached (target \(GatewayFormatting.fixed(target.target, decimals: 3)))")
     }
 
     /// A link change.
     static func line(_ link: LinkPayload) -> String {
-        "\(link.sensor)  link \(link.state)" + (link.detail.map { " (\($0))" } ?? "")
+        TerminalText.escaped(
+            "\(link.sensor)  link \(link.state)" + (link.detail.map { " (\($0))" } ?? ""))
     }
 
     /// A session start.
     static func started(_ session: SessionInfo) -> String {
-        "\(session.alias ?? session.sensor)  session \(GatewayFormatting.shortID(session.id)) started"
-            + " (\(session.profile)\(session.athlete.map { ", " + $0 } ?? ""))"
+        TerminalText.escaped(
+            "\(session.alias ?? session.sensor)  session \(GatewayFormatting.shortID(session.id)) started"
+                + " (\(session.profile)\(session.athlete.map { ", " + $0 } ?? ""))")
     }
 
     /// A session end.
     static func stopped(_ session: SessionInfo) -> String {
-        "\(session.alias ?? session.sensor)  session \(GatewayFormatting.shortID(session.id)) ended"
-            + " (\(session.endReason ?? "ended"))"
+        TerminalText.escaped(
+            "\(session.alias ?? session.sensor)  session \(GatewayFormatting.shortID(session.id)) ended"
+                + " (\(session.endReason ?? "ended"))")
     }
 }
