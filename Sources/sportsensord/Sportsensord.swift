@@ -142,7 +142,7 @@ struct Sportsensord: AsyncParsableCommand {
             }
         } catch {
             logger.critical(
-                "refusing the state directory: \((error as? StoreError)?.message ?? "\(error)")",
+                "refusing the state directory: \(error.message)",
                 metadata: ["store.directory": "\(directory.path)"])
             throw ExitCode(ConfigurationError.exitStatus)
         }
