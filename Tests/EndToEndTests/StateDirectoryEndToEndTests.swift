@@ -18,7 +18,8 @@ struct StateDirectoryEndToEndTests {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: state)
         try await RunningGateway.with(config: "[virtual]\nsensors = 1\n", in: directory) { gateway in
-            #expect(try Self.mode(state) == 0o750)
+            let mode = try Self.mode(state)
+            #expect(mode == 0o750)
             #expect(gateway.log.contains("writable by other users (mode 777): tightened it to 0750"), "\(gateway.log)")
         }
     }
