@@ -102,9 +102,9 @@ struct DownloadSoakTests {
         return text + "]}"
     }
 
-    @Test("a 1-million-sample import body is parsed as it arrives: RssAnon grows by far less than the body's JSON tree")
+    @Test("a 400 000-sample import body is parsed as it arrives: RssAnon grows by far less than the body's JSON tree")
     func largeImport() async throws {
-        let body = Self.importBody(count: 1_000_000)
+        let body = Self.importBody(count: 400_000)
         try await RunningGateway.with(config: "[virtual]\nsensors = 1\n") { gateway in
             let pid = gateway.daemon.process.processIdentifier
             let before = try Self.memory(of: pid)
@@ -136,13 +136,14 @@ struct DownloadSoakTests {
             #expect(head.status == 201, "\(gateway.log.suffix(2000))")
             let megabytes = body.utf8.count >> 20
             print(
-                "import soak: \(megabytes) MB body, 1 000 000 samples: RssAnon \(before.anonymous / 1024) → peak "
+                "import soak: \(megabytes) MB body, 400 000 samples: RssAnon \(before.anonymous / 1024) → peak "
                     + "\(peak.anonymous / 1024) MB (sampled every 50 ms), VmRSS peak "
                     + "\(peak.rss / 1024) MB")
-            // Parsing holds 24 bytes a sample (24 MB here); the import then detects and stores
-            // them. Decoding the whole body into [[Double]] held about 9 times the body.
+            // Parsing holds 24 bytes a sample; the import then detects and stores them (about 3.3
+            // times the body in all, measured). Decoding the whole body into [[Double]] held about
+            // 9 times the body (984 MB for 109 MB).
             #expect(
-                peak.anonymous - before.anonymous < 4 * megabytes * 1024,
+                peak.anonymous - before.anonymous < 6 * megabytes * 1024,
                 "RssAnon grew by \(peak.anonymous - before.anonymous) kB")
         }
     }

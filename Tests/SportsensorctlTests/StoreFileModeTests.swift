@@ -17,7 +17,11 @@ struct StoreFileModeTests {
         let state = directory.path + "/new/state"
         // umask is per process: set in the child's shell, never in the test runner.
         let imported = try await runCommand(
-            "/bin/sh", ["-c", "umask 022 && exec \"$0\" import \"$1\" --state-dir \"$2\"", executable, csv, state])
+            "/bin/sh",
+            [
+                "-c", "umask 022 && exec \"$0\" import \"$1\" --profile table-tennis --state-dir \"$2\"", executable,
+                csv, state,
+            ])
         #expect(imported.status == 0, "\(imported)")
 
         var seen = 0
