@@ -181,7 +181,9 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                     "the store took the session's end once it had room again: nothing was lost",
                     metadata: ["session.id": "\(pipeline.sessionID)"])
             } catch {
-                if error.code == .spilled { unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } } }
+                if error.code == .spilled {
+                    unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                }
                 failures.append(error)
                 if closing {
                     logger.critical(
