@@ -206,7 +206,7 @@ let package = Package(
             name: "sportsensord",
             dependencies: [
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
-                "DashboardUsers",
+                "DashboardUsers", "SessionStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -217,7 +217,7 @@ let package = Package(
             name: "sportsensorctl",
             dependencies: [
                 "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
-                "CodedErrors", "DashboardUsers",
+                "CodedErrors", "DashboardUsers", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -340,7 +340,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GatewayTesting", "SessionStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "GatewayTesting", "SessionStore", "Detection", "SDUSensor",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -166,8 +166,8 @@ public enum ControlRoutes {
         }
         router.on(.importSession) { request, _ -> Response in
             _ = try QueryParameters(request, allowed: [])
-            let body = try await RequestBodies.decode(
-                ImportRequest.self, from: request, limit: maximumImportSize,
+            let body = try await RequestBodies.importRequest(
+                from: request, limit: maximumImportSize,
                 example: #"{"profile":"jump","rules":"standard","set":[],"lost_samples":0,"#
                     + #""malformed_notifications":0,"samples":[[0,0,10,-20,16384]]}"#)
             return try ControlResponses.json(try await control.importSession(body), status: .created)

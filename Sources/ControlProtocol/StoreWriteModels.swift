@@ -146,15 +146,15 @@ public struct ImportRequest: Codable, Hashable, Sendable {
     public var malformedNotifications: Int64
     /// The recovered sample rate.
     public var sampleRate: Double?
-    /// The samples, each `[index, t, x, y, z]`: the unwrapped index, seconds from the start to the
-    /// microsecond, raw counts (16384 per g).
-    public var samples: [[Double]]
+    /// The samples, each `[index, t, x, y, z]` on the wire: the unwrapped index, seconds from the
+    /// start to the microsecond, raw counts (16384 per g).
+    public var samples: ImportSamples
 
     /// Creates a request.
     public init(
         profile: String, rules: String, set: [String], athlete: String?, sensor: String?,
         sensorAddressType: String? = nil, startedAt: Date?, captureStart: Date?, lostSamples: Int64,
-        malformedNotifications: Int64, sampleRate: Double?, samples: [[Double]]
+        malformedNotifications: Int64, sampleRate: Double?, samples: ImportSamples
     ) {
         self.profile = profile
         self.rules = rules

@@ -16,6 +16,8 @@ public enum SDUProfile {
     public static let headerLength = 2
     /// Bytes per sample (three Int16).
     public static let sampleLength = 6
+    /// Sample rates the sensor can be set to, in Hz.
+    public static let sampleRates: ClosedRange<Int> = 25...400
 
     /// True for advertised names the sensor is known to use: `BC05` followed by 12 hex
     /// digits, or `BandCizer` followed by digits.

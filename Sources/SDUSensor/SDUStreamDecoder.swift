@@ -77,8 +77,8 @@ public struct SDUDecodedNotification: Hashable, Sendable {
 /// index is the sensor's own. Without one, the index counts received samples, which falls behind
 /// when notifications are lost; arrival times are the fallback check: a notification arriving
 /// more than `fallbackLossThreshold` after the line's time for it skips the index forward by the
-/// elapsed time and restarts the line there. Times never decrease (a sample is never stamped
-/// before the previous one). `decode` never traps, whatever the bytes or times.
+/// elapsed time and restarts the line there. Times strictly increase, at least `minimumStep`
+/// apart, whatever the rate (a sample is never stamped at or before the previous one). `decode` never traps, whatever the bytes or times.
 public struct SDUStreamDecoder: Sendable {
     /// Settings of the counter tracker and the clock.
     public struct Configuration: Hashable, Sendable {
@@ -91,9 +91,17 @@ public struct SDUStreamDecoder: Sendable {
         /// from it. Make it larger than the worst latency of a healthy link.
         public var fallbackLossThreshold: Double
 
-        /// Creates a configuration; the defaults suit a 100 Hz sensor.
+        /// The clock a sensor of unknown rate gets: 100 Hz until the fit takes over, and any fitted
+        /// rate the sensor can be set to (`SDUProfile.sampleRates`, ±20 %) is believed. With the
+        /// clock's own ±20 % band a 400 Hz sensor kept the 100 Hz line for good.
+        public static let anySensorRate = SampleClock.Configuration(
+            nominalRate: 100,
+            plausibleRates: Double(SDUProfile.sampleRates.lowerBound) * 0.8...Double(SDUProfile.sampleRates.upperBound)
+                * 1.2)
+
+        /// Creates a configuration; the defaults suit a sensor at any of its rates.
         public init(
-            counter: SampleCounterTracker.Configuration = .init(), clock: SampleClock.Configuration = .init(),
+            counter: SampleCounterTracker.Configuration = .init(), clock: SampleClock.Configuration = anySensorRate,
             fallbackLossThreshold: Double = 0.25
         ) {
             self.counter = counter
@@ -109,6 +117,10 @@ public struct SDUStreamDecoder: Sendable {
     /// The clock's state: `clock.rate` is the current sample-rate estimate, `clock.quality` its
     /// confidence.
     public private(set) var clock: SampleClock
+
+    /// The least spacing of two samples' times: 2 µs stay distinct after the store rounds times to
+    /// whole microseconds (`StoreTime`) and the CSV prints six decimals.
+    public static let minimumStep = 2e-6
 
     private let lossThreshold: Double
     private var lastTime = -Double.infinity
@@ -204,9 +216,17 @@ public struct SDUStreamDecoder: Sendable {
         }
         let last = first &+ Int64(count - 1)
         clock.observe(lastIndex: last, arrivalTime: arrival)
+        // A line slower than the sensor (the prior before the fit, or a line just lowered to an
+        // early arrival) puts a notification's first samples at or before the previous one. Each
+        // sample gets at least its share of the span from the previous sample to this
+        // notification's last, and at least `minimumStep` after the sample before it.
+        let previous = lastTime
+        let end = max(clock.time(ofSample: last) ?? arrival, previous + Double(count) * Self.minimumStep)
         for j in 0..<count {
             let index = first &+ Int64(j)
-            let time = max(clock.time(ofSample: index) ?? arrival, lastTime)
+            let line = clock.time(ofSample: index) ?? arrival
+            let share = previous.isFinite ? previous + (end - previous) * Double(j + 1) / Double(count) : line
+            let time = max(line, share, lastTime + Self.minimumStep)
             lastTime = time
             samples.append(SDUDecodedSample(index: index, time: time, raw: SDUPayload.sample(j, in: bytes)))
         }

@@ -3,6 +3,10 @@ import Foundation
 import GRDB
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension SessionStore {
     /// Opens (creating when missing) the database in a state directory, for reading and writing.
     public static func open(
@@ -34,6 +38,11 @@ extension SessionStore {
             if let maxPageCount { try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
         }
 
+        // A new database is made 0640 here, whatever the umask: SQLite would make it 0644 under
+        // the usual umask 022, and it gives the WAL and SHM files the database file's mode.
+        let created = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+        if created >= 0 { Glibc.close(created) }
+
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -51,12 +60,8 @@ extension SessionStore {
 
         var recovered: [UUID] = []
         if exclusive {
+            // Each closed session is logged there: interrupted, or ended as its recovery file says.
             recovered = try recoverInterruptedSessions(pool, path: path, logger: logger)
-            for id in recovered {
-                var logger = logger
-                logger[metadataKey: "session.id"] = "\(id.uuidString.lowercased())"
-                logger.warning("closed a session left open by a process that stopped while recording (interrupted)")
-            }
         } else {
             logger.debug(
                 "another process has the session database open: leaving open sessions to it",

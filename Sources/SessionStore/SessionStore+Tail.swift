@@ -134,6 +134,11 @@ extension SessionStore {
                             .select(max(EventRow.Columns.t), as: Double.self).fetchOne(db)
                         session.endedAt = session.startedAt.addingTimeInterval(lastSample ?? lastEvent ?? 0)
                         session.endReason = SessionEndReason.interrupted.rawValue
+                        if tail.ending == nil {
+                            logger.warning(
+                                "closed a session left open by a process that stopped while recording (interrupted)",
+                                metadata: ["session.id": "\(session.id)"])
+                        }
                         if let ending = tail.ending {
                             session.endedAt = ending.endedAt
                             session.endReason = ending.reason.rawValue

@@ -19,7 +19,7 @@ final class StoreLock: Sendable {
     private let descriptor: Mutex<Int32?>
 
     init(path: String) throws(StoreError) {
-        switch syscall("open", { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }) {
+        switch syscall("open", { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640) }) {
         case .success(let opened):
             descriptor = Mutex(opened)
         case .failure(let errno):

@@ -63,7 +63,7 @@ public struct VirtualSensorConfiguration: Hashable, Sendable {
     }
 
     /// Sample rates the sensor supports, in Hz.
-    public static let sampleRates: ClosedRange<Int> = 25...400
+    public static let sampleRates: ClosedRange<Int> = SDUProfile.sampleRates
 
     /// The advertised name and GAP Device Name, e.g. `BC05FC978B7510AB`.
     public var name: String

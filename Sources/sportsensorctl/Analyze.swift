@@ -113,11 +113,11 @@ struct Analyze: ParsableCommand {
         if summary || format == .table {
             let result = summarize(samples, events: events, profile: profile).withBodyMass(
                 massKg, note: "no body mass given: pass --mass-kg KG")
-            print(format == .table ? result.table : result.jsonLine)
+            writeStandardOutput((format == .table ? result.table : result.jsonLine) + "\n")
         } else {
             var output = ""
             for event in events { output += EventRecord(event).jsonLine + "\n" }
-            print(output, terminator: "")
+            writeStandardOutput(output)
         }
     }
 }

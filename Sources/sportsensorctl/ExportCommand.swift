@@ -43,10 +43,7 @@ struct ExportCommand: AsyncParsableCommand {
             let record = try await store.session(idPrefix: id)
             let bytes = try await Self.export(record, format: format, store: store)
             if let output {
-                guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
-                    throw CommandFailure.cannotCreate(
-                        "cannot write \(output): check that its directory exists and is writable")
-                }
+                try CommandOutput.write(bytes, toFile: output)
             } else {
                 writeStandardOutput(Data(bytes))
             }

@@ -178,9 +178,9 @@ enum SessionImport {
             sensorAddressType: (sensor ?? recording.sensor).map { "\($0.kind)" }, startedAt: startedAt,
             captureStart: recording.captureStart, lostSamples: recording.counts.lost,
             malformedNotifications: recording.counts.malformed, sampleRate: recording.counts.sampleRate,
-            samples: recording.samples.map {
-                [Double($0.index), $0.t, Double($0.raw.x), Double($0.raw.y), Double($0.raw.z)]
-            })
+            samples: ImportSamples(
+                recording.samples.map { ImportSample(index: $0.index, t: $0.t, x: $0.raw.x, y: $0.raw.y, z: $0.raw.z) }
+            ))
     }
 
     /// The raw counts of a sample decoded from counts (exact: count / 16384 × 16384).

@@ -11,6 +11,7 @@ import GatewayConfig
 import GatewayCore
 import Logging
 import ServiceLifecycle
+import SessionStore
 import Synchronization
 import WebDashboard
 
@@ -111,6 +112,7 @@ struct Sportsensord: AsyncParsableCommand {
             },
             makeControlServer: Self.controlServer, version: Self.version, logger: logger)
         application.makeWebServer = Self.webServer
+        try Self.secureStateDirectory(application.stateDirectory, logger: logger)
         if let path = devVirtualSensorSocket {
             logger.notice(
                 "development: the virtual sensors are served by another process",
@@ -124,6 +126,25 @@ struct Sportsensord: AsyncParsableCommand {
         } catch {
             logger.critical("sportsensord stopped: \(error)")
             throw ExitCode(EXIT_FAILURE)
+        }
+    }
+
+    /// Creates the state directory, or tightens one its owner left writable by others to 0750 and
+    /// says so; one that is shared (sticky, like /tmp) or another user's is a configuration error
+    /// (78) naming the fix.
+    static func secureStateDirectory(_ directory: StateDirectory, logger: Logger) throws {
+        do {
+            guard FileManager.default.fileExists(atPath: directory.path) else { return try directory.create() }
+            if case .tightened(let mode) = try directory.secure() {
+                logger.warning(
+                    "the state directory was writable by other users (mode \(String(mode, radix: 8))): tightened it to 0750",
+                    metadata: ["store.directory": "\(directory.path)"])
+            }
+        } catch {
+            logger.critical(
+                "refusing the state directory: \(error.message)",
+                metadata: ["store.directory": "\(directory.path)"])
+            throw ExitCode(ConfigurationError.exitStatus)
         }
     }
 

@@ -56,7 +56,7 @@ let gatewayRoutes: [RouteCase] = [
             ImportRequest(
                 profile: "jump", rules: "standard", set: [], athlete: nil, sensor: nil, startedAt: nil,
                 captureStart: nil, lostSamples: 0, malformedNotifications: 0, sampleRate: nil,
-                samples: [[0, 0, 10, -20, 16384]]))),
+                samples: ImportSamples([ImportSample(index: 0, t: 0, x: 10, y: -20, z: 16384)])))),
     RouteCase(
         method: .post, uri: "/v1/prune", body: #"{"stored_before":"2026-01-01T00:00:00Z","samples_only":true}"#,
         call: .prune(PruneRequest(storedBefore: Date(timeIntervalSince1970: 1_767_225_600), samplesOnly: true))),

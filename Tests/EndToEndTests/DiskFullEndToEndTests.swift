@@ -99,6 +99,11 @@ struct DiskFullEndToEndTests {
             #expect(stopped.status == 69, "\(stopped)")
             #expect(stopped.standardError.contains("spilled to the recovery file"), "\(stopped)")
             #expect(stopped.standardError.contains("which the next start of sportsensord imports"), "\(stopped)")
+            // Its row has no end (the store could not take it), but it is not live any more.
+            let listing = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+                "GET", "/v1/sessions?live=true")
+            let stillLive = try JSONSerialization.jsonObject(with: Data(listing.body)) as? [[String: Any]] ?? []
+            #expect(stillLive.compactMap { $0["id"] as? String } == [ids["virtual-2"]], "\(listing.text)")
 
             // The spill gave a reserve slot back: fill that space too, so the other session's end
             // cannot be stored either. SIGTERM spills it and exits with a failure, not 0.
@@ -120,6 +125,8 @@ struct DiskFullEndToEndTests {
         let state = directory + "/state"
         try await RunningGateway.with(config: Self.twoSensors, in: directory) { restarted in
             #expect(restarted.log.contains("imported the recovery file"), "\(restarted.log.suffix(3000))")
+            // Both ends came from their recovery files: no session is said to be interrupted.
+            #expect(!restarted.log.contains("(interrupted)"), "\(restarted.log.suffix(3000))")
             let reasons = ["virtual-1": "stopped", "virtual-2": "shutdown"]
             let store = try SessionStore.openReadOnly(at: StateDirectory(path: state))
             defer { try? store.close() }

@@ -22,3 +22,39 @@ struct StateDirectoryTests {
         }
     }
 }
+
+@Suite("State directory: writable by others")
+struct StateDirectorySecuringTests {
+    static func mode(_ path: String) throws -> Int? {
+        try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+    }
+
+    @Test("0777 of our own is tightened to 0750 and says from what; 0750 is left alone")
+    func tightened() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = StateDirectory(path: temporary.path + "/state")
+        try directory.create()
+        #expect(try directory.secure() == .isPrivate)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        #expect(try directory.secure() == .tightened(from: 0o777))
+        #expect(try Self.mode(directory.path) == 0o750)
+    }
+
+    @Test("a shared sticky directory (1777, like /tmp) is refused with the fix, and left as it was")
+    func sticky() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let directory = StateDirectory(path: temporary.path + "/shared")
+        try directory.create()
+        try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: directory.path)
+        #expect {
+            try directory.secure()
+        } throws: { error in
+            let error = error as? StoreError
+            return error?.code == .permission && error?.message.contains("--state-dir") == true
+                && error?.message.contains("1777") == true
+        }
+        #expect(try Self.mode(directory.path) == 0o1777)
+    }
+}

@@ -2,9 +2,9 @@
 import BLEWire
 import ControlProtocol
 import Detection
+import Foundation
 import SDUSensor
 import SessionStore
-import Synchronization
 
 /// The control API's session routes over the session manager and the store.
 extension Gateway {
@@ -37,7 +37,9 @@ extension Gateway {
             try await store.sessions(filter: frozen)
         }
         if let live {
-            records = records.filter { ($0.endedAt == nil) == live }
+            // Live is a session a pipeline records now: a row whose end the store could not take
+            // (a full disk) has no end time but is not live.
+            records = records.filter { isRecording($0) == live }
             if let limit { records = Array(records.prefix(max(0, limit))) }
         }
         var result: [SessionInfo] = []
@@ -91,29 +93,15 @@ extension Gateway {
     }
 
     /// `GET /v1/sessions/{id}/samples.csv`.
+    ///
+    /// Made as the client reads: the route writes one piece and awaits the writer, which waits for
+    /// the socket (backpressure), before it asks for the next. A download holds one store page
+    /// (at most 65 536 samples, 1.5 MB: `SessionStore.chunksPerSamplePage`) and one 64 kB piece
+    /// of text, whatever the session's length and the client's speed.
     public func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error> {
         let record = try await storedSession(id)
-        let store = dependencies.store
-        let samples = try await health.mapStore { () async throws(StoreError) in try await store.samples(of: record.id)
-        }
-        // One 64 kB piece at a time, made when the client is ready for it: a slow download holds
-        // the samples, never the whole CSV text.
-        let cursor = CSVCursor()
-        return AsyncThrowingStream {
-            cursor.next.withLock { next -> String? in
-                guard next >= 0 else {
-                    next = 0
-                    return SampleCSV.header + "\n"
-                }
-                guard next < samples.count else { return nil }
-                var piece = ""
-                while next < samples.count, piece.utf8.count < 64 * 1024 {
-                    piece += SampleCSV.line(samples[next].acceleration) + "\n"
-                    next += 1
-                }
-                return piece
-            }
-        }
+        let cursor = SampleCSVCursor(store: dependencies.store, session: record.id)
+        return AsyncThrowingStream { try await cursor.next() }
     }
 
     /// A stop whose session's end is not in the store: never reported as success.
@@ -132,6 +120,11 @@ extension Gateway {
     func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
         let store = dependencies.store
         return try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
+    }
+
+    /// True when a pipeline records `record` now.
+    private func isRecording(_ record: SessionRecord) -> Bool {
+        record.sensor.flatMap { registry.channel(at: $0) }?.pipeline?.sessionID == record.idText
     }
 
     /// A stored session as the API shows it: the live pipeline's view while it records.
@@ -165,7 +158,41 @@ extension DetectionProfile {
     }
 }
 
-/// Where a CSV download stands: -1 before the header, else the next sample to write.
-private final class CSVCursor: Sendable {
-    let next = Mutex(-1)
+/// The state of one samples CSV download: the current store page and the position in it.
+private actor SampleCSVCursor {
+    static let pieceBytes = 64 * 1024
+
+    let store: SessionStore
+    let session: UUID
+    private var page: [StoredSample] = []
+    private var offset = 0
+    private var next: SamplePosition?
+    private var started = false
+    private var exhausted = false
+
+    init(store: SessionStore, session: UUID) {
+        self.store = store
+        self.session = session
+    }
+
+    /// The next piece of the CSV (the header first), about 64 kB; nil at the end.
+    func next() async throws -> String? {
+        guard started else {
+            started = true
+            return SampleCSV.header + "\n"
+        }
+        var piece = ""
+        while piece.utf8.count < Self.pieceBytes {
+            if offset == page.count {
+                guard !exhausted else { break }
+                let loaded = try await store.samplePage(of: session, after: next)
+                (page, offset, next, exhausted) = (loaded.samples, 0, loaded.next, loaded.next == nil)
+                continue
+            }
+            piece += SampleCSV.line(page[offset].acceleration) + "\n"
+            offset += 1
+        }
+        if offset == page.count { (page, offset) = ([], 0) }
+        return piece.isEmpty ? nil : piece
+    }
 }

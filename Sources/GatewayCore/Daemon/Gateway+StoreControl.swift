@@ -65,7 +65,7 @@ extension Gateway {
             sensor = address
         }
         let recording = SessionStore.Recording(
-            samples: try Self.samples(request.samples), sensor: nil,
+            samples: Self.samples(request.samples), sensor: nil,
             counts: SessionCounts(
                 received: Int64(request.samples.count), lost: request.lostSamples,
                 malformed: request.malformedNotifications, sampleRate: request.sampleRate),
@@ -85,23 +85,9 @@ extension Gateway {
             session: try await session(id: imported.session.idText), addedAthlete: imported.addedAthlete)
     }
 
-    /// `[index, t, x, y, z]` rows as stored samples; a row of another shape, or counts out of the
-    /// sensor's range, is a 400 naming the row.
-    private static func samples(_ rows: [[Double]]) throws(ControlError) -> [StoredSample] {
-        var samples: [StoredSample] = []
-        samples.reserveCapacity(rows.count)
-        for (position, row) in rows.enumerated() {
-            guard row.count == 5, row.allSatisfy(\.isFinite),
-                let index = Int64(exactly: row[0]), let x = Int16(exactly: row[2]), let y = Int16(exactly: row[3]),
-                let z = Int16(exactly: row[4])
-            else {
-                throw ControlError(
-                    .invalidRequest, "sample \(position + 1) is not [index, t, x, y, z] with whole 16-bit counts",
-                    fix: "send each sample as five numbers: its index, its time in seconds and its raw x, y, z counts")
-            }
-            samples.append(StoredSample(index: index, t: row[1], raw: RawAcceleration(x: x, y: y, z: z)))
-        }
-        return samples
+    /// The imported samples as stored samples (their rows were checked as they were parsed).
+    private static func samples(_ rows: ImportSamples) -> [StoredSample] {
+        rows.map { StoredSample(index: $0.index, t: $0.t, raw: RawAcceleration(x: $0.x, y: $0.y, z: $0.z)) }
     }
 
     /// `POST /v1/prune`.

@@ -185,6 +185,9 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                 }
             }
         }
+        // Ends an earlier stop could store nowhere: a last try; what still fails makes the exit fail.
+        let unsaved = await sessions.retryEnds(closing: true)
+        phase.withLock { $0.unsavedEnds += unsaved }
         for channel in registry.all { channel.link.stop() }
         shutdownSink.finish()
         jobSink.finish()

@@ -5,6 +5,7 @@ import Detection
 import Foundation
 import Logging
 import SessionStore
+import Synchronization
 
 /// Starts and ends the sessions of the paired sensors: one `SessionPipeline` per live session.
 ///
@@ -18,6 +19,10 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     private let health: StoreHealth
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     private let logger: Logger
+    /// Sessions whose end the store could take nowhere: retried until it can (`retryEnds`).
+    private let unfinished = Mutex<(pipelines: [SessionPipeline<C>], closing: Bool)>(([], false))
+    /// How often an end the store could not take is tried again.
+    static var endRetryInterval: Duration { .seconds(2) }
 
     /// - Parameter spawn: runs a pipeline for as long as the gateway runs.
     init(
@@ -133,9 +138,66 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
             health.record(healthy: false)
             logger.error(
                 "cannot close the session in the store",
-                metadata: ["session.id": "\(pipeline.sessionID)", "error": "\(error)"])
+                metadata: [
+                    "session.id": "\(pipeline.sessionID)", "error": "\(error)",
+                    "store.unsaved_samples": "\(pipeline.unsavedSamples)",
+                ])
+            if error.code != .spilled {
+                let first = unfinished.withLock { state -> Bool in
+                    state.pipelines.append(pipeline)
+                    return state.pipelines.count == 1
+                }
+                if first { spawn { await self.retryEndsUntilSaved() } }
+            }
             return error
         }
+    }
+
+    /// Tries the unsaved ends again every `endRetryInterval` until none is left or the gateway
+    /// shuts down (which tries them a last time itself).
+    private func retryEndsUntilSaved() async {
+        while !unfinished.withLock({ $0.pipelines.isEmpty || $0.closing }) {
+            do { try await dependencies.clock.sleep(for: Self.endRetryInterval) } catch { return }
+            if unfinished.withLock({ $0.closing }) { return }
+            _ = await retryEnds()
+        }
+    }
+
+    /// Tries once more to store each end the store could take nowhere; returns the errors of those
+    /// it still cannot take (their samples are lost if the process ends now). `closing` stops the
+    /// periodic retry: shutdown makes the last attempt.
+    func retryEnds(closing: Bool = false) async -> [StoreError] {
+        let pending = unfinished.withLock { state in
+            if closing { state.closing = true }
+            return state.pipelines
+        }
+        var failures: [StoreError] = []
+        for pipeline in pending {
+            do {
+                if let record = try await pipeline.finish(reason: .stopped) {
+                    try? await dependencies.store.saveSummary(pipeline.summary(), of: record.id)
+                }
+                unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                logger.notice(
+                    "the store took the session's end once it had room again: nothing was lost",
+                    metadata: ["session.id": "\(pipeline.sessionID)"])
+            } catch {
+                if error.code == .spilled {
+                    unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                }
+                failures.append(error)
+                if closing {
+                    logger.critical(
+                        "sportsensord stops with samples that could be neither saved nor spilled: they are lost",
+                        metadata: [
+                            "session.id": "\(pipeline.sessionID)",
+                            "store.unsaved_samples": "\(pipeline.unsavedSamples)",
+                        ])
+                }
+            }
+        }
+        if failures.isEmpty, !pending.isEmpty { health.record(healthy: true) }
+        return failures
     }
 
     /// Starts a session on a sensor that began to move (`[gateway] auto_start`), with the

@@ -102,6 +102,9 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var baseline: SensorLinkStatistics
         var latest: SensorLinkStatistics
         var finished = false
+        /// The end the store could take neither in the database nor in a recovery file: the rows
+        /// wait in the recorder's memory, and `finish` tries this end again.
+        var pendingEnd: (reason: SessionEndReason, endedAt: Date)?
         /// The stored form of the notification being ingested: one buffer, reused.
         var stored: [StoredSample] = []
     }
@@ -385,9 +388,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Ends the session: the detector's pending events are recorded, the recorder flushes and
     /// closes the session with `reason`, `run()` returns, and the ended session is published.
-    /// Returns nil when the session had already been finished.
+    /// Returns nil when the session had already been finished. When the store could take the end
+    /// nowhere (not even in a recovery file), calling it again retries that end, with its first
+    /// reason and time.
     public func finish(reason: SessionEndReason, endedAt: Date = Date()) async throws(StoreError) -> SessionRecord? {
-        let pending = state.withLock { state -> [DetectorEvent]? in
+        let first = state.withLock { state -> (reason: SessionEndReason, endedAt: Date, events: [DetectorEvent])? in
+            if let retry = state.pendingEnd { return (retry.reason, retry.endedAt, []) }
             guard !state.finished else { return nil }
             state.finished = true
             let pending = state.detector.finish()
@@ -395,32 +401,39 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 state.summary.add(event)
                 state.eventCounts[event.kind.rawValue, default: 0] += 1
             }
-            return pending
+            return (reason, endedAt, pending)
         }
-        guard let pending else { return nil }
+        guard let first else { return nil }
+        let (endReason, endTime, pending) = first
         for event in pending { emit(event) }
         let statistics = await linkStatistics()
         state.withLock { $0.latest = statistics }
         stopSink.yield()
         let record: SessionRecord
         do {
-            record = try await recorder.finish(reason: reason, endedAt: endedAt, counts: counts)
+            record = try await recorder.finish(reason: endReason, endedAt: endTime, counts: counts)
         } catch {
             abandonSink.yield()
             let spilled = recorder.statistics.spilledSamples
             if spilled > 0 { metrics.storeSpilledSamples.increment(by: spilled) }
             withdrawStoreReport()
+            // Spilled: the next start imports the end. Otherwise the rows wait here for a retry.
+            state.withLock { $0.pendingEnd = error.code == .spilled ? nil : (endReason, endTime) }
             throw error
         }
+        state.withLock { $0.pendingEnd = nil }
         withdrawStoreReport()
-        logger.info("session ended", metadata: ["session.reason": "\(reason)"])
+        logger.info("session ended", metadata: ["session.reason": "\(endReason)"])
         var info = self.info()
         info.isLive = false
         info.endedAt = record.endedAt
-        info.endReason = reason.rawValue
+        info.endReason = endReason.rawValue
         bus.publish(.session(info))
         return record
     }
+
+    /// Samples in the recorder's memory: after a failed end, those neither saved nor spilled.
+    public var unsavedSamples: Int { recorder.statistics.bufferedSamples }
 
     /// Takes this session's share out of the gateway's store gauges, once it has ended.
     private func withdrawStoreReport() {

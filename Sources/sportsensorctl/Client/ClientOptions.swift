@@ -72,17 +72,6 @@ func writeStandardOutput(_ text: String) {
     writeStandardOutput(Data(text.utf8))
 }
 
-/// Writes bytes to standard output at once. When the reader has gone (`tail --json | head`
-/// ended: EPIPE), there is nobody left to tell anything: the command ends quietly, as
-/// command-line tools do, instead of trapping in Foundation's non-throwing `write(_:)`.
-func writeStandardOutput(_ data: Data) {
-    do {
-        try FileHandle.standardOutput.write(contentsOf: data)
-    } catch {
-        exit(EXIT_SUCCESS)
-    }
-}
-
 /// The JSON that `--json` prints: the control API's own encoding, pretty and with sorted keys.
 func controlJSON<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder.controlAPI
