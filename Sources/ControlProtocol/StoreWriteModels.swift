@@ -198,12 +198,10 @@ extension ImportRequest {
             captureStart.flatMap { StoredRanges.named(StoredRanges.wallClock, "capture_start").problem(with: $0) },
         ]
         if let problem = fields.lazy.compactMap({ $0 }).first { return problem }
-        for (position, row) in samples.enumerated() where row.count == 5 {
-            if let problem = StoredRanges.time.problem(with: row[1], label: "samples[\(position)].t") { return problem }
-            let index = row[0]
-            let bounds = StoredRanges.sampleIndex.bounds
-            guard index.isFinite, index >= Double(bounds.lowerBound), index <= Double(bounds.upperBound) else {
-                return "samples[\(position)].index is \(index); it must be \(StoredRanges.sampleIndex.allowed)"
+        for (position, sample) in samples.enumerated() {
+            if let problem = StoredRanges.time.problem(with: sample.t, label: "samples[\(position)].t") { return problem }
+            if let problem = StoredRanges.sampleIndex.problem(with: sample.index, label: "samples[\(position)].index") {
+                return problem
             }
         }
         return nil

@@ -51,7 +51,9 @@ struct AdversarialStoreTests {
             ImportRequest(
                 profile: profile, rules: "standard", set: [], athlete: "Ada", sensor: nil, startedAt: startedAt,
                 captureStart: captureStart, lostSamples: lost, malformedNotifications: malformed, sampleRate: rate,
-                samples: samples)
+                // A row no `ImportSample` can hold (an index beyond Int64) is refused by the body's
+                // decoder (ImportBodyParserTests); here it is left out.
+                samples: ImportSamples(samples.compactMap(ImportSample.init(row:))))
         }
         var requests: [ImportRequest] = []
         for count in counts {
