@@ -111,10 +111,11 @@ struct EventRowTests {
         let back = try await store.events(of: session.id)
         #expect(back == records)
         #expect(back[1].detectorEvent == records[1].detectorEvent)
-        #expect(
-            back.map { $0.detectorEvent.flatMap { if case .hit(let hit) = $0 { hit.side } else { nil } } } == [
-                .forehand, .backhand, nil, nil,
-            ])
+        func side(_ record: EventRecord) -> StrokeSide? {
+            guard case .hit(let hit) = record.detectorEvent else { return nil }
+            return hit.side
+        }
+        #expect(back.map(side) == [.forehand, .backhand, nil, nil])
         #expect(EventExtra.text("side", in: #"{ "side" : "forehand" }"#) == "forehand")
         #expect(EventExtra.text("side", in: #"{"side":1}"#) == nil)
     }
