@@ -75,6 +75,9 @@ function render(tile) {
     setField(tile, "peak", `${fixed(counters?.last_peak_g, 1)} / ${fixed(counters?.max_peak_g, 1)} g`);
     const summary = counters?.summary;
     setField(tile, "sides", `${summary?.forehand_hits ?? "–"} / ${summary?.backhand_hits ?? "–"}`);
+    field(tile, "sides").title = typeof summary?.forehand_hits === "number"
+      ? `hardest forehand ${fixed(summary.forehand_max_intensity_g, 1)} g, backhand ${fixed(summary.backhand_max_intensity_g, 1)} g`
+      : "no stroke has a side yet";
     setField(tile, "height", `${fixed(counters?.best_height_m ?? tile.bestHeight, 2)} / ${fixed(tile.lastHeight, 2)} m`);
     setField(tile, "cadence", `${fixed(counters?.cadence, 0)} /min`);
     setField(tile, "rate", fixed(counters?.rate_per_minute, 1));
