@@ -11,8 +11,8 @@ public struct AthleteInfo: Codable, Hashable, Sendable {
     public var massKg: Double?
     /// Year of birth.
     public var birthYear: Int?
-    /// The hand holding the racket, `left` or `right` (`RacketHand`); nil when unknown. A
-    /// table-tennis session of the athlete starts with it as the detection parameter `racket_hand`.
+    /// The hand holding the racket, `left` or `right` (`RacketHand`); nil when unknown. Kept for
+    /// telling a table-tennis stroke's side, which no detector does yet.
     public var racketHand: String?
     /// The teams' names, sorted.
     public var teams: [String]

@@ -105,8 +105,8 @@ public enum StoreSchema {
                     """)
         }
         migrator.registerMigration("v8-athlete-racket-hand") { db in
-            // The hand an athlete holds the racket in, which a table-tennis session's detection
-            // takes (`racket_hand`) to tell forehand from backhand. Unknown for everyone before v8.
+            // The hand an athlete holds the racket in, which telling a table-tennis stroke's side
+            // needs. Unknown for everyone before v8.
             try db.execute(
                 sql: """
                     ALTER TABLE athletes ADD COLUMN racket_hand TEXT

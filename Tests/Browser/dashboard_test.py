@@ -191,7 +191,7 @@ def roster(url):
     for name, mass, teams in [("Ana", 58, ["juniors"]), ("Ben", 71, ["juniors"]), ("Cleo", 64, ["seniors"])]:
         body = {"name": name, "mass_kg": mass, "teams": teams}
         if name == "Ana":
-            body["racket_hand"] = "right"  # her table-tennis session tells forehand from backhand with it
+            body["racket_hand"] = "right"  # the roster keeps it; the athlete page names it
         status, _ = call(url, "POST", "v1/athletes", body)
         if status != 201:
             raise Failure(f"adding athlete {name} answered {status}")

@@ -71,7 +71,7 @@ struct AthletesCommand: AsyncParsableCommand {
         @Option(name: .customLong("birth-year"), help: "Year of birth.") var birthYear: Int?
         @Option(
             name: .customLong("racket-hand"),
-            help: "The hand holding the racket, left or right (table tennis: tells forehand from backhand).")
+            help: "The hand holding the racket, left or right (kept for telling a stroke's side).")
         var racketHand: String?
         @Option(help: "A team the athlete is in (repeatable; the team must exist).") var team: [String] = []
         @OptionGroup var client: ClientOptions
@@ -98,7 +98,7 @@ struct AthletesCommand: AsyncParsableCommand {
         @Option(name: .customLong("birth-year"), help: "Year of birth (0 clears it).") var birthYear: Int?
         @Option(
             name: .customLong("racket-hand"),
-            help: "The hand holding the racket, left or right (none clears it; table tennis: forehand or backhand).")
+            help: "The hand holding the racket, left or right (none clears it).")
         var racketHand: String?
         @Option(help: "The teams the athlete is in (repeatable; replaces the list).") var team: [String] = []
         @Flag(name: .customLong("no-teams"), help: "Take the athlete out of every team.") var noTeams = false
