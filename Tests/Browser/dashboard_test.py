@@ -38,7 +38,8 @@ TABLET = (1280, 800)
 PHONE = (360, 740)
 API_TOKEN = "browser-test-token-0123456789abcdef"
 ATHLETES = {"virtual-1": ("table-tennis", "Ana"), "virtual-2": ("jump", "Ben"), "virtual-3": ("steps", "Cleo")}
-# Whether the hit detector tells sides on the virtual table-tennis strokes (then the tile must show counts).
+# Whether the hit detector tells sides on the virtual table-tennis strokes (then the tile must show
+# counts); today it tells none (Docs/DETECTION.md), so no tile may show the row.
 SIDES_EXPECTED = False
 
 
@@ -252,23 +253,22 @@ def coach_checks(url, shots):
             wait(driver, f"the count on {sensor} rising past {first}", lambda d, s=sensor, n=first: count(d, s) > n)
         log("the counts rise on every tile")
 
-        # Table tennis: strokes per side on its tile only; and no "clipped" flag, which hard strokes
-        # at ±2 g always carry and which changes nothing a coach should trust.
-        sides = tile(driver, "virtual-1").find_element(By.CSS_SELECTOR, '[data-field="sides"]')
-        if not sides.is_displayed() or not re.fullmatch(r"(\d+|–) / (\d+|–)", sides.text):
-            raise Failure(f"the table-tennis tile shows no forehand / backhand counts: {sides.text!r}")
-        for sensor in ["virtual-2", "virtual-3"]:
-            if tile(driver, sensor).find_element(By.CSS_SELECTOR, '[data-field="sides"]').is_displayed():
-                raise Failure(f"{sensor}'s tile shows strokes per side")
+        # Table tennis: strokes per side once the detector tells sides, on no other tile; and no
+        # "clipped" flag, which hard strokes at ±2 g always carry and which changes nothing a coach
+        # should trust.
         if SIDES_EXPECTED:
             wait(driver, "strokes per side on the table-tennis tile",
                  lambda d: re.fullmatch(r"\d+ / \d+", tile(d, "virtual-1").find_element(
                      By.CSS_SELECTOR, '[data-field="sides"]').text))
+        for sensor in ATHLETES if not SIDES_EXPECTED else ["virtual-2", "virtual-3"]:
+            if tile(driver, sensor).find_element(By.CSS_SELECTOR, '[data-field="sides"]').is_displayed():
+                raise Failure(f"{sensor}'s tile shows strokes per side though none has a side")
+        sides = tile(driver, "virtual-1").find_element(By.CSS_SELECTOR, '[data-field="sides"]')
         flagged = driver.execute_script(
             "return [...document.querySelectorAll('[data-field=\"trust\"]')].map(e => e.textContent)")
         if any("clipped" in text for text in flagged):
             raise Failure(f"a tile shows the clipped flag: {flagged}")
-        log(f"the table-tennis tile shows forehand / backhand {sides.text}, no tile a clipped flag")
+        log(f"forehand / backhand {sides.text or '(no side yet: row hidden)'}, no tile flags clipped")
         screenshot(driver, shots, "board-tablet.png")
 
         # The coach's page may not skip the CSRF token.

@@ -31,13 +31,13 @@ struct BoardTruthTests {
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "coach", "coach-pass")
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]).body)
             #expect(html.contains(#"data-trust-flags="{&quot;hit&quot;:[&quot;rate_too_low&quot;"#))
-            #expect(html.contains(#"<dd data-field="sides">"#))
+            #expect(html.contains(#"<div data-optional="sides" hidden><dt>Forehand / backhand</dt>"#))
             #expect(html.components(separatedBy: "<label data-starts>").count - 1 == 2)
             let script = String(
                 buffer: try await client.execute(uri: "/assets/board.js", method: .get, headers: [.cookie: cookie]).body
             )
             #expect(script.contains("starter.hidden = Boolean(session)"))
-            #expect(script.contains("forehand_hits") && script.contains("backhand_hits"))
+            #expect(script.contains(#"typeof summary?.forehand_hits === "number""#))
             let css = String(
                 buffer: try await client.execute(uri: "/assets/dashboard.css", method: .get, headers: [.cookie: cookie])
                     .body)

@@ -73,11 +73,16 @@ function render(tile) {
     setField(tile, "count", String(counters?.count ?? 0));
     setField(tile, "countLabel", { "table-tennis": "hits", jump: "jumps", throw: "throws", steps: "steps" }[profile] ?? "events");
     setField(tile, "peak", `${fixed(counters?.last_peak_g, 1)} / ${fixed(counters?.max_peak_g, 1)} g`);
+    // Strokes per side once a stroke of the session has one (the summary's counts are null until
+    // then, and stay null when the detector cannot tell sides).
     const summary = counters?.summary;
-    setField(tile, "sides", `${summary?.forehand_hits ?? "–"} / ${summary?.backhand_hits ?? "–"}`);
-    field(tile, "sides").title = typeof summary?.forehand_hits === "number"
-      ? `hardest forehand ${fixed(summary.forehand_max_intensity_g, 1)} g, backhand ${fixed(summary.backhand_max_intensity_g, 1)} g`
-      : "no stroke has a side yet";
+    const sided = typeof summary?.forehand_hits === "number";
+    element.querySelector('[data-optional="sides"]').hidden = !sided;
+    if (sided) {
+      setField(tile, "sides", `${summary.forehand_hits} / ${summary.backhand_hits}`);
+      field(tile, "sides").title =
+        `hardest forehand ${fixed(summary.forehand_max_intensity_g, 1)} g, backhand ${fixed(summary.backhand_max_intensity_g, 1)} g`;
+    }
     setField(tile, "height", `${fixed(counters?.best_height_m ?? tile.bestHeight, 2)} / ${fixed(tile.lastHeight, 2)} m`);
     setField(tile, "cadence", `${fixed(counters?.cadence, 0)} /min`);
     setField(tile, "rate", fixed(counters?.rate_per_minute, 1));
@@ -102,6 +107,7 @@ function render(tile) {
     linkElement.href = `/sessions/${session.id}`;
     linkElement.hidden = false;
   } else {
+    element.querySelector('[data-optional="sides"]').hidden = true;
     setField(tile, "count", "–");
     setField(tile, "countLabel", "no session");
     field(tile, "sessionLink").hidden = true;
