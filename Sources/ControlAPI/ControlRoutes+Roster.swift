@@ -22,10 +22,13 @@ extension ControlRoutes {
         router.on(.updateAthlete) { request, context -> Response in
             _ = try QueryParameters(request, allowed: [])
             let body = try await athleteBody(request)
-            guard body.name != nil || body.massKg != nil || body.birthYear != nil || body.teams != nil else {
+            guard
+                body.name != nil || body.massKg != nil || body.birthYear != nil || body.racketHand != nil
+                    || body.teams != nil
+            else {
                 throw ControlError(
                     .invalidRequest, "the body changes nothing",
-                    fix: #"give name, mass_kg, birth_year and/or teams, e.g. {"mass_kg":61.5} (0 clears)"#)
+                    fix: #"give name, mass_kg, birth_year, racket_hand and/or teams, e.g. {"mass_kg":61.5} (0 clears)"#)
             }
             return try ControlResponses.json(
                 try await control.updateAthlete(try context.parameters.require("athlete"), body))
@@ -137,7 +140,7 @@ extension ControlRoutes {
     static func athleteBody(_ request: Request) async throws -> AthleteRequest {
         let body = try await RequestBodies.decode(
             AthleteRequest.self, from: request, limit: maximumBodySize,
-            example: #"{"name":"anna","mass_kg":61.5,"birth_year":2008,"teams":["juniors"]}"#)
+            example: #"{"name":"anna","mass_kg":61.5,"birth_year":2008,"racket_hand":"right","teams":["juniors"]}"#)
         try RosterRules.check(body)
         return body
     }

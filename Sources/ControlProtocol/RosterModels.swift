@@ -11,24 +11,31 @@ public struct AthleteInfo: Codable, Hashable, Sendable {
     public var massKg: Double?
     /// Year of birth.
     public var birthYear: Int?
+    /// The hand holding the racket, `left` or `right` (`RacketHand`); nil when unknown. Kept for
+    /// telling a table-tennis stroke's side, which no detector does yet.
+    public var racketHand: String?
     /// The teams' names, sorted.
     public var teams: [String]
     /// How many sessions the store keeps of the athlete.
     public var sessions: Int
 
     /// Creates athlete information.
-    public init(id: Int64, name: String, massKg: Double?, birthYear: Int?, teams: [String], sessions: Int) {
+    public init(
+        id: Int64, name: String, massKg: Double?, birthYear: Int?, racketHand: String? = nil, teams: [String],
+        sessions: Int
+    ) {
         self.id = id
         self.name = name
         self.massKg = massKg
         self.birthYear = birthYear
+        self.racketHand = racketHand
         self.teams = teams
         self.sessions = sessions
     }
 }
 
 /// `POST /v1/athletes` and `PATCH /v1/athletes/{athlete}`: absent fields stay (for a PATCH); a
-/// `mass_kg` or `birth_year` of 0 clears it.
+/// `mass_kg` or `birth_year` of 0 clears it, and so does a `racket_hand` of "".
 public struct AthleteRequest: Codable, Hashable, Sendable {
     /// The name (required to add).
     public var name: String?
@@ -36,14 +43,20 @@ public struct AthleteRequest: Codable, Hashable, Sendable {
     public var massKg: Double?
     /// Year of birth (1900 to this year; 0 clears).
     public var birthYear: Int?
+    /// The racket hand, `left` or `right` ("" clears).
+    public var racketHand: String?
     /// The teams, by name, the athlete is in afterwards (replacing the old list).
     public var teams: [String]?
 
     /// Creates a request.
-    public init(name: String? = nil, massKg: Double? = nil, birthYear: Int? = nil, teams: [String]? = nil) {
+    public init(
+        name: String? = nil, massKg: Double? = nil, birthYear: Int? = nil, racketHand: String? = nil,
+        teams: [String]? = nil
+    ) {
         self.name = name
         self.massKg = massKg
         self.birthYear = birthYear
+        self.racketHand = racketHand
         self.teams = teams
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
 
 /// What an athlete's fields may be: every entry point (the API and the CLI's direct store path)
@@ -26,6 +27,10 @@ public enum RosterRules {
             throw ControlError(
                 .invalidRequest, "the birth year \(year) is not possible",
                 fix: "give a year from \(birthYears.lowerBound) to \(birthYears.upperBound) (0 clears it)")
+        }
+        if let hand = request.racketHand, !hand.isEmpty, RacketHand(rawValue: hand) == nil {
+            throw ControlError(
+                .invalidRequest, "\(hand) is not a racket hand", fix: #"give "left" or "right" ("" clears it)"#)
         }
         for team in request.teams ?? [] { try NameRules.check(team, field: "team name") }
     }

@@ -37,6 +37,12 @@ extension SessionSummary: Codable {
             ("last_peak_g", .number(lastPeakG, decimals: 3)),
             ("saturated_hits", .count(saturatedHits)),
             ("max_intensity_g", .number(maxIntensityG, decimals: 3)),
+            ("forehand_hits", .count(forehandHits)),
+            ("backhand_hits", .count(backhandHits)),
+            ("forehand_max_peak_g", .number(forehandMaxPeakG, decimals: 3)),
+            ("backhand_max_peak_g", .number(backhandMaxPeakG, decimals: 3)),
+            ("forehand_max_intensity_g", .number(forehandMaxIntensityG, decimals: 3)),
+            ("backhand_max_intensity_g", .number(backhandMaxIntensityG, decimals: 3)),
             ("jumps", .count(jumps)),
             ("jumps_per_min", .number(jumpsPerMin, decimals: 2)),
             ("best_height_m", .number(bestHeightM, decimals: 3)),
@@ -139,6 +145,12 @@ extension SessionSummary: Codable {
         lastPeakG = try number("last_peak_g")
         saturatedHits = try count("saturated_hits")
         maxIntensityG = try number("max_intensity_g")
+        forehandHits = try count("forehand_hits")
+        backhandHits = try count("backhand_hits")
+        forehandMaxPeakG = try number("forehand_max_peak_g")
+        backhandMaxPeakG = try number("backhand_max_peak_g")
+        forehandMaxIntensityG = try number("forehand_max_intensity_g")
+        backhandMaxIntensityG = try number("backhand_max_intensity_g")
         jumps = try count("jumps")
         jumpsPerMin = try number("jumps_per_min")
         bestHeightM = try number("best_height_m")

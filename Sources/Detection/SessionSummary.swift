@@ -50,6 +50,15 @@ public struct SessionSummary: Hashable, Sendable {
     public var lastPeakG: Double?
     public var saturatedHits: Int?
     public var maxIntensityG: Double?
+    /// Table tennis, per side (`StrokeSide`): strokes, and the largest measured and estimated peak,
+    /// taken as `maxPeakG` and `maxIntensityG` are. Nil when no stroke of the session carried a side
+    /// (the detector could not tell); strokes without a side count in `hits` only.
+    public var forehandHits: Int?
+    public var backhandHits: Int?
+    public var forehandMaxPeakG: Double?
+    public var backhandMaxPeakG: Double?
+    public var forehandMaxIntensityG: Double?
+    public var backhandMaxIntensityG: Double?
     /// Jumps.
     public var jumps: Int?
     public var jumpsPerMin: Double?

@@ -57,6 +57,10 @@ public struct SessionSummaryAccumulator: Sendable {
     private var lastPeakG = 0.0
     private var maxIntensityG: Double?
     private var saturatedHits = 0
+    /// Per side, in `StrokeSide.allCases` order.
+    private var sideHits = [0, 0]
+    private var sideMaxPeakG: [Double?] = [nil, nil]
+    private var sideMaxIntensityG: [Double?] = [nil, nil]
     // Jumps and throws.
     private var jumps = 0
     private var jumpHeightSumM = 0.0
@@ -133,6 +137,15 @@ public struct SessionSummaryAccumulator: Sendable {
                 maxIntensityG = Swift.max(maxIntensityG ?? hit.intensityG, hit.intensityG)
             }
             if hit.saturated { saturatedHits += 1 }
+            if let side = hit.side, let index = StrokeSide.allCases.firstIndex(of: side) {
+                sideHits[index] += 1
+                if SummaryMetric.maxPeakG.admits(quality) {
+                    sideMaxPeakG[index] = Swift.max(sideMaxPeakG[index] ?? hit.peakG, hit.peakG)
+                }
+                if SummaryMetric.maxIntensityG.admits(quality) {
+                    sideMaxIntensityG[index] = Swift.max(sideMaxIntensityG[index] ?? hit.intensityG, hit.intensityG)
+                }
+            }
         case .jump(let flight):
             jumps += 1
             jumpHeightSumM += flight.height
@@ -207,6 +220,14 @@ public struct SessionSummaryAccumulator: Sendable {
                 result.meanPeakG = peakSumG / Double(hits)
                 result.lastPeakG = lastPeakG
                 result.maxIntensityG = maxIntensityG
+            }
+            if sideHits.contains(where: { $0 > 0 }) {
+                result.forehandHits = sideHits[0]
+                result.backhandHits = sideHits[1]
+                result.forehandMaxPeakG = sideMaxPeakG[0]
+                result.backhandMaxPeakG = sideMaxPeakG[1]
+                result.forehandMaxIntensityG = sideMaxIntensityG[0]
+                result.backhandMaxIntensityG = sideMaxIntensityG[1]
             }
         }
         if profile == .jump || jumps > 0 {

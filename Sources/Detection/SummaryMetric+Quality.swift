@@ -29,3 +29,22 @@ extension SummaryMetric {
         quality.isDisjoint(with: excludingFlags)
     }
 }
+
+extension QualityFlag {
+    /// The flags worth showing a coach on a live event of `kind` (the board's "Last event" line):
+    /// those that change what to trust. For hits, jumps and throws that is a flag keeping the event
+    /// out of a best of its kind (`SummaryMetric.excludingFlags`, one rule for both), so `clipped`
+    /// on a hard stroke, normal at ±2 g and covered by the intensity estimate, is not shown. Steps
+    /// have no best: there a slow rate or a gap means steps may have been missed, so the count is
+    /// what to doubt.
+    public static func shownToCoach(for kind: EventKind) -> EventQuality {
+        let metrics: [SummaryMetric]
+        switch kind {
+        case .hit: metrics = [.maxPeakG, .maxIntensityG]
+        case .jump: metrics = [.bestHeightM, .bestRsi]
+        case .throw: metrics = [.bestThrowHeightM]
+        case .step: return [.rateTooLow, .sampleGap]
+        }
+        return metrics.reduce(into: EventQuality()) { $0.formUnion($1.excludingFlags) }
+    }
+}

@@ -67,7 +67,7 @@ extension FakeGatewayControl {
 public enum RosterFixtures {
     /// Anna, with mass and team.
     public static let athlete = AthleteInfo(
-        id: 1, name: "anna", massKg: 61.5, birthYear: 2008, teams: ["juniors"], sessions: 3)
+        id: 1, name: "anna", massKg: 61.5, birthYear: 2008, racketHand: "right", teams: ["juniors"], sessions: 3)
     /// The juniors.
     public static let team = TeamInfo(id: 1, name: "juniors", athletes: ["anna", "ben"])
     /// A best jump.

@@ -41,7 +41,14 @@ public enum CentralSchema {
         Migration(version: 3, name: "targets", sql: version3),
         Migration(version: 4, name: "samples by chunk", sql: version4),
         Migration(version: 5, name: "leaderboard bests without flagged events", sql: version5),
+        Migration(version: 6, name: "athletes' racket hand", sql: version6),
     ]
+
+    /// The hand an athlete holds the racket in (`left`, `right`; null when unknown). A hit's side
+    /// needs no column: it travels in `events.extra` (`extra ->> 'side'`).
+    static let version6 = """
+        ALTER TABLE sportsensor.athletes ADD COLUMN racket_hand text;
+        """
 
     /// The version this build brings the schema to.
     public static var current: Int { migrations.last?.version ?? 0 }

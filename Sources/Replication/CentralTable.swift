@@ -38,6 +38,7 @@ public struct CentralTable: Sendable {
             name: "athletes",
             kinds: [
                 "id": .bigint, "name": .text, "created": .timestamp, "mass_kg": .double, "birth_year": .bigint,
+                "racket_hand": .text,
             ]),
         "teams": CentralTable(name: "teams", kinds: ["id": .bigint, "name": .text, "created": .timestamp]),
         "team_members": CentralTable(name: "team_members", kinds: ["team_id": .bigint, "athlete_id": .bigint]),

@@ -35,7 +35,8 @@ public struct OutboxTable: Hashable, Sendable {
 
     /// Every replicated table, in the order a backfill queues them (parents first).
     public static let all: [OutboxTable] = [
-        OutboxTable(name: "athletes", key: ["id"], columns: ["id", "name", "created", "mass_kg", "birth_year"]),
+        OutboxTable(
+            name: "athletes", key: ["id"], columns: ["id", "name", "created", "mass_kg", "birth_year", "racket_hand"]),
         OutboxTable(name: "teams", key: ["id"], columns: ["id", "name", "created"]),
         // A member taken off a team is removed centrally; a removed team's memberships stay there.
         OutboxTable(

@@ -8,8 +8,9 @@ import GRDB
 /// The columns keep the record's fields under the names schema v1 gave them (`intensity` is
 /// `intensity_g`, `catch_t` is `catch`); a step's cadence, which has no column, goes in `extra` as
 /// `{"cadence_spm":…}` with the shortest text that reads back as the same `Double`, and the quality
-/// flags, which have no column either, go there as `"quality":["clipped",…]` (rows written before
-/// them have none and read back without). So a record reads back exactly as it was written.
+/// flags, which have no column either, go there as `"quality":["clipped",…]`, and so does a hit's
+/// side, `"side":"forehand"` (rows written before them have none and read back without). So a
+/// record reads back exactly as it was written.
 struct EventRow: FetchableRecord, TableRecord {
     static let databaseTableName = "events"
 
@@ -54,7 +55,8 @@ struct EventRow: FetchableRecord, TableRecord {
             release: row[Columns.release], catch: row[Columns.catchTime], flightS: row[Columns.flightS],
             heightM: row[Columns.heightM],
             cadenceSpm: extra.flatMap { EventExtra.number(EventExtra.cadenceKey, in: $0) },
-            quality: extra.flatMap { EventExtra.texts(EventExtra.qualityKey, in: $0) })
+            quality: extra.flatMap { EventExtra.texts(EventExtra.qualityKey, in: $0) },
+            side: extra.flatMap { EventExtra.text(EventExtra.sideKey, in: $0) })
     }
 
     /// The columns `insert` writes, in the order of `databaseValues`.
@@ -71,7 +73,7 @@ struct EventRow: FetchableRecord, TableRecord {
             record.peakG.databaseValue, record.intensityG.databaseValue, record.takeoff.databaseValue,
             record.landing.databaseValue, record.flightS.databaseValue, record.heightM.databaseValue,
             record.release.databaseValue, record.catch.databaseValue, record.saturated.databaseValue,
-            EventExtra.column(cadence: record.cadenceSpm, quality: record.quality).databaseValue,
+            EventExtra.column(cadence: record.cadenceSpm, quality: record.quality, side: record.side).databaseValue,
         ]
     }
 
@@ -134,26 +136,44 @@ extension SessionStore {
     }
 }
 
-/// The flat JSON objects of numbers in `events.extra`.
+/// The flat JSON objects in `events.extra`: the record's fields that have no column of their own.
 ///
 /// Numbers are written in Swift's shortest round-trip form, so they read back as the same
-/// `Double`; a value that is not finite is written as `null` and reads back as NaN.
+/// `Double`; a value that is not finite is written as `null` and reads back as NaN. Texts (flags,
+/// a side) are plain words: no escapes are written or read.
 enum EventExtra {
     /// The key of a step's cadence, as the event record names it.
     static let cadenceKey = "cadence_spm"
     /// The key of the quality flags, as the event record names it.
     static let qualityKey = "quality"
+    /// The key of a hit's side, as the event record names it.
+    static let sideKey = "side"
 
-    /// The `extra` text of a record: its cadence and quality flags, nil when it has neither.
-    static func column(cadence: Double?, quality: [String]?) -> String? {
+    /// The `extra` text of a record: its cadence, quality flags and side, nil when it has none.
+    static func column(cadence: Double?, quality: [String]?, side: String? = nil) -> String? {
         let flags = quality.flatMap { $0.isEmpty ? nil : $0 }
-        guard cadence != nil || flags != nil else { return nil }
+        guard cadence != nil || flags != nil || side != nil else { return nil }
         var text = cadence.map { String(object([(cadenceKey, $0)]).dropLast()) } ?? "{"
         if let flags {
             if text.count > 1 { text += "," }
             text += "\"\(qualityKey)\":[" + flags.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         }
+        if let side {
+            if text.count > 1 { text += "," }
+            text += "\"\(sideKey)\":\"\(side)\""
+        }
         return text + "}"
+    }
+
+    /// The string stored under `key` in a flat object, nil when the key is missing or its value is
+    /// not a string.
+    static func text(_ key: String, in object: String) -> String? {
+        guard let keyRange = object.firstRange(of: "\"\(key)\"") else { return nil }
+        let rest = object[keyRange.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "\t" || $0 == "\n" }
+        guard rest.first == "\"" else { return nil }
+        let body = rest.dropFirst()
+        guard let close = body.firstIndex(of: "\"") else { return nil }
+        return String(body[..<close])
     }
 
     /// The strings of the array stored under `key` in a flat object, nil when the key is missing or

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
 import Foundation
 import GRDB
 
@@ -82,14 +83,20 @@ public struct AthleteChange: Hashable, Sendable {
     public var massKg: Double??
     /// A new birth year (`.some(nil)` clears it).
     public var birthYear: Int??
+    /// A new racket hand (`.some(nil)` clears it).
+    public var racketHand: RacketHand??
     /// The teams the athlete is in afterwards, by team id; nil leaves them.
     public var teamIDs: [Int64]?
 
     /// A change.
-    public init(name: String? = nil, massKg: Double?? = nil, birthYear: Int?? = nil, teamIDs: [Int64]? = nil) {
+    public init(
+        name: String? = nil, massKg: Double?? = nil, birthYear: Int?? = nil, racketHand: RacketHand?? = nil,
+        teamIDs: [Int64]? = nil
+    ) {
         self.name = name
         self.massKg = massKg
         self.birthYear = birthYear
+        self.racketHand = racketHand
         self.teamIDs = teamIDs
     }
 }
@@ -107,6 +114,7 @@ extension SessionStore {
             if let name = change.name { row.name = name }
             if let massKg = change.massKg { row.massKg = massKg }
             if let birthYear = change.birthYear { row.birthYear = birthYear }
+            if let racketHand = change.racketHand { row.racketHand = racketHand?.rawValue }
             try row.update(db)
             if let teamIDs = change.teamIDs {
                 try TeamMemberRow.filter(TeamMemberRow.Columns.athleteID == id).deleteAll(db)

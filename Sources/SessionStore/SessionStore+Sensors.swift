@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import Detection
 import Foundation
 import GRDB
 
@@ -11,6 +12,7 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
         case id, name, created
         case massKg = "mass_kg"
         case birthYear = "birth_year"
+        case racketHand = "racket_hand"
     }
 
     /// The columns.
@@ -25,6 +27,8 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
     var created: Date
     var massKg: Double?
     var birthYear: Int?
+    /// `left` or `right` (schema v8); nil when unknown.
+    var racketHand: String?
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .timeIntervalSince1970
@@ -37,7 +41,9 @@ struct AthleteRow: Codable, FetchableRecord, MutablePersistableRecord {
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     var athlete: Athlete {
-        Athlete(id: id ?? 0, name: name, created: created, massKg: massKg, birthYear: birthYear)
+        Athlete(
+            id: id ?? 0, name: name, created: created, massKg: massKg, birthYear: birthYear,
+            racketHand: racketHand.flatMap(RacketHand.init(rawValue:)))
     }
 }
 

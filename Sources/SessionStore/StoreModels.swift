@@ -15,14 +15,20 @@ public struct Athlete: Hashable, Sendable {
     public var massKg: Double?
     /// Year of birth; nil when unknown.
     public var birthYear: Int?
+    /// The hand holding the racket; nil when unknown.
+    public var racketHand: RacketHand?
 
     /// Creates a value (as read from the store).
-    public init(id: Int64, name: String, created: Date, massKg: Double? = nil, birthYear: Int? = nil) {
+    public init(
+        id: Int64, name: String, created: Date, massKg: Double? = nil, birthYear: Int? = nil,
+        racketHand: RacketHand? = nil
+    ) {
         self.id = id
         self.name = name
         self.created = created
         self.massKg = massKg
         self.birthYear = birthYear
+        self.racketHand = racketHand
     }
 }
 

@@ -26,6 +26,7 @@ public enum StoreSchema {
         Version(name: "v5-roster-summaries-targets", number: 5),
         Version(name: "v6-replication-outbox", number: 6),
         Version(name: "v7-sealed-chunk-files", number: 7),
+        Version(name: "v8-athlete-racket-hand", number: 8),
     ]
 
     /// The version this build writes.
@@ -101,6 +102,16 @@ public enum StoreSchema {
                 sql: """
                     ALTER TABLE sample_chunks ADD COLUMN file TEXT;
                     PRAGMA user_version = 7;
+                    """)
+        }
+        migrator.registerMigration("v8-athlete-racket-hand") { db in
+            // The hand an athlete holds the racket in, which telling a table-tennis stroke's side
+            // needs. Unknown for everyone before v8.
+            try db.execute(
+                sql: """
+                    ALTER TABLE athletes ADD COLUMN racket_hand TEXT
+                        CHECK (racket_hand IS NULL OR racket_hand IN ('left', 'right'));
+                    PRAGMA user_version = 8;
                     """)
         }
         return migrator

@@ -12,7 +12,9 @@ struct DashboardPages: Sendable {
 
     func addRoutes(to router: Router<WebRequestContext>) {
         router.get(RouterPath(DashboardPaths.board)) { _, context -> Response in
-            templates.page("board", layoutValues(context, title: "Live board", section: "board"))
+            var values = layoutValues(context, title: "Live board", section: "board")
+            values["trustFlags"] = Self.trustFlags
+            return templates.page("board", values)
         }
         router.get(RouterPath(DashboardPaths.login)) { request, _ -> Response in
             if authentication.identity(of: request) != nil {
@@ -40,6 +42,16 @@ struct DashboardPages: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
         }
     }
+
+    /// The quality flags the board shows on a live event, per event type, as JSON for the page:
+    /// `{"hit":["rate_too_low","sample_gap"],…}` (`QualityFlag.shownToCoach(for:)`).
+    static let trustFlags: String = {
+        let members = EventKind.allCases.map { kind in
+            "\"\(kind.rawValue)\":["
+                + QualityFlag.shownToCoach(for: kind).flags.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }()
 
     struct LoginForm: Decodable {
         var username: String

@@ -60,6 +60,7 @@ struct HistoryPages: Sendable {
             let sessions = try await control.sessions(
                 athlete: name, sensor: nil, profile: nil, live: nil, limit: Self.listLimit)
             let bests = try await control.personalBests(athlete: name)
+            let info = try await control.athletes().first { $0.name == name }
             var summaries: [(SessionInfo, SessionSummary)] = []
             for session in sessions.prefix(100) where !session.isLive {
                 if let summary = try? await control.sessionSummary(id: session.id) {
@@ -70,6 +71,7 @@ struct HistoryPages: Sendable {
             values.merge(HistoryRows.athletePage(name: name, sessions: sessions, bests: bests, summaries: summaries)) {
                 _, new in new
             }
+            if let hand = info?.racketHand { values["racketHand"] = hand }
             return templates.page("athlete", values)
         }
         router.get(RouterPath(DashboardPaths.leaderboard)) { request, context -> Response in

@@ -119,14 +119,13 @@ enum HistoryRows {
     }
 
     static func eventsCSV(_ events: [EventRecord]) -> String {
-        var text = "type,t,peak_g,intensity_g,flight_s,height_m,cadence_spm\n"
+        var text = "type,t,peak_g,intensity_g,flight_s,height_m,cadence_spm,side\n"
         func value(_ number: Double?) -> String { number.map { String(format: "%.4f", $0) } ?? "" }
         for event in events {
             text +=
                 [
                     CSVCell.text(event.type), value(event.t), value(event.peakG), value(event.intensityG),
-                    value(event.flightS),
-                    value(event.heightM), value(event.cadenceSpm),
+                    value(event.flightS), value(event.heightM), value(event.cadenceSpm), CSVCell.text(event.side ?? ""),
                 ].joined(separator: ",") + "\n"
         }
         return text

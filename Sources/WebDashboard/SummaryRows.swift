@@ -16,6 +16,11 @@ enum SummaryRows {
             ("Energy", summary.kcal.map { String(format: "%.0f kcal", $0) }),
             ("Mean hit", summary.meanPeakG.map { String(format: "%.1f g", $0) }),
             ("Hits per minute", summary.hitsPerMin.map { String(format: "%.1f", $0) }),
+            ("Forehand / backhand", sides(summary.forehandHits, summary.backhandHits) { "\($0)" }),
+            (
+                "Hardest forehand / backhand",
+                sides(summary.forehandMaxIntensityG, summary.backhandMaxIntensityG) { String(format: "%.1f g", $0) }
+            ),
             ("Mean height", summary.meanHeightM.map { String(format: "%.2f m", $0) }),
             ("Best RSI", summary.bestRsi.map { String(format: "%.2f", $0) }),
             ("Best throw", summary.bestThrowHeightM.map { String(format: "%.2f m", $0) }),
@@ -36,5 +41,11 @@ enum SummaryRows {
         ]
         if summary.kcal == nil, let note = summary.kcalNote { values["kcalNote"] = note }
         return values
+    }
+
+    /// `forehand / backhand`, `–` for a side without a value; nil when neither side has one.
+    static func sides<Value>(_ forehand: Value?, _ backhand: Value?, _ text: (Value) -> String) -> String? {
+        guard forehand != nil || backhand != nil else { return nil }
+        return (forehand.map(text) ?? "–") + " / " + (backhand.map(text) ?? "–")
     }
 }

@@ -20,6 +20,12 @@ let rosterRoutes: [RouteCase] = [
         method: .patch, uri: "/v1/athletes/anna", body: #"{"mass_kg":0,"teams":["juniors"]}"#,
         call: .updateAthlete("anna", AthleteRequest(massKg: 0, teams: ["juniors"]))),
     RouteCase(
+        method: .post, uri: "/v1/athletes", body: #"{"name":"ben","racket_hand":"left"}"#,
+        call: .addAthlete(AthleteRequest(name: "ben", racketHand: "left"))),
+    RouteCase(
+        method: .patch, uri: "/v1/athletes/ben", body: #"{"racket_hand":""}"#,
+        call: .updateAthlete("ben", AthleteRequest(racketHand: ""))),
+    RouteCase(
         method: .delete, uri: "/v1/athletes/anna?sessions=keep", call: .removeAthlete("anna", sessions: "keep")),
     RouteCase(method: .delete, uri: "/v1/athletes/ben", call: .removeAthlete("ben", sessions: nil)),
     RouteCase(method: .get, uri: "/v1/athletes/anna/bests", call: .personalBests(athlete: "anna")),
@@ -73,6 +79,8 @@ struct ControlRoutesRosterTests {
             (HTTPRequest.Method.post, "/v1/athletes", #"{"name":"anna","mass_kg":-3}"#, "body mass"),
             (.post, "/v1/athletes", #"{"name":"anna","mass_kg":612}"#, "body mass"),
             (.post, "/v1/athletes", #"{"name":"anna","birth_year":1850}"#, "birth year"),
+            (.post, "/v1/athletes", #"{"name":"anna","racket_hand":"both"}"#, "not a racket hand"),
+            (.patch, "/v1/athletes/anna", #"{"racket_hand":"Left"}"#, "not a racket hand"),
             (.post, "/v1/athletes", #"{"name":"an\u001bna"}"#, "control character"),
             (.post, "/v1/athletes", #"{"mass_kg":60}"#, "no name"),
             (.post, "/v1/athletes", "{\"name\":\"" + String(repeating: "a", count: 65) + "\"}", "65 characters"),

@@ -160,6 +160,37 @@ struct SessionSummaryTests {
         #expect(summary.jumps == nil && summary.steps == nil && summary.throws == nil)
     }
 
+    @Test("hits per side: counts and peaks as the overall ones take them; null when no stroke had a side")
+    func sides() throws {
+        let samples = [AccelerationSample(t: 0, x: 0, y: 0, z: 1), AccelerationSample(t: 60, x: 0, y: 0, z: 1)]
+        let events: [DetectorEvent] = [
+            .hit(HitEvent(t: 1, peakG: 1.5, saturated: false, intensityG: 1.5, side: .forehand)),
+            .hit(HitEvent(t: 2, peakG: 2.0, saturated: true, intensityG: 3.1, quality: .clipped, side: .forehand)),
+            // Too slow a rate: counted, but it sets no peak of its side.
+            .hit(HitEvent(t: 3, peakG: 2.5, saturated: false, intensityG: 2.5, quality: .rateTooLow, side: .backhand)),
+            .hit(HitEvent(t: 4, peakG: 1.2, saturated: false, intensityG: 1.2, side: .backhand)),
+            .hit(HitEvent(t: 5, peakG: 2.8, saturated: false, intensityG: 2.8)),
+        ]
+        let summary = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: events)
+        #expect(summary.hits == 5)
+        #expect(summary.forehandHits == 2 && summary.backhandHits == 2)
+        #expect(summary.forehandMaxPeakG == 2.0 && summary.forehandMaxIntensityG == 3.1)
+        #expect(summary.backhandMaxPeakG == 1.2 && summary.backhandMaxIntensityG == 1.2)
+        let line = summary.jsonLine
+        #expect(
+            line.contains(
+                #""forehand_hits":2,"backhand_hits":2,"forehand_max_peak_g":2.000,"backhand_max_peak_g":1.200,"#
+                    + #""forehand_max_intensity_g":3.100,"backhand_max_intensity_g":1.200"#))
+        #expect(try JSONDecoder().decode(SessionSummary.self, from: Data(line.utf8)) == summary)
+
+        let oneSide = SessionSummaryAccumulator.summary(
+            profile: .tableTennis, samples: samples, events: [events[0]])
+        #expect(oneSide.forehandHits == 1 && oneSide.backhandHits == 0 && oneSide.backhandMaxPeakG == nil)
+        let noSide = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: [events[4]])
+        #expect(noSide.forehandHits == nil && noSide.backhandHits == nil && noSide.forehandMaxPeakG == nil)
+        #expect(noSide.jsonLine.contains(#""forehand_hits":null,"backhand_hits":null"#))
+    }
+
     @Test("RSI of repeated jumps: height over the contact before it, contacts over 0.5 s left out")
     func reactiveStrength() {
         let events: [DetectorEvent] = [
@@ -215,7 +246,9 @@ struct SessionSummaryTests {
         for key in [
             "duration_s", "active_s", "playerload", "playerload_per_min", "enmo_mg", "mad_mg", "light_s", "moderate_s",
             "vigorous_s", "kcal", "hits", "hits_per_min", "max_peak_g", "mean_peak_g", "last_peak_g", "saturated_hits",
-            "jumps", "best_height_m", "mean_height_m", "best_rsi", "throws", "best_throw_height_m", "steps",
+            "forehand_hits", "backhand_hits", "forehand_max_peak_g", "backhand_max_peak_g", "forehand_max_intensity_g",
+            "backhand_max_intensity_g", "jumps", "best_height_m", "mean_height_m", "best_rsi", "throws",
+            "best_throw_height_m", "steps",
             "cadence_spm",
         ] {
             #expect(line.contains("\"\(key)\":"), "missing \(key)")

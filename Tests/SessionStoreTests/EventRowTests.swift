@@ -87,6 +87,39 @@ struct EventRowTests {
         #expect(back[2].qualityFlags == .clipped)
     }
 
+    @Test("a hit's side goes in extra beside its flags and reads back; rows written without it have none")
+    func sides() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let records = [
+            EventRecord(.hit(HitEvent(t: 1, peakG: 1.5, saturated: false, intensityG: 1.5, side: .forehand))),
+            EventRecord(
+                .hit(HitEvent(t: 2, peakG: 2, saturated: true, intensityG: 2.4, quality: .clipped, side: .backhand))),
+            EventRecord(type: "hit", t: 3, peakG: 1.2, side: "overhead"),
+            EventRecord(.hit(HitEvent(t: 4, peakG: 1.1, saturated: false, intensityG: 1.1))),
+        ]
+        let session = try await store.importSession(
+            NewSession(settings: DetectionSettings(profile: .tableTennis)), samples: [], events: records)
+        let rows = try store.database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT extra FROM events WHERE session_id = ? ORDER BY sequence", arguments: [session.idText])
+        }
+        #expect(rows[0]["extra"] as String? == #"{"side":"forehand"}"#)
+        #expect(rows[1]["extra"] as String? == #"{"quality":["clipped"],"side":"backhand"}"#)
+        #expect(rows[3]["extra"] as String? == nil)
+        let back = try await store.events(of: session.id)
+        #expect(back == records)
+        #expect(back[1].detectorEvent == records[1].detectorEvent)
+        func side(_ record: EventRecord) -> StrokeSide? {
+            guard case .hit(let hit) = record.detectorEvent else { return nil }
+            return hit.side
+        }
+        #expect(back.map(side) == [.forehand, .backhand, nil, nil])
+        #expect(EventExtra.text("side", in: #"{ "side" : "forehand" }"#) == "forehand")
+        #expect(EventExtra.text("side", in: #"{"side":1}"#) == nil)
+    }
+
     @Test("v1 rows read as records: extra's cadence is read, anything else in it is not a record field")
     func v1Rows() async throws {
         let temporary = try TemporaryDirectory()

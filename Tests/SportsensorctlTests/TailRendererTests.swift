@@ -27,64 +27,103 @@ struct TailRendererTests {
             malformedNotifications: 0, sampleRate: 100)
     }
 
-    @Test("a session's line: sensor, athlete, profile, count, last/max peak, rate, link state, elapsed")
-    func line() {
-        let line = TailRenderer.line(
-            Self.counters("a", sensor: "anna-left", count: 3, last: 1.234), linkState: "connected", ended: nil)
-        #expect(line == "anna-left  Anna  table-tennis  count 3  last 1.23 g max 1.90 g  6.0/min  connected  1m 30s")
-        var jump = Self.counters("b", sensor: "bob", count: 2, last: nil)
+    /// Three sessions, one per kind of figure: strokes with sides, jumps, steps with a target.
+    static func three() -> (tableTennis: SessionCounters, jump: SessionCounters, steps: SessionCounters) {
+        var tableTennis = counters("a", sensor: "anna-left", count: 3, last: 1.234)
+        var summary = SessionSummary(profile: "table-tennis")
+        summary.forehandHits = 2
+        summary.backhandHits = 1
+        tableTennis.summary = summary
+        var jump = counters("b", sensor: "bob", count: 2, last: nil)
+        jump.athlete = "Ben"
         jump.profile = "jump"
         jump.bestHeightM = 0.4123
-        #expect(
-            TailRenderer.line(jump, linkState: "lost", ended: nil)
-                == "bob  Anna  jump  count 2  best 0.41 m  4.0/min  lost  1m 00s")
-        #expect(TailRenderer.line(jump, linkState: "lost", ended: "stopped").contains("ended (stopped)"))
+        var steps = SessionCounters(
+            sessionId: "c", sensor: "cleo-wrist", athlete: "Cleo", profile: "steps", count: 120, lastPeakG: nil,
+            maxPeakG: nil, ratePerMinute: 110.46, bestHeightM: nil, cadence: 112.3, linkState: "connected",
+            elapsedSeconds: 725.9, targets: [TargetProgress(metric: "steps", target: 480, value: 120)])
+        steps.targetPct = 25
+        return (tableTennis, jump, steps)
     }
 
-    @Test("on a terminal: one line per session, redrawn in place with cursor-up and clear-line")
-    func liveRedraw() {
+    static let header =
+        "SENSOR      ATHLETE    PROFILE       COUNT   /MIN    BEST/LAST   FH   BH  TARGET     LINK          TIME"
+    static let rows = [
+        "anna-left   Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -          connected   1m 30s",
+        "bob         Ben        jump              2    4.0  0.41/0.38 m    -    -  -          lost        1m 00s",
+        "cleo-wrist  Cleo       steps           120  110.5      112/min    -    -  25% steps  connected  12m 05s",
+    ]
+
+    @Test("on a terminal: a header and aligned columns, one row per session, redrawn in place")
+    func liveTable() {
         var renderer = TailRenderer(mode: .live)
         let clear = TailRenderer.clearLine
         let waiting = "waiting for a live session (start one with `sportsensorctl start`)…"
         #expect(renderer.start() == clear + waiting + "\n")
-        let a1 = Self.counters("a", sensor: "anna", count: 1, last: 1.2)
-        let lineA1 = TailRenderer.line(a1, linkState: "connected", ended: nil)
-        #expect(renderer.apply(.counters(a1)) == "\r\u{1B}[1A" + clear + lineA1 + "\n")
-        let b1 = Self.counters("b", sensor: "bob", count: 5, last: 1.5)
-        let lineB1 = TailRenderer.line(b1, linkState: "connected", ended: nil)
-        #expect(renderer.apply(.counters(b1)) == "\r\u{1B}[1A" + clear + lineA1 + "\n" + clear + lineB1 + "\n")
-        let a2 = Self.counters("a", sensor: "anna", count: 2, last: 1.8)
-        let lineA2 = TailRenderer.line(a2, linkState: "connected", ended: nil)
-        #expect(renderer.apply(.counters(a2)) == "\r\u{1B}[2A" + clear + lineA2 + "\n" + clear + lineB1 + "\n")
-        // A link event changes the sensor's line at once; one for an unknown sensor draws nothing.
-        let lost = LinkPayload(sensor: "bob", address: "FC:97:8B:75:10:AB", state: "retrying", detail: "in 2 s")
-        let lineB1Lost = TailRenderer.line(b1, linkState: "retrying", ended: nil)
-        #expect(renderer.apply(.link(lost)) == "\r\u{1B}[2A" + clear + lineA2 + "\n" + clear + lineB1Lost + "\n")
-        #expect(renderer.apply(.link(LinkPayload(sensor: "eve", address: "x", state: "lost", detail: nil))) == "")
-        // Detections do not draw on the live block; a session end marks its line.
+        let (tableTennis, jump, steps) = Self.three()
+        _ = renderer.apply(.counters(tableTennis))
         #expect(
             renderer.apply(
-                .detection(DetectionPayload(sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 1))))
-                == "")
-        let ended = renderer.apply(.session(Self.session("a", sensor: "anna", live: false, reason: "stopped")))
-        #expect(ended.hasPrefix("\r\u{1B}[2A" + clear))
-        #expect(ended.contains("anna  Anna  table-tennis  count 2") && ended.contains("ended (stopped)"))
-        #expect(renderer.counters.map(\.sessionId) == ["a", "b"])
+                .detection(
+                    DetectionPayload(
+                        sessionId: "b", sensor: "bob",
+                        event: EventRecord(type: "jump", t: 3, takeoff: 3, landing: 3.55, flightS: 0.55, heightM: 0.38)
+                    ))) == "")
+        _ = renderer.apply(.counters(jump))
+        _ = renderer.apply(.link(LinkPayload(sensor: "bob", address: "x", state: "lost", detail: nil)))
+        let drawn = renderer.apply(.counters(steps))
+        #expect(drawn == "\r\u{1B}[3A" + ([Self.header] + Self.rows).map { clear + $0 + "\n" }.joined())
+        // A session's end shows in its row; the block is redrawn over the same lines, wider.
+        let ended = renderer.apply(.session(Self.session("a", sensor: "anna-left", live: false, reason: "stopped")))
+        let endedTable = [
+            "SENSOR      ATHLETE    PROFILE       COUNT   /MIN    BEST/LAST   FH   BH  TARGET     LINK                TIME",
+            "anna-left   Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -          ended (stopped)   1m 30s",
+            "bob         Ben        jump              2    4.0  0.41/0.38 m    -    -  -          lost              1m 00s",
+            "cleo-wrist  Cleo       steps           120  110.5      112/min    -    -  25% steps  connected        12m 05s",
+        ]
+        #expect(ended == "\r\u{1B}[4A" + endedTable.map { clear + $0 + "\n" }.joined())
+        #expect(renderer.counters.map(\.sessionId) == ["a", "b", "c"])
     }
 
-    @Test("not a terminal: one plain line per counters update, one when a session ends, no escape codes")
+    @Test("a link change redraws its session's row at once; one for an unknown sensor draws nothing")
+    func linkChange() {
+        var renderer = TailRenderer(mode: .live)
+        _ = renderer.start()
+        let (tableTennis, _, _) = Self.three()
+        _ = renderer.apply(.counters(tableTennis))
+        let redrawn = renderer.apply(
+            .link(LinkPayload(sensor: "anna-left", address: "x", state: "retrying", detail: "in 2 s")))
+        #expect(
+            redrawn == "\r\u{1B}[2A" + TailRenderer.clearLine
+                + "SENSOR     ATHLETE    PROFILE       COUNT   /MIN    BEST/LAST   FH   BH  TARGET  LINK          TIME\n"
+                + TailRenderer.clearLine
+                + "anna-left  Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -       retrying    1m 30s\n"
+        )
+        #expect(renderer.apply(.link(LinkPayload(sensor: "eve", address: "x", state: "lost", detail: nil))) == "")
+    }
+
+    @Test("not a terminal: the header once, then each update a row in the same columns, no escape codes")
     func plain() {
         var renderer = TailRenderer(mode: .plain)
-        #expect(renderer.start() == "")
-        let a1 = Self.counters("a", sensor: "anna", count: 1, last: 1.2)
-        #expect(renderer.apply(.counters(a1)) == TailRenderer.line(a1, linkState: "connected", ended: nil) + "\n")
-        #expect(renderer.apply(.link(LinkPayload(sensor: "anna", address: "x", state: "lost", detail: nil))) == "")
         #expect(
-            renderer.apply(
-                .detection(DetectionPayload(sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 1))))
-                == "")
-        let end = renderer.apply(.session(Self.session("a", sensor: "anna", live: false, reason: "stopped")))
-        #expect(end == TailRenderer.line(a1, linkState: "lost", ended: "stopped") + "\n")
+            renderer.start()
+                == "SENSOR     ATHLETE    PROFILE       COUNT   /MIN    BEST/LAST   FH   BH  TARGET  LINK          TIME\n"
+        )
+        let (tableTennis, jump, _) = Self.three()
+        #expect(
+            renderer.apply(.counters(tableTennis))
+                == "anna-left  Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -       connected   1m 30s\n"
+        )
+        #expect(
+            renderer.apply(.counters(jump))
+                == "bob        Ben        jump              2    4.0     0.41/- m    -    -  -       connected   1m 00s\n"
+        )
+        #expect(renderer.apply(.link(LinkPayload(sensor: "anna-left", address: "x", state: "lost", detail: nil))) == "")
+        let end = renderer.apply(.session(Self.session("a", sensor: "anna-left", live: false, reason: "stopped")))
+        #expect(
+            end
+                == "anna-left  Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -       ended (stopped)   1m 30s\n"
+        )
         #expect(!end.contains("\u{1B}"))
     }
 
@@ -98,6 +137,9 @@ struct TailRendererTests {
         let hit = DetectionPayload(
             sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 12.345, peakG: 1.99994, saturated: true))
         #expect(renderer.apply(.detection(hit)) == "anna  +12.35 s  hit  peak 2.00 g (clipped)\n")
+        let forehand = DetectionPayload(
+            sessionId: "a", sensor: "anna", event: EventRecord(type: "hit", t: 13, peakG: 1.5, side: "forehand"))
+        #expect(renderer.apply(.detection(forehand)) == "anna  +13.00 s  hit  peak 1.50 g  forehand\n")
         let jump = DetectionPayload(
             sessionId: "a", sensor: "anna",
             event: EventRecord(type: "jump", t: 3, takeoff: 3, landing: 3.5, flightS: 0.5, heightM: 0.3066))
@@ -142,9 +184,8 @@ struct TailRendererMilestoneTests {
         let clear = TailRenderer.clearLine
         _ = live.start()
         let counters = TailRendererTests.counters("a", sensor: "anna-left", count: 3, last: 1.2)
-        _ = live.apply(.counters(counters))
-        let line = TailRenderer.line(counters, linkState: "connected", ended: nil)
-        #expect(live.apply(.record(Self.record)) == "\r\u{1B}[1A" + clear + recordLine + "\n" + clear + line + "\n")
+        let table = live.apply(.counters(counters)).replacingOccurrences(of: "\r\u{1B}[1A", with: "")
+        #expect(live.apply(.record(Self.record)) == "\r\u{1B}[2A" + clear + recordLine + "\n" + table)
     }
 
     @Test("a session with a target shows how far it is")
@@ -153,7 +194,8 @@ struct TailRendererMilestoneTests {
         counters.targets = [TargetProgress(metric: "hits", target: 120, value: 30)]
         counters.targetMetric = "hits"
         counters.targetPct = 25
-        #expect(TailRenderer.line(counters, linkState: "connected", ended: nil).contains("hits 25% of target"))
+        let cells = TailRenderer.cells(counters, lastHeightM: nil, linkState: "connected", ended: nil)
+        #expect(cells[TailRenderer.headers.firstIndex(of: "TARGET")!] == "25% hits")
     }
 
     @Test("a name holding ESC or BEL from the daemon is shown escaped; tail's own cursor moves stay raw")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlProtocol
+import Detection
 import Foundation
 import SessionStore
 
@@ -15,6 +16,7 @@ enum RosterView {
         return athletes.map { athlete in
             AthleteInfo(
                 id: athlete.id, name: athlete.name, massKg: athlete.massKg, birthYear: athlete.birthYear,
+                racketHand: athlete.racketHand?.rawValue,
                 teams: teams.filter { $0.athleteIDs.contains(athlete.id) }.map(\.name).sorted(),
                 sessions: counts[athlete.id] ?? 0)
         }
@@ -36,11 +38,12 @@ enum RosterView {
         }
     }
 
-    /// The store change a request asks for: 0 clears mass and birth year.
+    /// The store change a request asks for: 0 clears mass and birth year, "" the racket hand.
     static func change(_ request: AthleteRequest, teamIDs: [Int64]?, rename: Bool) -> AthleteChange {
         AthleteChange(
             name: rename ? request.name?.trimmingCharacters(in: .whitespaces) : nil,
             massKg: request.massKg.map { $0 == 0 ? nil : $0 },
-            birthYear: request.birthYear.map { $0 == 0 ? nil : $0 }, teamIDs: teamIDs)
+            birthYear: request.birthYear.map { $0 == 0 ? nil : $0 },
+            racketHand: request.racketHand.map { RacketHand(rawValue: $0) }, teamIDs: teamIDs)
     }
 }

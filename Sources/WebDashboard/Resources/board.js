@@ -12,6 +12,12 @@ const boardError = document.getElementById("board-error");
 const tiles = new Map();
 /** Sessions this page saw end: a counters item still on its way must not bring one back. */
 const endedSessions = new Set();
+/**
+ * The quality flags worth showing on a live event, per event type (the daemon's rule: a flag that
+ * keeps the event out of a best, or for steps one that means steps may have been missed; never
+ * `clipped` on a hit). Docs/DASHBOARD.md.
+ */
+const trustFlags = JSON.parse(board.dataset.trustFlags || "{}");
 
 function label(sensor) {
   return sensor.alias ?? sensor.address;
@@ -67,6 +73,16 @@ function render(tile) {
     setField(tile, "count", String(counters?.count ?? 0));
     setField(tile, "countLabel", { "table-tennis": "hits", jump: "jumps", throw: "throws", steps: "steps" }[profile] ?? "events");
     setField(tile, "peak", `${fixed(counters?.last_peak_g, 1)} / ${fixed(counters?.max_peak_g, 1)} g`);
+    // Strokes per side once a stroke of the session has one (the summary's counts are null until
+    // then, and stay null when the detector cannot tell sides).
+    const summary = counters?.summary;
+    const sided = typeof summary?.forehand_hits === "number";
+    element.querySelector('[data-optional="sides"]').hidden = !sided;
+    if (sided) {
+      setField(tile, "sides", `${summary.forehand_hits} / ${summary.backhand_hits}`);
+      field(tile, "sides").title =
+        `hardest forehand ${fixed(summary.forehand_max_intensity_g, 1)} g, backhand ${fixed(summary.backhand_max_intensity_g, 1)} g`;
+    }
     setField(tile, "height", `${fixed(counters?.best_height_m ?? tile.bestHeight, 2)} / ${fixed(tile.lastHeight, 2)} m`);
     setField(tile, "cadence", `${fixed(counters?.cadence, 0)} /min`);
     setField(tile, "rate", fixed(counters?.rate_per_minute, 1));
@@ -91,6 +107,7 @@ function render(tile) {
     linkElement.href = `/sessions/${session.id}`;
     linkElement.hidden = false;
   } else {
+    element.querySelector('[data-optional="sides"]').hidden = true;
     setField(tile, "count", "–");
     setField(tile, "countLabel", "no session");
     field(tile, "sessionLink").hidden = true;
@@ -99,7 +116,10 @@ function render(tile) {
   const stopButton = element.querySelector('[data-action="stop"]');
   if (startButton) startButton.hidden = Boolean(session);
   if (stopButton) stopButton.hidden = !session;
+  // The start form is for the next session: while one runs, the tile's header shows its athlete
+  // and profile, so the form is not there to say something else.
   for (const control of element.querySelectorAll("[data-control]")) control.disabled = Boolean(session);
+  for (const starter of element.querySelectorAll("[data-starts]")) starter.hidden = Boolean(session);
   updateStale(tile, Date.now());
 }
 
@@ -135,11 +155,13 @@ function flash(tile, text) {
 }
 
 /**
- * The quality flags of an event (`quality` in the event record: an array of flag names, left out
- * when the event is clean; Docs/DETECTION.md, "Quality flags").
+ * The quality flags of an event worth showing (`quality` in the event record: an array of flag
+ * names, left out when the event is clean; Docs/DETECTION.md, "Quality flags"), per `trustFlags`.
  */
-function qualityFlags(quality) {
-  return Array.isArray(quality) ? quality.filter((flag) => typeof flag === "string") : [];
+function shownFlags(event) {
+  const shown = trustFlags[event?.type] ?? [];
+  const quality = event?.quality;
+  return Array.isArray(quality) ? quality.filter((flag) => shown.includes(flag)) : [];
 }
 
 function tileByLabel(key) {
@@ -182,13 +204,21 @@ function beginSession(tile, session) {
     tile.lastHeight = null;
     tile.lastReceived = -1;
     tile.lastDataAt = Date.now();
+    field(tile, "trust").hidden = true;
   }
   tile.session = session;
   render(tile);
 }
 
 function endSession(tile) {
-  if (tile.session) endedSessions.add(tile.session.id);
+  if (tile.session) {
+    endedSessions.add(tile.session.id);
+    // The next session most likely is the same athlete's, with the same profile.
+    const profile = tile.element.querySelector('[data-control="profile"]');
+    const athlete = tile.element.querySelector('[data-control="athlete"]');
+    if (profile && tile.session.profile) profile.value = tile.session.profile;
+    if (athlete) athlete.value = tile.session.athlete ?? "";
+  }
   tile.session = null;
   tile.counters = null;
   render(tile);
@@ -245,7 +275,7 @@ function connect() {
       tile.lastHeight = height;
       tile.bestHeight = Math.max(tile.bestHeight ?? 0, height);
     }
-    const flags = qualityFlags(detection.event?.quality ?? detection.quality);
+    const flags = shownFlags(detection.event);
     const trust = field(tile, "trust");
     trust.textContent = `Last event: ${flags.join(", ").replaceAll("_", " ")}`;
     trust.hidden = flags.length === 0;

@@ -17,6 +17,9 @@ struct TextTable: Sendable {
     var rows: [[String]] = []
     /// False for a key/value listing without a heading line.
     var showsHeaders = true
+    /// Each column's least width (0 when missing): rows printed one at a time (a piped `tail`) line
+    /// up as long as their cells fit, and a redrawn table does not shift with every new value.
+    var minimumWidths: [Int] = []
 
     /// A table with these headings.
     init(_ headers: [String], alignments: [Alignment] = []) {
@@ -30,8 +33,8 @@ struct TextTable: Sendable {
     /// The table, two spaces between columns, no trailing spaces, each line ending in "\n";
     /// control characters in cells are shown escaped.
     var rendered: String {
-        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map { TerminalText.escaped($0) } }
-        var widths = Array(repeating: 0, count: headers.count)
+        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map(TerminalText.escaped) }
+        var widths = headers.indices.map { $0 < minimumWidths.count ? minimumWidths[$0] : 0 }
         for row in all {
             for (column, cell) in row.prefix(headers.count).enumerated() {
                 widths[column] = max(widths[column], cell.count)

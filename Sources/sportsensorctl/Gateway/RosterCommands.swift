@@ -16,10 +16,23 @@ struct AthletesCommand: AsyncParsableCommand {
         return request
     }
 
+    /// `--racket-hand` as the request takes it: `left` or `right`, and for `edit` `none` (sent as
+    /// "", which clears it).
+    static func racketHand(_ option: String?, clearing: Bool) throws -> String? {
+        guard let option else { return nil }
+        if clearing && option == "none" { return "" }
+        guard RacketHand(rawValue: option) != nil else {
+            throw ValidationError(
+                "--racket-hand \(option) is not a hand: give left or right" + (clearing ? " (none clears it)" : ""))
+        }
+        return option
+    }
+
     static func line(_ athlete: AthleteInfo) -> String {
         var parts = [athlete.name]
         parts.append(athlete.massKg.map { GatewayFormatting.fixed($0, decimals: 1) + " kg" } ?? "no mass")
         if let year = athlete.birthYear { parts.append("born \(year)") }
+        if let hand = athlete.racketHand { parts.append("\(hand)-handed") }
         if !athlete.teams.isEmpty { parts.append("teams " + athlete.teams.joined(separator: ", ")) }
         parts.append("\(athlete.sessions) session(s)")
         return parts.joined(separator: ", ") + "\n"
@@ -34,12 +47,12 @@ struct AthletesCommand: AsyncParsableCommand {
                 let athletes: [AthleteInfo] = try await connection.get(ControlRoute.athletes.request())
                 client.output(athletes) { athletes in
                     var table = TextTable(
-                        ["NAME", "MASS KG", "BORN", "TEAMS", "SESSIONS"],
-                        alignments: [.left, .right, .right, .left, .right])
+                        ["NAME", "MASS KG", "BORN", "HAND", "TEAMS", "SESSIONS"],
+                        alignments: [.left, .right, .right, .left, .left, .right])
                     for athlete in athletes {
                         table.append([
                             athlete.name, athlete.massKg.map { GatewayFormatting.fixed($0, decimals: 1) } ?? "-",
-                            athlete.birthYear.map { "\($0)" } ?? "-",
+                            athlete.birthYear.map { "\($0)" } ?? "-", athlete.racketHand ?? "-",
                             athlete.teams.joined(separator: ",").isEmpty ? "-" : athlete.teams.joined(separator: ","),
                             "\(athlete.sessions)",
                         ])
@@ -56,12 +69,19 @@ struct AthletesCommand: AsyncParsableCommand {
         @Argument(help: "The name (up to 64 printable characters).") var name: String
         @Option(name: .customLong("mass-kg"), help: "Body mass in kg (for kcal).") var massKg: Double?
         @Option(name: .customLong("birth-year"), help: "Year of birth.") var birthYear: Int?
+        @Option(
+            name: .customLong("racket-hand"),
+            help: "The hand holding the racket, left or right (kept for telling a stroke's side).")
+        var racketHand: String?
         @Option(help: "A team the athlete is in (repeatable; the team must exist).") var team: [String] = []
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
             let request = try AthletesCommand.checked(
-                AthleteRequest(name: name, massKg: massKg, birthYear: birthYear, teams: team.isEmpty ? nil : team))
+                AthleteRequest(
+                    name: name, massKg: massKg, birthYear: birthYear,
+                    racketHand: try AthletesCommand.racketHand(racketHand, clearing: false),
+                    teams: team.isEmpty ? nil : team))
             try await runClientCommand(client) { connection in
                 let athlete: AthleteInfo = try await connection.send(ControlRoute.addAthlete.request(), json: request)
                 client.output(athlete) { "added " + AthletesCommand.line($0) }
@@ -76,6 +96,10 @@ struct AthletesCommand: AsyncParsableCommand {
         @Option(help: "A new name.") var name: String?
         @Option(name: .customLong("mass-kg"), help: "Body mass in kg (0 clears it).") var massKg: Double?
         @Option(name: .customLong("birth-year"), help: "Year of birth (0 clears it).") var birthYear: Int?
+        @Option(
+            name: .customLong("racket-hand"),
+            help: "The hand holding the racket, left or right (none clears it).")
+        var racketHand: String?
         @Option(help: "The teams the athlete is in (repeatable; replaces the list).") var team: [String] = []
         @Flag(name: .customLong("no-teams"), help: "Take the athlete out of every team.") var noTeams = false
         @OptionGroup var client: ClientOptions
@@ -83,9 +107,12 @@ struct AthletesCommand: AsyncParsableCommand {
         func run() async throws {
             let teams: [String]? = noTeams ? [] : (team.isEmpty ? nil : team)
             let request = try AthletesCommand.checked(
-                AthleteRequest(name: name, massKg: massKg, birthYear: birthYear, teams: teams))
-            guard name != nil || massKg != nil || birthYear != nil || teams != nil else {
-                throw ValidationError("nothing to change: give --name, --mass-kg, --birth-year, --team or --no-teams")
+                AthleteRequest(
+                    name: name, massKg: massKg, birthYear: birthYear,
+                    racketHand: try AthletesCommand.racketHand(racketHand, clearing: true), teams: teams))
+            guard name != nil || massKg != nil || birthYear != nil || racketHand != nil || teams != nil else {
+                throw ValidationError(
+                    "nothing to change: give --name, --mass-kg, --birth-year, --racket-hand, --team or --no-teams")
             }
             try await runClientCommand(client) { connection in
                 let changed: AthleteInfo = try await connection.send(

@@ -14,10 +14,12 @@ import Darwin
 struct TailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tail",
-        abstract: "Follow live sessions: one line per session, updated in place.",
+        abstract: "Follow live sessions: a table with one row per session, updated in place.",
         discussion: """
-            On a terminal each live session has one line (athlete, profile, count, last and max peak, rate per \
-            minute, link state) that is redrawn as its counters arrive; piped, every update is a new line. \
+            On a terminal a table with a header and one row per live session (sensor, athlete, profile, count, \
+            events per minute, the profile's best/last figure, forehand and backhand strokes, target, link \
+            state, time) is redrawn as the counters arrive; piped, the header comes once and every update is a \
+            row in the same columns. \
             --events prints every detection, link change and session start or end instead; --json prints the \
             daemon's event stream as JSON lines ({"event": KIND, "data": {...}}). Ctrl-C ends it (exit 0); if \
             the daemon goes away, tail exits 69.

@@ -5,10 +5,10 @@ import Detection
 /// What `sportsensorctl tail` prints for each event of the live stream, as a pure struct: feed it
 /// events, write what it returns.
 ///
-/// - `.live` (stdout is a terminal): one line per session, redrawn in place with ANSI cursor-up
-///   and clear-line whenever its counters or its sensor's link change.
-/// - `.plain` (stdout is a pipe or file): one line per counters update, and one when a session
-///   ends.
+/// - `.live` (stdout is a terminal): a table, one row per session under a header, redrawn in
+///   place with ANSI cursor-up and clear-line whenever its counters or its sensor's link change.
+/// - `.plain` (stdout is a pipe or file): the header once, then one row per counters update and
+///   one when a session ends, in the same columns.
 /// - `.events`: one line per detection, link change and session start or end.
 struct TailRenderer: Sendable {
     /// How to print.
@@ -29,6 +29,8 @@ struct TailRenderer: Sendable {
     private(set) var ended: [String: String] = [:]
     /// The latest link state per sensor (alias or address), from link events.
     private(set) var linkStates: [String: String] = [:]
+    /// The last jump's or throw's height per session, from detections (counters carry the best).
+    private(set) var lastHeights: [String: Double] = [:]
     /// Lines of the live block now on screen.
     private var linesOnScreen = 0
 
@@ -39,7 +41,8 @@ struct TailRenderer: Sendable {
     mutating func start() -> String {
         switch mode {
         case .live: redraw()
-        case .plain, .events: ""
+        case .plain: Self.table([]).rendered
+        case .events: ""
         }
     }
 
@@ -56,7 +59,7 @@ struct TailRenderer: Sendable {
             linkStates[update.sensor] = update.linkState
             switch mode {
             case .live: return redraw()
-            case .plain: return Self.line(update, linkState: update.linkState, ended: nil) + "\n"
+            case .plain: return row(update, linkState: update.linkState, ended: nil)
             case .events: return ""
             }
         case .link(let link):
@@ -76,10 +79,11 @@ struct TailRenderer: Sendable {
             case .live: return counters.contains { $0.sessionId == session.id } ? redraw() : ""
             case .plain:
                 guard let last = counters.first(where: { $0.sessionId == session.id }) else { return "" }
-                return Self.line(last, linkState: linkStates[last.sensor] ?? last.linkState, ended: reason) + "\n"
+                return row(last, linkState: linkStates[last.sensor] ?? last.linkState, ended: reason)
             case .events: return Self.stopped(session) + "\n"
             }
         case .detection(let detection):
+            if let height = detection.event.heightM { lastHeights[detection.sessionId] = height }
             return mode == .events ? Self.line(detection) + "\n" : ""
         case .record(let record):
             return announce(Self.line(record))
@@ -98,37 +102,81 @@ struct TailRenderer: Sendable {
 
     /// The live block: cursor back to its first line, every line cleared and rewritten.
     private mutating func redraw() -> String {
-        var lines = counters.map { update in
-            Self.line(update, linkState: linkStates[update.sensor] ?? update.linkState, ended: ended[update.sessionId])
+        var lines: [String]
+        if counters.isEmpty {
+            lines = ["waiting for a live session (start one with `sportsensorctl start`)…"]
+        } else {
+            let rows = counters.map { update in
+                cells(update, linkState: linkStates[update.sensor] ?? update.linkState, ended: ended[update.sessionId])
+            }
+            lines = Self.table(rows).rendered.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                .map(String.init)
         }
-        if lines.isEmpty { lines = ["waiting for a live session (start one with `sportsensorctl start`)…"] }
         var output = linesOnScreen > 0 ? "\r\u{1B}[\(linesOnScreen)A" : ""
         for line in lines { output += Self.clearLine + line + "\n" }
         linesOnScreen = lines.count
         return output
     }
 
-    // MARK: Lines
-
-    /// One session's line: sensor, athlete, profile, count, peaks or height or cadence, rate,
-    /// link state, elapsed time.
-    static func line(_ update: SessionCounters, linkState: String, ended: String?) -> String {
-        var parts = [update.sensor, update.athlete ?? "-", update.profile, "count \(update.count)"]
-        if update.lastPeakG != nil || update.maxPeakG != nil {
-            parts.append(
-                "last \(GatewayFormatting.fixed(update.lastPeakG, decimals: 2)) g"
-                    + " max \(GatewayFormatting.fixed(update.maxPeakG, decimals: 2)) g")
-        }
-        if let height = update.bestHeightM { parts.append("best \(GatewayFormatting.fixed(height, decimals: 2)) m") }
-        if let cadence = update.cadence { parts.append("cadence \(GatewayFormatting.fixed(cadence, decimals: 0))/min") }
-        parts.append("\(GatewayFormatting.fixed(update.ratePerMinute, decimals: 1))/min")
-        if let metric = update.targetMetric, let pct = update.targetPct {
-            parts.append("\(metric) \(GatewayFormatting.fixed(pct, decimals: 0))% of target")
-        }
-        parts.append(ended.map { "ended (\($0))" } ?? linkState)
-        parts.append(GatewayFormatting.duration(update.elapsedSeconds))
-        return TerminalText.escaped(parts.joined(separator: "  "))
+    /// One session's row on its own, in the table's columns (piped output).
+    private func row(_ update: SessionCounters, linkState: String, ended: String?) -> String {
+        var table = Self.table([cells(update, linkState: linkState, ended: ended)])
+        table.showsHeaders = false
+        return table.rendered
     }
+
+    /// One session's cells, with the last height this renderer saw for it.
+    private func cells(_ update: SessionCounters, linkState: String, ended: String?) -> [String] {
+        Self.cells(update, lastHeightM: lastHeights[update.sessionId], linkState: linkState, ended: ended)
+    }
+
+    // MARK: The session table
+
+    /// The columns: sensor, athlete, profile, count, events per minute, the profile's best and last
+    /// figure, strokes per side, target progress, link state, time since the start.
+    static let headers = [
+        "SENSOR", "ATHLETE", "PROFILE", "COUNT", "/MIN", "BEST/LAST", "FH", "BH", "TARGET", "LINK", "TIME",
+    ]
+    /// Least widths, so piped rows line up and a live table does not shift as numbers grow.
+    static let minimumWidths = [9, 9, 12, 5, 5, 11, 3, 3, 6, 9, 7]
+
+    /// The session table with these rows.
+    static func table(_ rows: [[String]]) -> TextTable {
+        var table = TextTable(
+            headers,
+            alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .left, .left, .right])
+        table.minimumWidths = minimumWidths
+        table.rows = rows
+        return table
+    }
+
+    /// One session's cells. BEST/LAST is the profile's figure: table tennis the largest and the
+    /// last peak (g), jumps and throws the best and the last height (m), steps the cadence.
+    static func cells(_ update: SessionCounters, lastHeightM: Double?, linkState: String, ended: String?) -> [String] {
+        let fixed = GatewayFormatting.fixed
+        let figure: String
+        if update.lastPeakG != nil || update.maxPeakG != nil {
+            figure = "\(fixed(update.maxPeakG, 2))/\(fixed(update.lastPeakG, 2)) g"
+        } else if update.bestHeightM != nil || lastHeightM != nil {
+            figure = "\(fixed(update.bestHeightM, 2))/\(fixed(lastHeightM, 2)) m"
+        } else if let cadence = update.cadence {
+            figure = "\(fixed(cadence, 0))/min"
+        } else {
+            figure = "-"
+        }
+        var target = "-"
+        if let metric = update.targetMetric, let pct = update.targetPct {
+            target = "\(fixed(pct, 0))% \(metric)"
+        }
+        return [
+            update.sensor, update.athlete ?? "-", update.profile, "\(update.count)", fixed(update.ratePerMinute, 1),
+            figure, update.summary?.forehandHits.map { "\($0)" } ?? "-",
+            update.summary?.backhandHits.map { "\($0)" } ?? "-", target, ended.map { "ended (\($0))" } ?? linkState,
+            GatewayFormatting.duration(update.elapsedSeconds),
+        ]
+    }
+
+    // MARK: Lines
 
     /// One detection: sensor, time into the session, type and its figures.
     static func line(_ detection: DetectionPayload) -> String {
@@ -138,11 +186,11 @@ struct TailRenderer: Sendable {
             parts.append(
                 "peak \(GatewayFormatting.fixed(peak, decimals: 2)) g" + (event.saturated == true ? " (clipped)" : ""))
         }
+        if let side = event.side { parts.append(side) }
         if let flight = event.flightS { parts.append("flight \(GatewayFormatting.fixed(flight, decimals: 3)) s") }
         if let height = event.heightM { parts.append("height \(GatewayFormatting.fixed(height, decimals: 2)) m") }
         return TerminalText.escaped(parts.joined(separator: "  "))
     }
-
     /// A personal best beaten.
     static func line(_ record: RecordPayload) -> String {
         TerminalText.escaped(
