@@ -27,8 +27,8 @@ LEVEL_SHARE = 0.4
 LEVEL_PERCENTILE = 75
 # Nothing under 2 rad/s (115 °/s) is a stroke: the slowest blocks peak at 3–5 rad/s.
 FLOOR_RAD_S = 2.0
-# A rest swing: a |ω| peak at least as fast as this, the 5th percentile of the kept drills' block
-# strokes (the slowest stroke type).
+# A rest swing: a |ω| peak at least as fast as this, about the 10th percentile of the kept drills'
+# block strokes (the slowest stroke type; 99 % of flips and topspins peak faster).
 SWING_RAD_S = 4.0
 # The gyroscope's count and the feed period's expected count may differ by this many strokes, or
 # this share of the expected count if larger; beyond it the drill is left out.
@@ -46,6 +46,12 @@ FOLDERS = {
 }
 # The player's forehand is on the right (direita): Docs/VALIDATION.md, "Which side is the forehand".
 SIDES = {"right": "forehand", "left": "backhand", "": ""}
+# Side check: the share of a drill's strokes whose fastest gyroscope axis is the face's normal (z).
+# It is 0.89–1.00 in the forehand topspin drills and 0.00–0.15 in every backhand drill; a drill on the
+# forehand side under FOREHAND_MIN_Z_SHARE, or on the backhand side over BACKHAND_MAX_Z_SHARE, moves like
+# the other side's drills: its side is left empty (not scored) and reported.
+FOREHAND_MIN_Z_SHARE = 0.10
+BACKHAND_MAX_Z_SHARE = 0.50
 PLACEMENT = "wrist (racket arm)"
 SUBJECT = "P1"
 
@@ -106,6 +112,19 @@ def feed_check(strokes):
     return expected, tolerance, abs(len(strokes) - expected) <= tolerance
 
 
+def z_share(t, gyro, strokes):
+    """The share of strokes whose largest |ω| component at the peak is the face's normal (z)."""
+    if len(strokes) == 0:
+        return 0.0
+    at_peaks = np.abs(gyro[np.searchsorted(t, strokes)])
+    return float(np.mean(np.argmax(at_peaks, axis=1) == 2))
+
+
+def side_agrees(side, share):
+    return not ((side == "forehand" and share < FOREHAND_MIN_Z_SHARE)
+                or (side == "backhand" and share > BACKHAND_MAX_Z_SHARE))
+
+
 def recordings(folder):
     """(folder name, file stem, date, path) of every recording, in a fixed order."""
     found = []
@@ -129,15 +148,16 @@ def survey(folder):
         row = {"folder": name, "stem": stem, "split": SPLITS[date], "stroke": stroke, "side": SIDES[body_side],
                "t": t, "acceleration": acceleration, "duration": t[-1]}
         if stroke == "rest":
-            row.update(kind="swing", events=rest_swings(t, gyro), kept=True, note="rest")
+            row.update(kind="swing", events=rest_swings(t, gyro), kept=True)
         else:
             strokes, threshold = reference_strokes(t, gyro)
             expected, tolerance, agrees = feed_check(strokes)
             intervals = np.diff(strokes)
             cadence = float(np.median(intervals)) if len(intervals) else 0.0
-            note = "kept" if agrees else f"left out: gyroscope {len(strokes)} vs feed {expected:.1f}"
+            share = z_share(t, gyro, strokes)
             row.update(kind="hit", events=strokes, kept=agrees, expected=expected, tolerance=tolerance,
-                       threshold=threshold, cadence=cadence, note=note)
+                       threshold=threshold, cadence=cadence, z_share=share,
+                       side_agrees=side_agrees(row["side"], share))
         rows.append(row)
     return rows
 
@@ -153,8 +173,9 @@ def convert(out, folder):
         if not row["kept"]:
             continue
         labels = [(row["kind"], float(time), None) for time in row["events"]]
+        side = row["side"] if row.get("side_agrees", True) else ""
         out.add(DATASET, recording_name(row), SUBJECT, PLACEMENT, row["split"], ["table-tennis"], row["t"],
-                row["acceleration"], labels, rates=(50,), stroke=row["stroke"], side=row["side"])
+                row["acceleration"], labels, rates=(50,), stroke=row["stroke"], side=side)
     report(rows, sys.stdout)
 
 
@@ -168,21 +189,26 @@ def report(rows, stream):
         stream.write(f"  left out {row['folder']}/{row['stem']}: {len(row['events'])} gyroscope strokes, "
                      f"{row['expected']:.1f} expected at {FEED_PERIOD_S} s over "
                      f"{row['events'][-1] - row['events'][0]:.1f} s (cadence {row['cadence']:.2f} s)\n")
+    for row in rows:
+        if row["kept"] and not row.get("side_agrees", True):
+            stream.write(f"  side not scored {row['folder']}/{row['stem']}: {row['z_share']:.2f} of its strokes turn "
+                         f"about the face's normal, the {row['side']} drills' pattern is the other\n")
 
 
 def main(argv):
     if len(argv) != 2:
         sys.exit("usage: tt_wrist.py TT_WRIST_DIR (prints the reference check per recording)")
     print("folder,recording,split,stroke,side,duration_s,threshold_rad_s,reference,expected,difference,"
-          "median_interval_s,kept")
+          "median_interval_s,kept,z_share,side_scored")
     for row in survey(argv[1]):
         if row["kind"] == "hit":
             print(f"{row['folder']},{row['stem']},{row['split']},{row['stroke']},{row['side']},{row['duration']:.1f},"
                   f"{row['threshold']:.1f},{len(row['events'])},{row['expected']:.1f},"
-                  f"{len(row['events']) - row['expected']:+.1f},{row['cadence']:.3f},{'yes' if row['kept'] else 'no'}")
+                  f"{len(row['events']) - row['expected']:+.1f},{row['cadence']:.3f},{'yes' if row['kept'] else 'no'},"
+                  f"{row['z_share']:.2f},{'yes' if row['side'] and row['side_agrees'] else 'no'}")
         else:
             print(f"{row['folder']},{row['stem']},{row['split']},rest,,{row['duration']:.1f},{SWING_RAD_S:.1f},"
-                  f"{len(row['events'])} swings,,,,yes")
+                  f"{len(row['events'])} swings,,,,yes,,no")
 
 
 if __name__ == "__main__":
