@@ -58,12 +58,14 @@ SUBJECT = "P1"
 
 def read_recording(path):
     """t from 0 (s), acceleration (g) and angular rate (rad/s). A few rows lack the gyroscope
-    (0.9 % at most per file): those are interpolated from their neighbours."""
+    (up to 4 % of a file): those are interpolated from their neighbours."""
     with gzip.open(path, "rt") as source:
         header = source.readline().strip().split(",")
         if header[:7] != ["t_s", "ax_g", "ay_g", "az_g", "gx_rad_s", "gy_rad_s", "gz_rad_s"]:
             raise ValueError(f"{path}: unexpected header {header}")
         rows = [[float(v) if v else np.nan for v in line.strip().split(",")] for line in source if line.strip()]
+    if any(len(row) != 7 for row in rows):
+        raise ValueError(f"{path}: a row without 7 fields")
     data = np.array(rows)
     t = data[:, 0] - data[0, 0]
     if np.isnan(data[:, :4]).any() or np.any(np.diff(t) <= 0):

@@ -8,6 +8,8 @@ struct LoadedRecording: Sendable {
     var recording: ValidationRecording
     var samples: [AccelerationSample]
     var labels: [MotionLabel]
+    /// A table-tennis rest recording's stroke-like gyroscope swings, s (not events).
+    var swings: [Double] = []
 }
 
 /// The scores of one profile, standard and baseline rules, over the recordings of one dataset,
@@ -43,7 +45,8 @@ func scoreValidation(
     settings: (DetectionProfile) -> DetectionSettings = { DetectionSettings(profile: $0) }
 ) -> [ValidationRow] {
     var rows: [ValidationRow] = []
-    for loaded in recordings {
+    // Table-tennis drills and rest have their own tables (`scoreHits`).
+    for loaded in recordings where loaded.recording.stroke.isEmpty {
         let recording = loaded.recording
         let flightLabels = loaded.labels.count {
             switch $0 {
@@ -181,10 +184,13 @@ func validationFlagTable(_ rows: [ValidationRow]) -> String {
     return text
 }
 
-/// `report` with the text between the `begin` and `end` marker lines replaced by `table`.
-func replacingGeneratedTable(in report: String, with table: String) throws(ValidationDataError) -> String {
-    let begin = "<!-- sportsensor-dev validate: begin -->"
-    let end = "<!-- sportsensor-dev validate: end -->"
+/// `report` with the text between the `<!-- marker: begin -->` and `<!-- marker: end -->` lines
+/// replaced by `table`.
+func replacingGeneratedTable(
+    in report: String, with table: String, marker: String = "sportsensor-dev validate"
+) throws(ValidationDataError) -> String {
+    let begin = "<!-- \(marker): begin -->"
+    let end = "<!-- \(marker): end -->"
     guard let start = report.range(of: begin), let stop = report.range(of: end), start.upperBound <= stop.lowerBound
     else {
         throw ValidationDataError(

@@ -161,12 +161,19 @@ struct ValidationTests {
         }
     }
 
-    @Test("labels: steps without an end, flights with one after the start; anything else is an error")
+    @Test("labels: steps, hits and swings without an end, flights with one after the start; anything else is an error")
     func labels() throws {
         let labels = try ValidationLabels.parse(
-            "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\n", name: "l.csv")
-        #expect(labels == [.step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4)])
-        for bad in ["kind,start,end\njump,2,1\n", "kind,start,end\nstep,1,2\n", "kind,start,end\nhop,1,\n", "k\n"] {
+            "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\nhit,5.25,\nswing,6.5,\n", name: "l.csv")
+        #expect(
+            labels.events == [
+                .step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4), .hit(t: 5.25, intensityG: 0),
+            ])
+        #expect(labels.swings == [6.5])
+        for bad in [
+            "kind,start,end\njump,2,1\n", "kind,start,end\nstep,1,2\n", "kind,start,end\nhop,1,\n", "k\n",
+            "kind,start,end\nhit,1,2\n", "kind,start,end\nswing,x,\n",
+        ] {
             #expect(throws: ValidationDataError.self) { try ValidationLabels.parse(bad, name: "l.csv") }
         }
     }
