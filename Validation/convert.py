@@ -2,14 +2,20 @@
 """Turns the validation recordings shipped in PyPI packages into sample CSVs and reference labels.
 
 usage: convert.py PACKAGES_DIR OUT_DIR
+       convert.py --offline DATA_DIR OUT_DIR
 
 PACKAGES_DIR holds the pinned wheels `make validate` downloads (Docs/VALIDATION.md lists them).
 The wheels are read as zip files, never installed or imported. OUT_DIR receives, per recording
 and rate, `<dataset>/<recording>.<rate>hz.csv` (Docs/FORMATS.md "Sample CSV", as the SDU sensor
 would deliver it), `<dataset>/<recording>.labels.csv` and one `manifest.csv` for
 `sportsensor-dev validate`.
+
+With `--offline`, only the sets copied into DATA_DIR (../shared/validation-data, or
+VALIDATION_DATA_DIR) are converted, with numpy alone and no network: OFFLINE_SETS names each set's
+folder and the module beside this script whose `convert(out, folder)` reads it.
 """
 import glob
+import importlib
 import io
 import os
 import sys
@@ -23,6 +29,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sdu  # noqa: E402
 
 RATES = (100, 50)
+
+# (folder in the data dir, module beside this script) of each set that needs no network.
+OFFLINE_SETS = [("steps-oxford", "steps_oxford")]
 
 
 def wheel_member(packages, pattern, member):
@@ -326,9 +335,25 @@ def convert_skinematics(out, packages):
         out.add("skinematics-hand", name, device, "hand (held IMU)", split, ["jump", "throw"], t, acc, [])
 
 
+def convert_offline(out, data_dir):
+    for folder, module in OFFLINE_SETS:
+        path = os.path.join(data_dir, folder)
+        if not os.path.isdir(path):
+            sys.exit(f"convert.py: no {folder}/ in {data_dir}: give the validation data folder "
+                     "(../shared/validation-data, or set VALIDATION_DATA_DIR)")
+        importlib.import_module(module).convert(out, path)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--offline":
+        out = Output(argv[3])
+        os.makedirs(argv[3], exist_ok=True)
+        convert_offline(out, argv[2])
+        out.write_manifest()
+        print(f"convert.py: {len(out.rows)} recordings in {argv[3]}/manifest.csv")
+        return
     if len(argv) != 3:
-        sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR")
+        sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR | convert.py --offline DATA_DIR OUT_DIR")
     out = Output(argv[2])
     os.makedirs(argv[2], exist_ok=True)
     convert_biomdp_kistler(out, argv[1])
