@@ -62,7 +62,8 @@ struct ValidateCommand: ParsableCommand {
             loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
             details: details ? { print($0) } : nil,
             settings: { chosen[$0] ?? DetectionSettings(profile: $0) })
-        let table = validationTable(rows) + validationFlagTable(rows) + validationFalseFlightTable(rows)
+        let table =
+            validationTable(withPlacementTotals(rows)) + validationFlagTable(rows) + validationFalseFlightTable(rows)
         if let update {
             let report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")
