@@ -78,20 +78,20 @@ def foot_contacts(t, pressed):
     return contacts
 
 
-def reference_steps(t, right, left):
-    """Both feet's contacts in time order, with the other foot's contact added half-way between two
-    contacts of one foot in a row that are no more than MISSED_STRIDES median strides apart (its pad
-    did not register). Returns the steps and how many were added."""
+def reference_steps(t, right, left, end):
+    """Both feet's contacts up to `end` in time order, with the other foot's contact added half-way
+    between two contacts of one foot in a row that are no more than MISSED_STRIDES median strides apart
+    (its pad did not register). Returns the steps and how many of them were added."""
     feet = [foot_contacts(t, right), foot_contacts(t, left)]
     strides = np.concatenate([np.diff(contacts) for contacts in feet if len(contacts) > 1])
     if len(strides) == 0:
-        return sorted(feet[0] + feet[1]), 0
+        return sorted(s for s in feet[0] + feet[1] if s <= end), 0
     limit = MISSED_STRIDES * float(np.median(strides))
     events = sorted([(time, 0) for time in feet[0]] + [(time, 1) for time in feet[1]])
-    steps = [time for time, _ in events]
+    steps = [time for time, _ in events if time <= end]
     added = 0
     for (a, foot_a), (b, foot_b) in zip(events[:-1], events[1:]):
-        if foot_a == foot_b and b - a <= limit:
+        if foot_a == foot_b and b - a <= limit and (a + b) / 2 <= end:
             steps.append((a + b) / 2)
             added += 1
     return sorted(steps), added
@@ -107,9 +107,8 @@ def read_walk(path):
     t = (acc[:, 0] - origin) / 1e9
     if np.any(np.diff(t) <= 0):
         raise WalkError(f"{path}: accelerometer timestamps do not increase")
-    steps, added = reference_steps((pads[:, 0] - origin) / 1e9, pads[:, 1], pads[:, 2])
-    steps = [s for s in steps if 0 <= s <= t[-1]]
-    return t, acc[:, 2:5] / sdu.G, steps, added
+    steps, added = reference_steps((pads[:, 0] - origin) / 1e9, pads[:, 1], pads[:, 2], t[-1])
+    return t, acc[:, 2:5] / sdu.G, [float(s) for s in steps if s >= 0], added
 
 
 def convert(out, folder):
@@ -117,10 +116,8 @@ def convert(out, folder):
     names = sorted(n for n in os.listdir(folder) if os.path.isdir(os.path.join(folder, n)))
     if not names:
         raise WalkError(f"no walk folders in {folder}")
-    for name in names:
-        if name in LEFT_OUT:
-            continue
-        _, person, _, placement, _ = walk_name(name)
+    walks = [(name, walk_name(name)) for name in names if name not in LEFT_OUT]  # every name checked first
+    for name, (_, person, _, placement, _) in walks:
         t, acc, steps, _ = read_walk(os.path.join(folder, name))
         split = "held-out" if person in HELD_OUT_PEOPLE else "development"
         out.add("steps-oxford", name, person, placement, split, ["steps"], t, acc,
