@@ -88,8 +88,9 @@ func scoreValidation(
 /// Name of the row that pools a dataset's placements.
 let allPlacements = "all placements"
 
-/// `rows` with, after the last row of each dataset, split, rate and profile scored at more than one
-/// placement, one row pooling them (placement ``allPlacements``): the count error of the whole set.
+/// `rows` with, for each dataset, split, rate and profile scored at more than one placement, one row
+/// pooling them (placement ``allPlacements``): the count error of the whole set. The totals follow the
+/// last row of their dataset and split.
 func withPlacementTotals(_ rows: [ValidationRow]) -> [ValidationRow] {
     func group(_ row: ValidationRow) -> [String] {
         [row.dataset, row.split, "\(row.rate)", row.profile.rawValue]
@@ -97,20 +98,27 @@ func withPlacementTotals(_ rows: [ValidationRow]) -> [ValidationRow] {
     var result: [ValidationRow] = []
     for (index, row) in rows.enumerated() {
         result.append(row)
-        let key = group(row)
-        guard !rows[(index + 1)...].contains(where: { group($0) == key }) else { continue }
-        let members = rows.filter { group($0) == key }
-        guard Set(members.map(\.placement)).count > 1 else { continue }
-        var total = ValidationRow(
-            dataset: row.dataset, split: row.split, placement: allPlacements, rate: row.rate, profile: row.profile)
-        for member in members {
-            total.recordings += member.recordings
-            total.hours += member.hours
-            total.flightLabels += member.flightLabels
-            total.standard.absorb(member.standard)
-            total.baseline.absorb(member.baseline)
+        guard !rows[(index + 1)...].contains(where: { $0.dataset == row.dataset && $0.split == row.split }) else {
+            continue
         }
-        result.append(total)
+        var seen: [[String]] = []
+        for first in rows where first.dataset == row.dataset && first.split == row.split && !seen.contains(group(first))
+        {
+            seen.append(group(first))
+            let members = rows.filter { group($0) == group(first) }
+            guard Set(members.map(\.placement)).count > 1 else { continue }
+            var total = ValidationRow(
+                dataset: first.dataset, split: first.split, placement: allPlacements, rate: first.rate,
+                profile: first.profile)
+            for member in members {
+                total.recordings += member.recordings
+                total.hours += member.hours
+                total.flightLabels += member.flightLabels
+                total.standard.absorb(member.standard)
+                total.baseline.absorb(member.baseline)
+            }
+            result.append(total)
+        }
     }
     return result
 }
