@@ -78,6 +78,8 @@ public enum DetectionParameterKeys {
                 Field(key: "min_interval", isSeconds: true, path: \.step.minInterval),
                 Field(key: "min_interval_fraction", isSeconds: false, path: \.step.minIntervalFraction),
                 Field(key: "min_interval_cap", isSeconds: true, path: \.step.minIntervalCap),
+                Field(key: "min_doubled_interval", isSeconds: true, path: \.step.minDoubledInterval),
+                Field(key: "skipped_step_factor", isSeconds: false, path: \.step.skippedStepFactor),
                 Field(key: "max_interval", isSeconds: true, path: \.step.maxInterval),
                 Field(key: "regularity", isSeconds: false, path: \.step.regularity),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),

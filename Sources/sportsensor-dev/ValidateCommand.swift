@@ -76,7 +76,8 @@ struct ValidateCommand: ParsableCommand {
             settings: chosen[.tableTennis] ?? DetectionSettings(profile: .tableTennis))
         if details { hitDetails(hits).forEach { print($0) } }
         let hitTables = validationHitTables(hits, command: "make validate-offline")
-        let table = validationTable(rows) + validationFlagTable(rows) + validationFalseFlightTable(rows)
+        let table =
+            validationTable(withPlacementTotals(rows)) + validationFlagTable(rows) + validationFalseFlightTable(rows)
         if let update {
             var report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")

@@ -105,7 +105,7 @@ struct ValidationGate: Sendable {
             let error = 100 * Double(detected - reference) / Double(reference)
             if abs(error) > gate.stepsOverallErrorPercent {
                 failures.append(
-                    "\(split): steps-oxford all walks \(Int(rate)) Hz step error \(f(error)) % is beyond "
+                    "\(split): steps-oxford \(allPlacements) \(Int(rate)) Hz step error \(f(error)) % is beyond "
                         + "±\(f(gate.stepsOverallErrorPercent)) %")
             }
         }

@@ -39,6 +39,8 @@ struct HalfCadenceTests {
         #expect(abs(steps.count - 40) <= 1, "\(steps.count) of 40 steps at \(rate) Hz")
         var single = DetectionSettings(profile: .steps)
         try single.set("half_cadence_confirm=1")
+        // A doubled 0.275 s is under min_doubled_interval, which would refuse it on its own.
+        try single.set("min_doubled_interval=0")
         let unlocked = stepTimes(single, samples).count
         #expect(unlocked >= 44, "unlocking on one interval counts the mid-step peaks: \(unlocked) at \(rate) Hz")
     }
@@ -68,6 +70,27 @@ struct HalfCadenceTests {
         let steps = stepTimes(DetectionSettings(profile: .steps), samples)
         #expect(steps.count == 30, "\(steps.count) of 30 steps")
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 < $1 }, "steps come out in time order")
+    }
+
+    @Test(
+        "a trunk peak half-way through every walking step is not doubled into 240 steps/min; without the limit it was",
+        arguments: [50.0, 100.0, 200.0])
+    func noDoublingAtWalkingCadence(rate: Double) throws {
+        // 0.5 s steps (120 steps/min), from the sixth on a weaker peak 0.25 s after each.
+        let times = (0..<40).map { 1 + Double($0) * 0.5 }
+        let samples = synthesize(rate: rate, duration: times.last! + 1.5) { now in
+            let z = times.indices.reduce(0.0) { sum, index in
+                let echo = index >= 5 ? 0.2 * bump(now, centre: times[index] + 0.25, width: 0.1) : 0
+                return sum + 0.25 * bump(now, centre: times[index], width: 0.1) + echo
+            }
+            return (0, 0, 1 + z)
+        }
+        let steps = stepTimes(DetectionSettings(profile: .steps), samples)
+        #expect(steps.count == 40, "\(steps.count) of 40 steps at \(rate) Hz")
+        var unlimited = DetectionSettings(profile: .steps)
+        try unlimited.set("min_doubled_interval=0")
+        let doubled = stepTimes(unlimited, samples).count
+        #expect(doubled >= 70, "without the limit the echoes count: \(doubled) at \(rate) Hz")
     }
 
     @Test("half_cadence_confirm takes 0 to 3")
