@@ -193,8 +193,9 @@ def report(rows, stream):
                      f"{row['events'][-1] - row['events'][0]:.1f} s (cadence {row['cadence']:.2f} s)\n")
     for row in rows:
         if row["kept"] and not row.get("side_agrees", True):
-            stream.write(f"  side not scored {row['folder']}/{row['stem']}: {row['z_share']:.2f} of its strokes turn "
-                         f"about the face's normal, the {row['side']} drills' pattern is the other\n")
+            other = "backhand" if row["side"] == "forehand" else "forehand"
+            stream.write(f"  side not scored {row['folder']}/{row['stem']}: its strokes move like the {other} drills' "
+                         f"({row['z_share']:.2f} of them turn about the face's normal)\n")
 
 
 def main(argv):

@@ -57,7 +57,8 @@ struct ValidateCommand: ParsableCommand {
             throw ValidationError("--step-tolerance, --flight-tolerance and --hit-tolerance must be positive seconds")
         }
         if update != nil || gate, split != nil || !assignments.isEmpty {
-            throw ValidationError("--update and --gate score the defaults on both splits: run them without --split and --set")
+            throw ValidationError(
+                "--update and --gate score the defaults on both splits: run them without --split and --set")
         }
     }
 
@@ -82,7 +83,8 @@ struct ValidateCommand: ParsableCommand {
             var report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")
             if !hits.isEmpty {
-                report = try replacingGeneratedTable(in: report, with: hitTables, marker: "sportsensor-dev validate hits")
+                report = try replacingGeneratedTable(
+                    in: report, with: hitTables, marker: "sportsensor-dev validate hits")
             }
             try replacingGeneratedTable(in: report, with: table).write(
                 toFile: update, atomically: true, encoding: .utf8)

@@ -87,7 +87,9 @@ struct ValidationGate: Sendable {
     private static func stepFailures(rows: [ValidationRow], split: String, gate: ValidationGate) -> [String] {
         func f(_ value: Double) -> String { SampleCSV.fixed(value, decimals: 1) }
         let steps = rows.filter { $0.dataset == "steps-oxford" && $0.profile == .steps }
-        guard !steps.isEmpty else { return ["\(split): no steps-oxford walk in the manifest (convert the offline sets)"] }
+        guard !steps.isEmpty else {
+            return ["\(split): no steps-oxford walk in the manifest (convert the offline sets)"]
+        }
         var failures: [String] = []
         for row in steps {
             guard let error = row.standard.signedCountErrorPercent, abs(error) > gate.stepsPositionErrorPercent else {

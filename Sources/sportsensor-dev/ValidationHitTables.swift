@@ -116,7 +116,8 @@ private func hitSideTable(_ scores: [HitRecordingScore]) -> String {
 func hitDetails(_ scores: [HitRecordingScore]) -> [String] {
     scores.map { score in
         let recording = score.recording
-        let what = recording.stroke == "rest" ? "swings \(score.standard.swings)" : "strokes \(score.standard.references)"
+        let what =
+            recording.stroke == "rest" ? "swings \(score.standard.swings)" : "strokes \(score.standard.references)"
         return "\(recording.dataset)/\(recording.recording) \(recording.split) \(recording.stroke) "
             + "\(recording.side.isEmpty ? "–" : recording.side): \(what), hits \(score.standard.detections) "
             + "(\(percent(score.standard.countErrorPercent)) %), matched \(score.standard.matched); baseline hits "

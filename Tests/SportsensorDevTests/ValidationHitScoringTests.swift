@@ -51,7 +51,8 @@ struct ValidationHitScoringTests {
 
     @Test("rest: hits and gyroscope swings per hour; sums add every field and merge the confusion")
     func restAndSums() {
-        let rest = HitScore(references: [], swings: [1, 5, 9], hits: [hit(2), hit(7)], side: nil, hours: 0.5, tolerance: 0.25)
+        let rest = HitScore(
+            references: [], swings: [1, 5, 9], hits: [hit(2), hit(7)], side: nil, hours: 0.5, tolerance: 0.25)
         #expect(rest.drills == 0 && rest.hitsPerHour == 4 && rest.swingsPerHour == 6 && rest.countErrorPercent == nil)
         let a = HitScore(references: [1], hits: [hit(1, .forehand)], side: .forehand, hours: 0.25, tolerance: 0.25)
         let b = HitScore(references: [1], hits: [hit(1, .backhand)], side: .forehand, hours: 0.25, tolerance: 0.25)

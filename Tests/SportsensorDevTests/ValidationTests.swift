@@ -268,7 +268,8 @@ struct ValidationTests {
             "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\nhit,5.25,\nswing,6.5,\n", name: "l.csv")
         #expect(
             labels.events == [
-                .step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4), .hit(t: 5.25, intensityG: 0),
+                .step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4),
+                .hit(t: 5.25, intensityG: 0),
             ])
         #expect(labels.swings == [6.5])
         for bad in [
