@@ -99,9 +99,9 @@ public struct StepDetector: StreamingDetector {
         /// trunk peak only now and then. 0 never doubles it; at most 3.
         public var halfCadenceConfirm: Int = 2
         /// The cadence is not doubled when half the bout's step interval would be shorter than this, s.
-        /// Default 0.28 (214 steps/min), faster than walking and than most running: a trunk peak half-way
-        /// through every walking step is an echo of the step, not a second one. 0 turns it off.
-        public var minDoubledInterval: Double = 0.28
+        /// Default 0 (off). 0.28 (214 steps/min) keeps a trunk peak half-way through every walking step of
+        /// a lower-back sensor from counting, but also leaves some fast wrist running at half cadence.
+        public var minDoubledInterval: Double = 0
         /// Inside a confirmed bout an interval longer than this many step intervals held steps the
         /// detector did not see: the bout's cadence takes it as that many steps, so a missed step does
         /// not lengthen the shortest interval and refuse the next one. Default 1.6; 0 turns it off.
