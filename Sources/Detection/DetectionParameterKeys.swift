@@ -56,6 +56,7 @@ public enum DetectionParameterKeys {
                 Field(key: "min_peak_g", isSeconds: false, path: \.hit.minPeakG),
                 Field(key: "envelope_time_constant", isSeconds: true, path: \.hit.envelopeTimeConstant),
                 Field(key: "merge_window", isSeconds: true, path: \.hit.mergeWindow),
+                Field(key: "peak_band", isSeconds: false, path: \.hit.peakBand),
                 Field(key: "gravity_time_constant", isSeconds: true, path: \.hit.gravityTimeConstant),
                 Field(key: "gravity_quiet_band", isSeconds: false, path: \.hit.gravityQuietBand),
                 Field(key: "clip_level_g", isSeconds: false, path: \.hit.clipLevelG),

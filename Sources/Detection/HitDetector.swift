@@ -7,16 +7,17 @@ import SDUSensor
 /// while |a| is near 1 g, smoothed into an envelope with a short time constant
 /// (`envelopeTimeConstant`, so a tap of a few milliseconds on a table stays far below a stroke).
 /// The envelope is cut into humps at its local minima; a hump whose envelope reaches `minPeakG` is a
-/// candidate stroke, timed at its largest |a| (at contact the swing's tangential and centripetal
-/// acceleration add up; the gravity estimate, frozen while the arm moves, would shift a peak of
-/// |a − g|).
+/// candidate stroke, timed at the middle of the stretch where |a| is within `peakBand` of its
+/// largest value (at contact the swing's tangential and centripetal acceleration add up; the middle
+/// of a clipped plateau rather than its noisiest sample; the gravity estimate, frozen while the arm
+/// moves, would shift a peak of |a − g|).
 ///
 /// On real wrists a stroke is several humps: the swing through contact is the strongest, and a
 /// recovery lobe follows 0.3–0.7 s later, in a topspin with |a| near 2 g for a while. Candidates
-/// within `mergeWindow` of each other are one stroke: the strongest envelope anchors it, the largest
-/// |a| times it, and no candidate within `mergeWindow` after a reported stroke counts. One player's
-/// strokes are ~0.8 s apart or more even in a fast rally. The stroke is reported once
-/// `mergeWindow` has passed after its anchor.
+/// within `mergeWindow` of the first are one stroke, timed by the one with the largest |a|, and no
+/// candidate within `mergeWindow` after a reported stroke counts. One player's strokes are ~0.8 s
+/// apart or more even in a fast rally. The stroke is reported `mergeWindow` after its first
+/// candidate.
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
 /// `intensityG` extrapolates the clipped peak from the time the largest axis spent above `clipLevelG`
@@ -30,10 +31,14 @@ public struct HitDetector: StreamingDetector {
         /// Time constant of the |a − g| envelope, s. Default 0.03: long enough that a tap of a few
         /// milliseconds stays small, short enough to keep a stroke's 0.1–0.2 s swing whole.
         public var envelopeTimeConstant: Double = 0.03
-        /// Candidates closer than this are one stroke; also the reporting delay, s. Default 0.75: a
-        /// real stroke's recovery lobe comes 0.3–0.7 s after contact, and one player's strokes are
-        /// ~0.8 s apart or more.
-        public var mergeWindow: Double = 0.75
+        /// Candidates within this of the first are one stroke, and none within this after a
+        /// reported stroke counts; also the reporting delay, s. Default 0.7: a real stroke's recovery
+        /// lobe comes 0.3–0.7 s after contact, and one player's strokes are ~0.8 s apart or more.
+        public var mergeWindow: Double = 0.7
+        /// Samples whose |a| is within this fraction of the hump's largest time the stroke (their
+        /// middle), a ratio. Default 0.1: a clipped plateau, whose shape depends on how the sensor
+        /// sits, is timed at its middle.
+        public var peakBand: Double = 0.1
         /// Time constant of the gravity tracker, s. Default 0.6.
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
@@ -49,9 +54,12 @@ public struct HitDetector: StreamingDetector {
 
     /// One hump of the envelope (a candidate stroke), or the stroke held for merging.
     @usableFromInline struct Hump: Sendable {
-        /// The time of the largest |a|: the stroke's time.
+        /// The middle of the samples near the largest |a|: the stroke's time.
         @usableFromInline var time: Double = 0
-        /// The time of the strongest hump merged in: where the merge window is measured from.
+        /// The first and last sample near the largest |a|.
+        @usableFromInline var topStart: Double = 0
+        @usableFromInline var topEnd: Double = 0
+        /// The time of the first hump merged in: where the merge window is measured from.
         @usableFromInline var anchor: Double = 0
         /// The envelope's peak, g: what candidates are compared by.
         @usableFromInline var strength: Double = 0
@@ -64,10 +72,7 @@ public struct HitDetector: StreamingDetector {
 
         /// Takes `other`, a weaker or stronger hump of the same stroke, in.
         @usableFromInline mutating func absorb(_ other: Hump) {
-            if other.strength > strength {
-                strength = other.strength
-                anchor = other.anchor
-            }
+            strength = max(strength, other.strength)
             if other.peakMagnitude2 > peakMagnitude2 {
                 peakMagnitude2 = other.peakMagnitude2
                 time = other.time
@@ -80,6 +85,9 @@ public struct HitDetector: StreamingDetector {
     }
 
     public let parameters: Parameters
+    /// (1 ± `peakBand`)²: |a|² ratios to the hump's largest.
+    @usableFromInline let bandLow: Double
+    @usableFromInline let bandHigh: Double
     @usableFromInline var gravity: GravityTracker
     @usableFromInline var envelope: ExponentialSmoother
     @usableFromInline var level: Double = 0
@@ -103,6 +111,8 @@ public struct HitDetector: StreamingDetector {
     /// Creates a detector with `parameters` (the documented defaults when omitted).
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
+        bandLow = (1 - parameters.peakBand) * (1 - parameters.peakBand)
+        bandHigh = (1 + parameters.peakBand) * (1 + parameters.peakBand)
         gravity = GravityTracker(
             timeConstant: parameters.gravityTimeConstant, quietBand: parameters.gravityQuietBand)
         envelope = ExponentialSmoother(timeConstant: parameters.envelopeTimeConstant)
@@ -152,9 +162,13 @@ public struct HitDetector: StreamingDetector {
         level = next
         hump.strength = max(hump.strength, level)
         hump.end = t
-        if m2 > hump.peakMagnitude2 {
+        if m2 > hump.peakMagnitude2 * bandHigh {
+            hump.topStart = t
+            hump.topEnd = t
             hump.peakMagnitude2 = m2
-            hump.time = t
+        } else if m2 >= hump.peakMagnitude2 * bandLow {
+            hump.topEnd = t
+            hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
         }
         trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
         gravity.update(x: x, y: y, z: z, m2: m2, interval: interval)
@@ -186,6 +200,7 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline mutating func close(_ candidate: Hump) -> DetectorEvent? {
         guard candidate.strength >= parameters.minPeakG else { return nil }
         var stroke = candidate
+        stroke.time = (stroke.topStart + stroke.topEnd) / 2
         stroke.anchor = stroke.time
         // A lobe within the window after a reported stroke is that stroke's recovery.
         guard stroke.time - lastReported >= parameters.mergeWindow else { return nil }
