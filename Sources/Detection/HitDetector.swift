@@ -36,9 +36,9 @@ public struct HitDetector: StreamingDetector {
         /// lobe comes 0.3–0.7 s after contact, and one player's strokes are ~0.8 s apart or more.
         public var mergeWindow: Double = 0.7
         /// Samples whose |a| is within this fraction of the hump's largest time the stroke (their
-        /// middle), a ratio. Default 0.1: a clipped plateau, whose shape depends on how the sensor
-        /// sits, is timed at its middle.
-        public var peakBand: Double = 0.1
+        /// middle), a ratio. Default 0.03: a clipped plateau is timed at its middle (0.1 moved real
+        /// strokes later, and the streaming band is only exact for a narrow one).
+        public var peakBand: Double = 0.03
         /// Time constant of the gravity tracker, s. Default 0.6.
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
