@@ -90,9 +90,9 @@ unit-test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(ISOLATED_SUITES)'
 	for suite in $(subst |, ,$(SOAK_SUITES)); do $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter "$$suite" || exit 1; done
 
-## test: lint, the unit's security score, every unit and end-to-end test, the dashboard in a real
-## browser, a staged install, and a short smoke run of each fuzzer
-test: lint security-check unit-test browser-test install-check demo-smoke fuzz-smoke
+## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
+## real recordings, the dashboard in a real browser, a staged install, and a short smoke run of each fuzzer
+test: lint security-check unit-test validate-offline browser-test install-check demo-smoke fuzz-smoke
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
 # Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).
@@ -238,13 +238,16 @@ eval: deps
 	.build/release/sportsensor-dev bench
 
 ## validate: the detectors and the baseline rules on real public recordings (Docs/VALIDATION.md): downloads
-## the pinned wheels in Validation/requirements.txt (once, into VALIDATION_DIR), converts them with
-## Validation/convert.py in a venv with VALIDATION_PYTHON_PACKAGES, and regenerates the table in Docs/VALIDATION.md.
-## Needs PyPI; not part of `make test`.
+## the pinned wheels in Validation/requirements.txt (once, into VALIDATION_DIR), converts them and the offline
+## sets in VALIDATION_DATA_DIR with Validation/convert.py in a venv with VALIDATION_PYTHON_PACKAGES, and
+## regenerates the tables in Docs/VALIDATION.md.
+.PHONY: validate-offline validate-data
 VALIDATION_DIR ?= .build/validation-data
 VALIDATION_VENV ?= .build/validation-venv
 VALIDATION_PYTHON_PACKAGES ?= numpy==2.4.6 h5py==3.16.0
-validate: deps
+# The offline sets (tt-wrist, steps-oxford), read without a network (Docs/VALIDATION.md).
+VALIDATION_DATA_DIR ?= ../shared/validation-data
+validate: deps validate-data
 	@dpkg -s python3-venv >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
 	[ -x $(VALIDATION_VENV)/bin/python ] || python3 -m venv $(VALIDATION_VENV)
@@ -253,10 +256,26 @@ validate: deps
 	$(VALIDATION_VENV)/bin/python -m pip download -q --no-deps --require-hashes \
 		-r Validation/requirements.txt -d $(VALIDATION_DIR)/packages
 	rm -rf $(VALIDATION_DIR)/converted
-	$(VALIDATION_VENV)/bin/python Validation/convert.py $(VALIDATION_DIR)/packages $(VALIDATION_DIR)/converted
+	$(VALIDATION_VENV)/bin/python Validation/convert.py $(VALIDATION_DIR)/packages $(VALIDATION_DIR)/converted \
+		$(VALIDATION_DATA_DIR)
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	.build/release/sportsensor-dev validate --manifest $(VALIDATION_DIR)/converted/manifest.csv \
 		--update Docs/VALIDATION.md
+
+validate-data:
+	@[ -d "$(VALIDATION_DATA_DIR)/tt-wrist" ] && [ -d "$(VALIDATION_DATA_DIR)/steps-oxford" ] || { \
+		echo "validate: no tt-wrist/ and steps-oxford/ in VALIDATION_DATA_DIR=$(VALIDATION_DATA_DIR):" \
+			"set VALIDATION_DATA_DIR to the folder that holds them (Docs/VALIDATION.md, \"Offline sets\")"; exit 66; }
+
+## validate-offline: the offline sets only (tt-wrist, steps-oxford from VALIDATION_DATA_DIR), converted with Debian's
+## python3-numpy and no network, scored by the sportsensor-dev the tests built, checked against the regression gate
+## (ValidationGate); prints the tables. A step of `make test`.
+validate-offline: deps validate-data
+	rm -rf $(VALIDATION_DIR)/offline
+	/usr/bin/python3 -B Validation/convert.py --offline $(VALIDATION_DATA_DIR) $(VALIDATION_DIR)/offline
+	$(SWIFT) build -c $(CONFIG) --product sportsensor-dev $(BUILD_FLAGS)
+	"$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/sportsensor-dev" validate \
+		--manifest $(VALIDATION_DIR)/offline/manifest.csv --gate
 
 ## bench: detector throughput, wall clock and mallocs per profile with ordo-one/benchmark (separate package in
 ## Benchmarks/, so the main build never compiles the benchmark machinery), then bench-store; see Docs/PERFORMANCE.md

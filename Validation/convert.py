@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Turns the validation recordings shipped in PyPI packages into sample CSVs and reference labels.
 
-usage: convert.py PACKAGES_DIR OUT_DIR
+usage: convert.py PACKAGES_DIR OUT_DIR [DATA_DIR]
+       convert.py --offline DATA_DIR OUT_DIR [SET ...]
 
 PACKAGES_DIR holds the pinned wheels `make validate` downloads (Docs/VALIDATION.md lists them).
 The wheels are read as zip files, never installed or imported. OUT_DIR receives, per recording
 and rate, `<dataset>/<recording>.<rate>hz.csv` (Docs/FORMATS.md "Sample CSV", as the SDU sensor
 would deliver it), `<dataset>/<recording>.labels.csv` and one `manifest.csv` for
-`sportsensor-dev validate`.
+`sportsensor-dev validate`. DATA_DIR (../shared/validation-data, VALIDATION_DATA_DIR in the
+Makefile) holds the offline sets (OFFLINE_SETS): each has a module beside this script whose
+`convert(out, folder)` reads the set's folder. `--offline` converts only those (or only the SETs
+named): numpy is all it needs, and no network.
 """
 import glob
 import io
@@ -23,6 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sdu  # noqa: E402
 
 RATES = (100, 50)
+# (folder in DATA_DIR, module beside this script with `convert(out, folder)`)
+OFFLINE_SETS = [("tt-wrist", "tt_wrist"), ("steps-oxford", "steps_oxford")]
 
 
 def wheel_member(packages, pattern, member):
@@ -326,19 +332,53 @@ def convert_skinematics(out, packages):
         out.add("skinematics-hand", name, device, "hand (held IMU)", split, ["jump", "throw"], t, acc, [])
 
 
+def convert_offline(out, data_dir, names=()):
+    """The offline sets in DATA_DIR (those in `names`, or all); a missing folder or module is an
+    error naming the fix."""
+    import importlib
+
+    unknown = set(names) - {folder for folder, _ in OFFLINE_SETS}
+    if unknown:
+        sys.exit(f"convert.py: no offline set {', '.join(sorted(unknown))}: the sets are "
+                 f"{', '.join(folder for folder, _ in OFFLINE_SETS)}")
+    if not os.path.isdir(data_dir):
+        sys.exit(f"convert.py: no data directory {data_dir}: set VALIDATION_DATA_DIR to the folder that holds "
+                 f"{', '.join(name for name, _ in OFFLINE_SETS)}")
+    for folder, module_name in OFFLINE_SETS:
+        if names and folder not in names:
+            continue
+        path = os.path.join(data_dir, folder)
+        if not os.path.isdir(path):
+            sys.exit(f"convert.py: no {folder}/ in {data_dir}: copy the validation data there or set "
+                     "VALIDATION_DATA_DIR")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            sys.exit(f"convert.py: the reader for {folder}/ (Validation/{module_name}.py) is missing: "
+                     "merge the branch that adds it, or take its entry out of OFFLINE_SETS")
+        module.convert(out, path)
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR")
-    out = Output(argv[2])
-    os.makedirs(argv[2], exist_ok=True)
-    convert_biomdp_kistler(out, argv[1])
-    convert_biomdp_vicon(out, argv[1])
-    convert_daphnet(out, argv[1])
-    convert_biosignalsnotebooks(out, argv[1])
-    convert_sit2standpy(out, argv[1])
-    convert_skinematics(out, argv[1])
+    offline = len(argv) >= 4 and argv[1] == "--offline"
+    if not offline and (len(argv) not in (3, 4) or argv[1].startswith("-")):
+        sys.exit("usage: convert.py PACKAGES_DIR OUT_DIR [DATA_DIR] | convert.py --offline DATA_DIR OUT_DIR [SET ...]")
+    out_dir = argv[3] if offline else argv[2]
+    out = Output(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    if not offline:
+        convert_biomdp_kistler(out, argv[1])
+        convert_biomdp_vicon(out, argv[1])
+        convert_daphnet(out, argv[1])
+        convert_biosignalsnotebooks(out, argv[1])
+        convert_sit2standpy(out, argv[1])
+        convert_skinematics(out, argv[1])
+    if offline or len(argv) == 4:
+        convert_offline(out, argv[2] if offline else argv[3], argv[4:] if offline else ())
     out.write_manifest()
-    print(f"convert.py: {len(out.rows)} recordings in {argv[2]}/manifest.csv")
+    print(f"convert.py: {len(out.rows)} recordings in {out_dir}/manifest.csv")
 
 
 if __name__ == "__main__":

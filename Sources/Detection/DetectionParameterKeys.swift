@@ -53,15 +53,10 @@ public enum DetectionParameterKeys {
         switch profile {
         case .tableTennis:
             [
-                Field(key: "on_g", isSeconds: false, path: \.hit.onG),
-                Field(key: "off_g", isSeconds: false, path: \.hit.offG),
                 Field(key: "min_peak_g", isSeconds: false, path: \.hit.minPeakG),
-                Field(key: "min_time_above_on", isSeconds: true, path: \.hit.minTimeAboveOn),
-                Field(key: "quiet_gap", isSeconds: true, path: \.hit.quietGap),
+                Field(key: "envelope_time_constant", isSeconds: true, path: \.hit.envelopeTimeConstant),
                 Field(key: "merge_window", isSeconds: true, path: \.hit.mergeWindow),
-                Field(key: "stroke_spacing", isSeconds: true, path: \.hit.strokeSpacing),
-                Field(key: "still_band", isSeconds: false, path: \.hit.stillBand),
-                Field(key: "still_gap", isSeconds: true, path: \.hit.stillGap),
+                Field(key: "peak_band", isSeconds: false, path: \.hit.peakBand),
                 Field(key: "gravity_time_constant", isSeconds: true, path: \.hit.gravityTimeConstant),
                 Field(key: "gravity_quiet_band", isSeconds: false, path: \.hit.gravityQuietBand),
                 Field(key: "clip_level_g", isSeconds: false, path: \.hit.clipLevelG),
@@ -78,6 +73,8 @@ public enum DetectionParameterKeys {
                 Field(key: "min_interval", isSeconds: true, path: \.step.minInterval),
                 Field(key: "min_interval_fraction", isSeconds: false, path: \.step.minIntervalFraction),
                 Field(key: "min_interval_cap", isSeconds: true, path: \.step.minIntervalCap),
+                Field(key: "min_doubled_interval", isSeconds: true, path: \.step.minDoubledInterval),
+                Field(key: "skipped_step_factor", isSeconds: false, path: \.step.skippedStepFactor),
                 Field(key: "max_interval", isSeconds: true, path: \.step.maxInterval),
                 Field(key: "regularity", isSeconds: false, path: \.step.regularity),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),

@@ -150,7 +150,7 @@ extension DetectionSettings: Codable {
 }
 
 extension DetectionParameters: Codable {
-    /// `{"table-tennis":{"on_g":1,…},"jump":{"min_flight":0.15,…},"throw":{…},"steps":{…}}`: every
+    /// `{"table-tennis":{"min_peak_g":1.3,…},"jump":{"min_flight":0.15,…},"throw":{…},"steps":{…}}`: every
     /// parameter under its profile and key, as the configuration file names them.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: DetectionCodingKey.self)

@@ -98,6 +98,14 @@ public struct StepDetector: StreamingDetector {
         /// onto every other step shows the skipped step half-way in every stride, a walker's mid-step
         /// trunk peak only now and then. 0 never doubles it; at most 3.
         public var halfCadenceConfirm: Int = 2
+        /// The cadence is not doubled when half the bout's step interval would be shorter than this, s.
+        /// Default 0 (off). 0.28 (214 steps/min) keeps a trunk peak half-way through every walking step of
+        /// a lower-back sensor from counting, but also leaves some fast wrist running at half cadence.
+        public var minDoubledInterval: Double = 0
+        /// Inside a confirmed bout an interval longer than this many step intervals held steps the
+        /// detector did not see: the bout's cadence takes it as that many steps, so a missed step does
+        /// not lengthen the shortest interval and refuse the next one. Default 1.6; 0 turns it off.
+        public var skippedStepFactor: Double = 1.6
         /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
         public var maxInterval: Double = 2.0
         /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 2.5:
@@ -221,13 +229,15 @@ public struct StepDetector: StreamingDetector {
             }
         }
         lastInterval = interval
-        meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (interval - meanInterval)
+        meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (stepsInterval(interval) - meanInterval)
         let refused = refusedPeak
         let phase = (refused - lastStep) / interval
         refusedPeak = -Double.infinity
         lastStep = time
         if confirmed {
-            if phase >= 0.35 && phase <= 0.65 && parameters.halfCadenceConfirm > 0 {
+            if phase >= 0.35 && phase <= 0.65 && parameters.halfCadenceConfirm > 0
+                && interval / 2 >= parameters.minDoubledInterval
+            {
                 halfWayInterval(refused: refused, step: time, interval: interval)
             } else {
                 releaseHalfWay(confirmed: false)
@@ -240,6 +250,15 @@ public struct StepDetector: StreamingDetector {
             confirmed = true
             while let step = held.pop() { ready.push(step) }
         }
+    }
+
+    /// One step's share of `interval`: in a confirmed bout an interval of `skippedStepFactor` or more
+    /// step intervals is split into the whole number of steps nearest to it.
+    @inlinable func stepsInterval(_ interval: Double) -> Double {
+        guard confirmed, meanInterval > 0, parameters.skippedStepFactor > 0,
+            interval > parameters.skippedStepFactor * meanInterval
+        else { return interval }
+        return interval / max(1, (interval / meanInterval).rounded())
     }
 
     /// The shortest step interval now: `minInterval`, or in a confirmed bout the fraction

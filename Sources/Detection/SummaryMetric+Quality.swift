@@ -10,7 +10,7 @@ extension SummaryMetric {
     public var excludingFlags: EventQuality {
         switch self {
         // Peaks are measured samples: a clip or a gap can only hide the top (a lower bound). Too
-        // slow a rate lets a table tap's one sample pass for a stroke's time above `on_g`.
+        // slow a rate lets a table tap's one sample weigh in the stroke envelope like a swing.
         case .maxPeakG: [.rateTooLow]
         // The clip estimate is what this metric is for (its error is in DETECTION.md), but a gap
         // inside the clipped stretch lengthens it and so raises the estimate.

@@ -54,19 +54,9 @@ struct EvaluationScore: Sendable {
         self.labels += truth.count
         var used = [Bool](repeating: false, count: found.count)
         var missed: [MotionLabel] = []
-        var cursor = 0
-        for label in truth {
-            while cursor < found.count && found[cursor].time < label.time - tolerance { cursor += 1 }
-            var best: Int?
-            var index = cursor
-            while index < found.count && found[index].time <= label.time + tolerance {
-                if !used[index]
-                    && (best == nil || abs(found[index].time - label.time) < abs(found[best!].time - label.time))
-                {
-                    best = index
-                }
-                index += 1
-            }
+        let matches = nearestMatches(
+            references: truth.map(\.time), detections: found.map(\.time), tolerance: tolerance)
+        for (label, best) in zip(truth, matches) {
             guard let match = best else {
                 missed.append(label)
                 continue

@@ -27,6 +27,15 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "Largest time difference between a detected and a reference takeoff or release, s.")
     var flightTolerance = 0.15
 
+    @Option(help: "Largest time difference between a hit and its reference stroke, s.")
+    var hitTolerance = 0.25
+
+    @Flag(
+        help:
+            "Exit non-zero, naming each figure, when a tt-wrist or steps-oxford figure falls below its threshold (ValidationGate)."
+    )
+    var gate = false
+
     @Flag(help: "Print each recording's missed reference events and unmatched detections (standard rules).")
     var details = false
 
@@ -44,11 +53,12 @@ struct ValidateCommand: ParsableCommand {
     var assignments: [String] = []
 
     func validate() throws {
-        guard stepTolerance > 0, flightTolerance > 0 else {
-            throw ValidationError("--step-tolerance and --flight-tolerance must be positive seconds")
+        guard stepTolerance > 0, flightTolerance > 0, hitTolerance > 0 else {
+            throw ValidationError("--step-tolerance, --flight-tolerance and --hit-tolerance must be positive seconds")
         }
-        if update != nil, split != nil || !assignments.isEmpty {
-            throw ValidationError("--update writes the documented table: run it without --split and --set")
+        if update != nil || gate, split != nil || !assignments.isEmpty {
+            throw ValidationError(
+                "--update and --gate score the defaults on both splits: run them without --split and --set")
         }
     }
 
@@ -62,14 +72,32 @@ struct ValidateCommand: ParsableCommand {
             loaded, tolerance: ValidationTolerance(step: stepTolerance, flight: flightTolerance),
             details: details ? { print($0) } : nil,
             settings: { chosen[$0] ?? DetectionSettings(profile: $0) })
-        let table = validationTable(rows) + validationFlagTable(rows) + validationFalseFlightTable(rows)
+        let hits = scoreHits(
+            loaded, tolerance: hitTolerance,
+            settings: chosen[.tableTennis] ?? DetectionSettings(profile: .tableTennis))
+        if details { hitDetails(hits).forEach { print($0) } }
+        let hitTables = validationHitTables(hits, command: "make validate-offline")
+        let table =
+            validationTable(withPlacementTotals(rows)) + validationFlagTable(rows) + validationFalseFlightTable(rows)
         if let update {
-            let report = try readValidationFile(
+            var report = try readValidationFile(
                 update, what: "report", fix: "--update names an existing Markdown file with the table's marker lines")
+            if !hits.isEmpty {
+                report = try replacingGeneratedTable(
+                    in: report, with: hitTables, marker: "sportsensor-dev validate hits")
+            }
             try replacingGeneratedTable(in: report, with: table).write(
                 toFile: update, atomically: true, encoding: .utf8)
         } else {
-            print(table, terminator: "")
+            print(hitTables + (hitTables.isEmpty ? "" : "\n") + table, terminator: "")
+        }
+        if gate {
+            let failures = ValidationGate.failures(hits: hits, rows: rows)
+            guard failures.isEmpty else {
+                for failure in failures { FileHandle.standardError.write(Data("validate --gate: \(failure)\n".utf8)) }
+                throw ExitCode.failure
+            }
+            print("validate --gate: every figure holds its threshold (ValidationGate)")
         }
     }
 }
@@ -93,7 +121,7 @@ extension LoadedRecording {
             }
             let labels = try ValidationLabels.parse(
                 try readValidationFile(labelsPath, what: "labels"), name: labelsPath)
-            return LoadedRecording(recording: recording, samples: samples, labels: labels)
+            return LoadedRecording(recording: recording, samples: samples, labels: labels.events, swings: labels.swings)
         }
     }
 }

@@ -89,11 +89,18 @@ struct ValidationRecording: Sendable, Equatable {
     }
 }
 
-/// Reference labels: `kind,start,end` with kind step (start only), jump or throw (takeoff and
-/// landing, release and catch), times in seconds from the recording's first sample.
+/// A labels file's content: the reference events, and the stroke-like swings the gyroscope saw in a
+/// table-tennis rest recording (not events: the kit reports them beside the hits counted there).
+struct ValidationLabelFile: Sendable, Equatable {
+    var events: [MotionLabel] = []
+    var swings: [Double] = []
+}
+
+/// Reference labels: `kind,start,end` with kind step, hit or swing (start only), jump or throw
+/// (takeoff and landing, release and catch), times in seconds from the recording's first sample.
 enum ValidationLabels {
-    static func parse(_ text: String, name: String) throws(ValidationDataError) -> [MotionLabel] {
-        var labels: [MotionLabel] = []
+    static func parse(_ text: String, name: String) throws(ValidationDataError) -> ValidationLabelFile {
+        var file = ValidationLabelFile()
         for (index, line) in text.split(whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
             if number == 1 {
@@ -110,16 +117,20 @@ enum ValidationLabels {
             }
             let end = Double(fields[2])
             switch (fields[0], end) {
-            case ("step", nil) where fields[2].isEmpty: labels.append(.step(t: start))
-            case ("jump", .some(let end)) where end > start: labels.append(.jump(takeoff: start, landing: end))
-            case ("throw", .some(let end)) where end > start: labels.append(.throw(release: start, catch: end))
+            case ("step", nil) where fields[2].isEmpty: file.events.append(.step(t: start))
+            // The reference has the stroke's time only; its true peak is not known.
+            case ("hit", nil) where fields[2].isEmpty: file.events.append(.hit(t: start, intensityG: 0))
+            case ("swing", nil) where fields[2].isEmpty: file.swings.append(start)
+            case ("jump", .some(let end)) where end > start: file.events.append(.jump(takeoff: start, landing: end))
+            case ("throw", .some(let end)) where end > start: file.events.append(.throw(release: start, catch: end))
             default:
                 throw ValidationDataError(
                     code: .badLabels,
                     message:
-                        "\(name) line \(number): `\(line)` is not a step (no end) or a jump/throw (end after start)")
+                        "\(name) line \(number): `\(line)` is not a step, hit or swing (no end) or a jump/throw (end after start)"
+                )
             }
         }
-        return labels
+        return file
     }
 }

@@ -8,6 +8,8 @@ struct LoadedRecording: Sendable {
     var recording: ValidationRecording
     var samples: [AccelerationSample]
     var labels: [MotionLabel]
+    /// A table-tennis rest recording's stroke-like gyroscope swings, s (not events).
+    var swings: [Double] = []
 }
 
 /// The scores of one profile, standard and baseline rules, over the recordings of one dataset,
@@ -43,7 +45,8 @@ func scoreValidation(
     settings: (DetectionProfile) -> DetectionSettings = { DetectionSettings(profile: $0) }
 ) -> [ValidationRow] {
     var rows: [ValidationRow] = []
-    for loaded in recordings {
+    // Table-tennis drills and rest have their own tables (`scoreHits`).
+    for loaded in recordings where loaded.recording.stroke.isEmpty {
         let recording = loaded.recording
         let flightLabels = loaded.labels.count {
             switch $0 {
@@ -83,6 +86,71 @@ func scoreValidation(
         }
     }
     return rows
+}
+
+/// Name of the row that pools a dataset's placements.
+let allPlacements = "all placements"
+
+/// `rows` with, for each dataset, split, rate and profile scored at more than one placement, one row
+/// pooling them (placement ``allPlacements``): the count error of the whole set. The totals follow the
+/// last row of their dataset and split.
+func withPlacementTotals(_ rows: [ValidationRow]) -> [ValidationRow] {
+    func group(_ row: ValidationRow) -> [String] {
+        [row.dataset, row.split, "\(row.rate)", row.profile.rawValue]
+    }
+    var result: [ValidationRow] = []
+    for (index, row) in rows.enumerated() {
+        result.append(row)
+        guard !rows[(index + 1)...].contains(where: { $0.dataset == row.dataset && $0.split == row.split }) else {
+            continue
+        }
+        var seen: [[String]] = []
+        for first in rows where first.dataset == row.dataset && first.split == row.split && !seen.contains(group(first))
+        {
+            seen.append(group(first))
+            let members = rows.filter { group($0) == group(first) }
+            guard Set(members.map(\.placement)).count > 1 else { continue }
+            var total = ValidationRow(
+                dataset: first.dataset, split: first.split, placement: allPlacements, rate: first.rate,
+                profile: first.profile)
+            for member in members {
+                total.recordings += member.recordings
+                total.hours += member.hours
+                total.flightLabels += member.flightLabels
+                total.standard.absorb(member.standard)
+                total.baseline.absorb(member.baseline)
+            }
+            result.append(total)
+        }
+    }
+    return result
+}
+
+extension EvaluationScore {
+    /// Adds `other`'s counts to these, as if its recordings had been scored here.
+    mutating func absorb(_ other: EvaluationScore) {
+        truePositives += other.truePositives
+        detections += other.detections
+        labels += other.labels
+        heightErrorSumCm += other.heightErrorSumCm
+        heightErrorMaxCm = max(heightErrorMaxCm, other.heightErrorMaxCm)
+        heightCount += other.heightCount
+        heightErrorsCm += other.heightErrorsCm
+        stepCountTruth += other.stepCountTruth
+        stepCountDetected += other.stepCountDetected
+        recordingCountErrorSum += other.recordingCountErrorSum
+        recordings += other.recordings
+        falseEvents += other.falseEvents
+        eventFreeHours += other.eventFreeHours
+        for (flag, tally) in other.flagged {
+            flagged[flag, default: FlagTally()].detections += tally.detections
+            flagged[flag, default: FlagTally()].matched += tally.matched
+            flagged[flag, default: FlagTally()].heightErrorsCm += tally.heightErrorsCm
+        }
+        unflagged.detections += other.unflagged.detections
+        unflagged.matched += other.unflagged.matched
+        unflagged.heightErrorsCm += other.unflagged.heightErrorsCm
+    }
 }
 
 /// Bland–Altman agreement of paired differences: mean and mean ± 1.96 SD (sample SD).
@@ -181,10 +249,13 @@ func validationFlagTable(_ rows: [ValidationRow]) -> String {
     return text
 }
 
-/// `report` with the text between the `begin` and `end` marker lines replaced by `table`.
-func replacingGeneratedTable(in report: String, with table: String) throws(ValidationDataError) -> String {
-    let begin = "<!-- sportsensor-dev validate: begin -->"
-    let end = "<!-- sportsensor-dev validate: end -->"
+/// `report` with the text between the `<!-- marker: begin -->` and `<!-- marker: end -->` lines
+/// replaced by `table`.
+func replacingGeneratedTable(
+    in report: String, with table: String, marker: String = "sportsensor-dev validate"
+) throws(ValidationDataError) -> String {
+    let begin = "<!-- \(marker): begin -->"
+    let end = "<!-- \(marker): end -->"
     guard let start = report.range(of: begin), let stop = report.range(of: end), start.upperBound <= stop.lowerBound
     else {
         throw ValidationDataError(

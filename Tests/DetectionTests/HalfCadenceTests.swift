@@ -70,6 +70,28 @@ struct HalfCadenceTests {
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 < $1 }, "steps come out in time order")
     }
 
+    @Test(
+        "min_doubled_interval keeps a trunk peak half-way through every walking step from doubling it to 240 steps/min",
+        arguments: [50.0, 100.0, 200.0])
+    func noDoublingAtWalkingCadence(rate: Double) throws {
+        // 0.5 s steps (120 steps/min), from the sixth on a weaker peak 0.25 s after each.
+        let times = (0..<40).map { 1 + Double($0) * 0.5 }
+        let samples = synthesize(rate: rate, duration: times.last! + 1.5) { now in
+            let z = times.indices.reduce(0.0) { sum, index in
+                let echo = index >= 5 ? 0.2 * bump(now, centre: times[index] + 0.25, width: 0.1) : 0
+                return sum + 0.25 * bump(now, centre: times[index], width: 0.1) + echo
+            }
+            return (0, 0, 1 + z)
+        }
+        var limited = DetectionSettings(profile: .steps)
+        try limited.set("min_doubled_interval=0.28")
+        let steps = stepTimes(limited, samples)
+        #expect(steps.count == 40, "\(steps.count) of 40 steps at \(rate) Hz")
+        // Off by default: the echoes double the cadence and count.
+        let doubled = stepTimes(DetectionSettings(profile: .steps), samples).count
+        #expect(doubled >= 70, "without the limit the echoes count: \(doubled) at \(rate) Hz")
+    }
+
     @Test("half_cadence_confirm takes 0 to 3")
     func settingRange() throws {
         var settings = DetectionSettings(profile: .steps)

@@ -224,15 +224,14 @@ struct GatewayConfigurationTests {
         #expect(alone.message.contains("without virtual.out_of_range_every"))
     }
 
-    @Test("the hit detector's stroke spacing and still-sensor settings are configurable like the rest")
-    func hitStillSettings() throws {
+    @Test("the hit detector's envelope and merge-window settings are configurable like the rest")
+    func hitMergeSettings() throws {
         let parsed = try GatewayConfiguration.parse(
-            "[detection.table-tennis]\nstroke_spacing = 0.6\nstill_band = 0.2\nstill_gap = 0.1\n", file: "c.toml")
-        #expect(parsed.detection.hit.strokeSpacing == 0.6)
-        #expect(parsed.detection.hit.stillBand == 0.2)
-        #expect(parsed.detection.hit.stillGap == 0.1)
-        let negative = try Self.error("[detection.table-tennis]\nstill_gap = -1\n")
-        #expect(negative.key == "detection.table-tennis.still_gap")
+            "[detection.table-tennis]\nenvelope_time_constant = 0.05\nmerge_window = 0.7\n", file: "c.toml")
+        #expect(parsed.detection.hit.envelopeTimeConstant == 0.05)
+        #expect(parsed.detection.hit.mergeWindow == 0.7)
+        let negative = try Self.error("[detection.table-tennis]\nmerge_window = -1\n")
+        #expect(negative.key == "detection.table-tennis.merge_window")
     }
 
     @Test("a TOML syntax error carries the parser's line")

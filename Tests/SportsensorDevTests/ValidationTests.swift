@@ -83,6 +83,73 @@ struct ValidationTests {
                 ])
     }
 
+    @Test("steps-oxford: a rise of either foot's pad is a step, chatter dropped, a missed contact added, stops left")
+    func stepsOxfordReader() throws {
+        // Two walks written for this test (not real data) in the source's layout: the accelerometer at
+        // 100 Hz in m/s² and the pads polled every 0.1 s, 0.05 s after it starts. The right pad goes down at
+        // 0.5, 1.5 (and chatters at 1.8), 2.5, 3.5, 5.6 and 6.6 s, the left at 1.0 and 3.0 s: its contact at
+        // 2.0 s was missed (two right contacts in a row, one median stride apart); 3.5 → 5.6 s is a stop.
+        let script = """
+            import gzip, os, sys
+            sys.path.insert(0, sys.argv[1])
+            import convert, steps_oxford
+            root = sys.argv[2]
+            t0 = 5_000_000_000
+            right = [(0.5, 0.8), (1.5, 1.7), (1.8, 1.9), (2.5, 2.8), (3.5, 3.8), (5.6, 5.9), (6.6, 6.9)]
+            left = [(1.0, 1.3), (3.0, 3.3)]
+            def down(intervals, s):
+                return int(any(a <= s < b for a, b in intervals))
+            for name in ("Pixel_Carmelo_Hard_FrontPocket_1", "Samsung_Dario_Hard_SwingingArm_2", "_Patient_3"):
+                os.makedirs(os.path.join(root, name))
+                with gzip.open(os.path.join(root, name, "accelerometer.csv.gz"), "wt") as f:
+                    for i in range(601):
+                        f.write(f"{t0 + i * 10_000_000},3,0.0,{9.80665 * (i % 2)},-9.80665\\n")
+                with gzip.open(os.path.join(root, name, "stepcounter.csv.gz"), "wt") as f:
+                    for k in range(70):
+                        s = round(0.05 + 0.1 * k, 2)
+                        f.write(f"{t0 + int(s * 1e9)},{down(right, s)},{down(left, s)}\\n")
+            t, acc, steps, added = steps_oxford.read_walk(os.path.join(root, "Pixel_Carmelo_Hard_FrontPocket_1"))
+            print(len(t), t[-1], acc[1].tolist(), added)
+            print(" ".join(f"{s:.2f}" for s in steps))
+            class Out:
+                def add(self, dataset, recording, subject, placement, split, score, t, values_g, labels):
+                    print(dataset, recording, subject, placement, split, score, len(labels), labels[0][0], f"{labels[0][1]:.3f}")
+            steps_oxford.convert(Out(), root)
+            os.makedirs(os.path.join(root, "Pixel_Jamie_Hard_Pocket_1"))
+            try:
+                steps_oxford.convert(Out(), root)
+            except steps_oxford.WalkError as error:
+                print("error:", error)
+            """
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oxford-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-B", "-c", script, validationFolder.path, folder.path]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3 with numpy imports Validation/steps_oxford.py")
+        let lines = text.split(separator: "\n").map(String.init)
+        try #require(lines.count == 5, "\(text)")
+        // 6 s at 100 Hz from the first sample; m/s² to g; one contact added (the left at 2.0 s; the one
+        // between the right's at 5.6 and 6.6 s would fall after the last sample).
+        #expect(lines[0] == "601 6.0 [0.0, 1.0, -1.0] 1")
+        // Half-way between the polls around each press; the chatter at 1.8 s dropped; no step added in
+        // the stop; the right contact at 6.6 s (and the one added at 6.1 s) after the last sample left out.
+        #expect(lines[1] == "0.50 1.00 1.50 2.00 2.50 3.00 3.50 5.60")
+        // The placement and the subject from the folder name; Carmelo held out; _Patient_3 left out.
+        #expect(
+            lines[2]
+                == "steps-oxford Pixel_Carmelo_Hard_FrontPocket_1 Carmelo front pocket held-out ['steps'] 8 step 0.500")
+        #expect(lines[3].hasPrefix("steps-oxford Samsung_Dario_Hard_SwingingArm_2 Dario swinging hand development"))
+        // A folder that does not name a known position is an error before any walk is converted.
+        #expect(lines[4].hasPrefix("error: steps-oxford folder `Pixel_Jamie_Hard_Pocket_1` is not"))
+    }
+
     @Test("the fixture's jump is matched, its height compared, and a throw profile on it counts false events")
     func scoresTheFixture() throws {
         let loaded = try LoadedRecording.load(
@@ -103,6 +170,40 @@ struct ValidationTests {
         #expect(
             table.contains(
                 "| fixture | held-out | lower back | 100 | jump | 1 | 0.1 | 1 | 1.000 | 1.000 | 1.000 | 0.0 |"))
+    }
+
+    @Test("a dataset scored at several placements gets one more row pooling them; one placement gets none")
+    func placementTotals() {
+        func row(
+            _ dataset: String, _ placement: String, _ rate: Double, labels: Int, detections: Int, matched: Int
+        ) -> ValidationRow {
+            var row = ValidationRow(
+                dataset: dataset, split: "held-out", placement: placement, rate: rate, profile: .steps)
+            row.recordings = 2
+            row.hours = 0.1
+            row.standard.labels = labels
+            row.standard.detections = detections
+            row.standard.truePositives = matched
+            row.baseline.labels = labels
+            row.baseline.detections = detections / 2
+            return row
+        }
+        let rows = [
+            row("walks", "purse", 100, labels: 100, detections: 110, matched: 95),
+            row("walks", "purse", 50, labels: 100, detections: 90, matched: 85),
+            row("walks", "armband", 100, labels: 300, detections: 290, matched: 280),
+            row("lab", "lower back", 100, labels: 50, detections: 50, matched: 50),
+        ]
+        let totals = withPlacementTotals(rows)
+        // Only the 100 Hz walks have two placements; their total follows the group's last row.
+        #expect(totals.map(\.placement) == ["purse", "purse", "armband", allPlacements, "lower back"])
+        let total = totals[3]
+        #expect(total.rate == 100 && total.recordings == 4 && abs(total.hours - 0.2) < 1e-12)
+        #expect(total.standard.labels == 400 && total.standard.detections == 400 && total.standard.truePositives == 375)
+        #expect(total.baseline.detections == 200)
+        #expect(
+            validationTable(totals).contains(
+                "| walks | held-out | all placements | 100 | steps | 4 | 12.0 | 400 | 0.938 | 0.938 | 0.938 | 0.0 |"))
     }
 
     @Test("the flag table counts each flag's detections and matches, and the unflagged ones beside them")
@@ -161,12 +262,20 @@ struct ValidationTests {
         }
     }
 
-    @Test("labels: steps without an end, flights with one after the start; anything else is an error")
+    @Test("labels: steps, hits and swings without an end, flights with one after the start; anything else is an error")
     func labels() throws {
         let labels = try ValidationLabels.parse(
-            "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\n", name: "l.csv")
-        #expect(labels == [.step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4)])
-        for bad in ["kind,start,end\njump,2,1\n", "kind,start,end\nstep,1,2\n", "kind,start,end\nhop,1,\n", "k\n"] {
+            "kind,start,end\nstep,1.5,\njump,2,2.5\nthrow,3,4\nhit,5.25,\nswing,6.5,\n", name: "l.csv")
+        #expect(
+            labels.events == [
+                .step(t: 1.5), .jump(takeoff: 2, landing: 2.5), .throw(release: 3, catch: 4),
+                .hit(t: 5.25, intensityG: 0),
+            ])
+        #expect(labels.swings == [6.5])
+        for bad in [
+            "kind,start,end\njump,2,1\n", "kind,start,end\nstep,1,2\n", "kind,start,end\nhop,1,\n", "k\n",
+            "kind,start,end\nhit,1,2\n", "kind,start,end\nswing,x,\n",
+        ] {
             #expect(throws: ValidationDataError.self) { try ValidationLabels.parse(bad, name: "l.csv") }
         }
     }

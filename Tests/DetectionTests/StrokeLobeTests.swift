@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import Detection
+import SDUSensor
+import Testing
+import VirtualSensor
+
+/// The shapes real wrist strokes have (tt-wrist, Docs/DETECTION.md): a swing through contact
+/// followed 0.3–0.7 s later by a recovery lobe, and rest between drills.
+@Suite("HitDetector on real stroke shapes")
+struct StrokeLobeTests {
+    /// A stroke along x at `centre` with a recovery lobe of `recovery` g along y `lag` seconds later,
+    /// 0.3 s wide (a topspin's arm coming back up), gravity on z.
+    static func strokeWithRecovery(
+        _ t: Double, centre: Double, peak: Double = 2.0, recovery: Double = 1.6, lag: Double = 0.55
+    ) -> (Double, Double, Double) {
+        (peak * bump(t, centre: centre, width: 0.2), recovery * bump(t, centre: centre + lag, width: 0.3), 1)
+    }
+
+    @Test("a stroke with a recovery lobe 0.55 s after contact counts once, at contact", arguments: [50.0, 100.0])
+    func lateRecoveryLobe(rate: Double) throws {
+        let samples = synthesize(rate: rate, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5) }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        let hit = try #require(found.first)
+        #expect(abs(hit.t - 1.5) < 0.5 / rate + 0.001)
+    }
+
+    @Test("strokes 0.8 s apart with recovery lobes between them count one each")
+    func rallyWithRecoveries() {
+        let centres = [1.0, 1.8, 2.6, 3.4, 4.2]
+        let samples = synthesize(rate: 50, duration: 6) { t in
+            var sum = (0.0, 0.0, 1.0)
+            for centre in centres {
+                let part = Self.strokeWithRecovery(t, centre: centre, lag: 0.45)
+                sum = (sum.0 + part.0, sum.1 + part.1, 1)
+            }
+            return sum
+        }
+        let times = hits(HitDetector().events(in: samples)).map(\.t)
+        #expect(times.count == centres.count)
+        for (time, centre) in zip(times, centres) { #expect(abs(time - centre) < 0.011) }
+    }
+
+    @Test("a weaker lobe just before the stroke does not time it; the stronger one does")
+    func strongestLobeTimes() throws {
+        let samples = synthesize(rate: 50, duration: 4) { t in
+            (1.9 * bump(t, centre: 2.0, width: 0.2) - 1.5 * bump(t, centre: 1.6, width: 0.2), 0, 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        #expect(abs(try #require(found.first).t - 2.0) < 0.011)
+    }
+
+    @Test("rest: a slowly turning wrist with a gentle arm swing counts nothing")
+    func restCountsNothing() {
+        let samples = synthesize(rate: 50, duration: 60) { t in
+            // The forearm turns 0.1 turns/s (gravity moves through every axis) while the arm swings
+            // ±0.5 g at 1.2 Hz, as between drills.
+            let angle = 2 * MotionMath.pi * 0.1 * t
+            let swing = 0.5 * MotionMath.sin(2 * MotionMath.pi * 1.2 * t)
+            return (swing, MotionMath.sin(angle), MotionMath.cos(angle))
+        }
+        #expect(HitDetector().events(in: samples).isEmpty)
+    }
+
+    @Test("the merge window is a parameter: at 0.4 s the recovery lobe counts again")
+    func mergeWindowParameter() {
+        var parameters = HitDetector.Parameters()
+        parameters.mergeWindow = 0.4
+        let samples = synthesize(rate: 50, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5) }
+        #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 2)
+    }
+}
