@@ -85,8 +85,8 @@ for b in sportsensord sportsensorctl; do
         grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libicu' || true)
     [ -z "$swift_libs" ] || die "$b still links Swift libraries dynamically: $swift_libs"
 done
-"$P/usr/bin/sportsensord" --version | grep -qF "$version (commit $commit)" ||
-    die "sportsensord --version says '$("$P/usr/bin/sportsensord" --version)', not $version (commit $commit)"
+said=$("$P/usr/bin/sportsensord" --version)
+[ "$said" = "$version (commit $commit)" ] || die "sportsensord --version says '$said', not '$version (commit $commit)'"
 
 sed -e 's|/usr/local/bin/|/usr/bin/|g' -e 's|/usr/local/share/doc/sportsensord/|/usr/share/doc/sportsensord/|g' \
     systemd/sportsensord.service >"$P/usr/lib/systemd/system/sportsensord.service"
@@ -103,7 +103,8 @@ install -m 0644 systemd/config.example.toml "$D/config.example.toml"
 # Completions and man pages, from each command's own parser.
 date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
 for b in sportsensord sportsensorctl; do
-    "$P/usr/bin/$b" --generate-completion-script bash >"$P/usr/share/bash-completion/completions/$b"
+    # bash-completion sources the file: a #! line is noise there (lintian warns).
+    "$P/usr/bin/$b" --generate-completion-script bash | sed '1{/^#!/d}' >"$P/usr/share/bash-completion/completions/$b"
     "$P/usr/bin/$b" --generate-completion-script zsh >"$P/usr/share/zsh/vendor-completions/_$b"
     "$P/usr/bin/$b" --generate-completion-script fish >"$P/usr/share/fish/vendor_completions.d/$b.fish"
     "$P/usr/bin/$b" --experimental-dump-help | python3 scripts/manpage.py --section 1 --date "$date" \
@@ -119,7 +120,7 @@ done
         name=$(basename "$dir")
         case " ${seen:-} " in *" $name "*) continue ;; esac
         seen="${seen:-} $name"
-        file=$(ls "$dir" | grep -iE '^(LICEN[CS]E|COPYING)' | head -1)
+        file=$(ls "$dir" | grep -iE '^(LICEN[CS]E|COPYING)' | head -1 || true)
         [ -n "$file" ] || die "$name has no licence file"
         if grep -q 'Apache License' "$dir/$file"; then license=Apache-2.0; elif grep -q 'Permission is hereby granted' "$dir/$file"; then
             license=MIT
