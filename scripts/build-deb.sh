@@ -4,7 +4,7 @@
 # `make deb`: sportsensord_<version>_<arch>.deb, for a box with no Swift toolchain.
 #
 # 1. The version: BuildVersion.base (Sources/sportsensord/BuildVersion.swift) plus, in a git
-#    clone, +git<commits>.<12 hex of HEAD> (.dirty for a changed tree), e.g. 0.1.0+git502.a3e3c59c4d1b:
+#    clone, +git<commits>.<12 hex of HEAD> (.dirty for changed files), e.g. 0.1.0+git502.a3e3c59c4d1b:
 #    later commits sort later, so apt upgrades. Written with the full commit into
 #    Sources/sportsensord/BuildStamp.swift (ignored by git) only when it changed.
 # 2. A release build of sportsensord and sportsensorctl with -DSPORTSENSOR_STAMPED and
@@ -40,7 +40,8 @@ if [ "$commit" = unknown ]; then
 else
     count=${GIT_COUNT:-$(git rev-list --count HEAD)}
     version="$base+git$count.${commit:0:12}"
-    if [ -z "${GIT_COMMIT:-}" ] && ! git diff --quiet HEAD -- 2>/dev/null; then
+    # Changed tracked files make it .dirty; the screenshots `make test` rewrites are not built in.
+    if [ -z "${GIT_COMMIT:-}" ] && ! git diff --quiet HEAD -- . ':!Docs/screenshots' 2>/dev/null; then
         version="$version.dirty"
         commit="$commit-dirty"
     fi
