@@ -90,7 +90,6 @@ unit-test: deps
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the dashboard in a real
 ## browser, a staged install, a short smoke run of each fuzzer, and the Debian package with lintian
-## (`make itest` then installs that same .deb in its systemd stage)
 test: lint security-check unit-test browser-test install-check demo-smoke fuzz-smoke deb
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
