@@ -36,7 +36,7 @@ FUZZ_BUILD := Fuzz/.build
 
 .PHONY: browser-deps browser-test
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store bench-replication bench-gateway \
-	install install-binaries install-check security-check itest
+	install install-binaries install-check security-check itest deb deb-deps
 
 all: build
 
@@ -197,6 +197,19 @@ install-check:
 	systemd-analyze verify --man=no "$$stage/opt/sportsensord/lib/systemd/system/sportsensord.service" 2>&1 \
 		| grep -v -e 'is not executable' -e 'bluetooth.target' | grep . && { echo "install-check: systemd-analyze verify complained"; exit 1; }; \
 	echo "install-check: OK (staged in a temporary DESTDIR, config kept on reinstall)"
+
+## deb: sportsensord_<version>_<arch>.deb here, from a release build with the Swift runtime and
+## Foundation linked statically, checked by lintian (scripts/build-deb.sh; Docs/OPERATIONS.md)
+DEB_APT_PACKAGES := dpkg-dev binutils lintian python3
+deb-deps:
+	@missing=""; for p in $(DEB_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+deb: deps deb-deps
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh
 
 ## fuzz: run each libFuzzer target for FUZZ_SECONDS (default 60 s)
 fuzz-build: deps

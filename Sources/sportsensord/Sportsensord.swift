@@ -33,7 +33,7 @@ struct Sportsensord: AsyncParsableCommand {
             """,
         version: Self.version)
 
-    static let version = "0.1.0"
+    static let version = BuildVersion.description
 
     @Option(name: .long, help: "The configuration file (default \(GatewayConfiguration.defaultPath)).")
     var config: String?

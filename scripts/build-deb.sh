@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# `make deb`: sportsensord_<version>_<arch>.deb, for a box with no Swift toolchain.
+#
+# 1. The version: BuildVersion.base (Sources/sportsensord/BuildVersion.swift) plus, in a git
+#    clone, +git<commits>.<12 hex of HEAD> (.dirty for changed files), e.g. 0.1.0+git502.a3e3c59c4d1b:
+#    later commits sort later, so apt upgrades. Written with the full commit into
+#    Sources/sportsensord/BuildStamp.swift (ignored by git) only when it changed.
+# 2. A release build of sportsensord and sportsensorctl with -DSPORTSENSOR_STAMPED and
+#    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped.
+# 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
+#    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
+#    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
+#    binaries' own argument parser (--generate-completion-script, --experimental-dump-help with
+#    scripts/manpage.py), a DEP-5 copyright file, the changelog, the maintainer scripts.
+# 4. Depends: from dpkg-shlibdeps on the binaries (it fails for a library no Debian package
+#    ships, such as a Swift runtime left dynamic), plus systemd; Recommends: bluez.
+# 5. dpkg-deb --root-owner-group; then the checks: no Swift library among the binaries' NEEDED,
+#    `--version` names the commit, and lintian with no error.
+#
+# Usage: scripts/build-deb.sh [--print-version]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
+#        GIT_COMMIT and GIT_COUNT (instead of asking git, e.g. in a tree without .git)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+SWIFT=${SWIFT:-swift}
+DEB_OUT=${DEB_OUT:-.}
+say() { echo "deb: $*"; }
+die() {
+    echo "deb: FAIL: $*" >&2
+    exit 1
+}
+
+base=$(sed -n 's/^ *static let base = "\(.*\)"$/\1/p' Sources/sportsensord/BuildVersion.swift)
+[ -n "$base" ] || die "no 'static let base' in Sources/sportsensord/BuildVersion.swift"
+commit=${GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+if [ "$commit" = unknown ]; then
+    version=$base
+else
+    count=${GIT_COUNT:-$(git rev-list --count HEAD)}
+    version="$base+git$count.${commit:0:12}"
+    # Changed tracked files make it .dirty; the screenshots `make test` rewrites are not built in.
+    if [ -z "${GIT_COMMIT:-}" ] && ! git diff --quiet HEAD -- . ':!Docs/screenshots' 2>/dev/null; then
+        version="$version.dirty"
+        commit="$commit-dirty"
+    fi
+fi
+if [ "${1:-}" = --print-version ]; then
+    echo "$version"
+    exit 0
+fi
+
+stamp=Sources/sportsensord/BuildStamp.swift
+new_stamp="// Written by scripts/build-deb.sh for \`make deb\`; not in git.
+
+#if SPORTSENSOR_STAMPED
+enum BuildStamp {
+    static let version = \"$version\"
+    static let commit = \"$commit\"
+}
+#endif"
+[ "$(cat "$stamp" 2>/dev/null)" = "$new_stamp" ] || printf '%s\n' "$new_stamp" >"$stamp"
+
+# shellcheck disable=SC2086
+FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED $BUILD_FLAGS)
+say "release build of $version (commit $commit)"
+for product in sportsensord sportsensorctl; do
+    "$SWIFT" build "${FLAGS[@]}" --product $product || die "swift build --product $product"
+done
+BIN=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
+ARCH=$(dpkg --print-architecture)
+WORK=.build/deb-work
+P=$WORK/root
+rm -rf "$WORK"
+install -d "$P/DEBIAN" "$P/usr/bin" "$P/usr/lib/systemd/system" "$P/usr/lib/sysusers.d" "$P/usr/lib/tmpfiles.d" \
+    "$P/etc/sportsensord" "$P/usr/share/doc/sportsensord" "$P/usr/share/man/man1" \
+    "$P/usr/share/bash-completion/completions" "$P/usr/share/zsh/vendor-completions" \
+    "$P/usr/share/fish/vendor_completions.d" "$P/usr/share/lintian/overrides"
+
+for b in sportsensord sportsensorctl; do
+    install -m 0755 "$BIN/$b" "$P/usr/bin/$b"
+    strip --remove-section=.comment --remove-section=.note --strip-unneeded "$P/usr/bin/$b"
+    # Nothing of Swift may stay dynamic: the box has no toolchain.
+    swift_libs=$(readelf -d "$P/usr/bin/$b" | grep NEEDED |
+        grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libicu' || true)
+    [ -z "$swift_libs" ] || die "$b still links Swift libraries dynamically: $swift_libs"
+done
+said=$("$P/usr/bin/sportsensord" --version)
+[ "$said" = "$version (commit $commit)" ] || die "sportsensord --version says '$said', not '$version (commit $commit)'"
+
+sed -e 's|/usr/local/bin/|/usr/bin/|g' -e 's|/usr/local/share/doc/sportsensord/|/usr/share/doc/sportsensord/|g' \
+    systemd/sportsensord.service >"$P/usr/lib/systemd/system/sportsensord.service"
+grep -q '^ExecStart=/usr/bin/sportsensord ' "$P/usr/lib/systemd/system/sportsensord.service" ||
+    die "the unit's ExecStart= was not rewritten to /usr/bin"
+install -m 0644 systemd/sportsensord.sysusers "$P/usr/lib/sysusers.d/sportsensord.conf"
+install -m 0644 systemd/sportsensord.tmpfiles "$P/usr/lib/tmpfiles.d/sportsensord.conf"
+install -m 0640 systemd/config.example.toml "$P/etc/sportsensord/config.toml"
+D=$P/usr/share/doc/sportsensord
+install -m 0644 Docs/OPERATIONS.md Docs/TROUBLESHOOTING.md Docs/API.md Docs/DASHBOARD.md \
+    systemd/dashboard-lan.conf "$D/"
+install -m 0644 systemd/config.example.toml "$D/config.example.toml"
+
+# Completions and man pages, from each command's own parser.
+date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
+for b in sportsensord sportsensorctl; do
+    # bash-completion sources the file: a #! line is noise there (lintian warns).
+    "$P/usr/bin/$b" --generate-completion-script bash | sed '1{/^#!/d}' >"$P/usr/share/bash-completion/completions/$b"
+    "$P/usr/bin/$b" --generate-completion-script zsh >"$P/usr/share/zsh/vendor-completions/_$b"
+    "$P/usr/bin/$b" --generate-completion-script fish >"$P/usr/share/fish/vendor_completions.d/$b.fish"
+    "$P/usr/bin/$b" --experimental-dump-help | python3 scripts/manpage.py --section 1 --date "$date" \
+        --source "sportsensord $version" >"$P/usr/share/man/man1/$b.1"
+    gzip -9n "$P/usr/share/man/man1/$b.1"
+done
+
+# DEP-5 copyright: ours, the toolchain's static parts, then every resolved Swift package.
+{
+    cat packaging/deb/copyright.head
+    for dir in "$(dirname "$BIN")"/../checkouts/* .build/checkouts/*; do
+        [ -d "$dir" ] || continue
+        name=$(basename "$dir")
+        case " ${seen:-} " in *" $name "*) continue ;; esac
+        seen="${seen:-} $name"
+        file=$(ls "$dir" | grep -iE '^(LICEN[CS]E|COPYING)' | head -1 || true)
+        [ -n "$file" ] || die "$name has no licence file"
+        if grep -q 'Apache License' "$dir/$file"; then license=Apache-2.0; elif grep -q 'Permission is hereby granted' "$dir/$file"; then
+            license=MIT
+        else die "$name: its licence ($file) is neither Apache-2.0 nor MIT: add it to packaging/deb/copyright.head"; fi
+        holder=$(grep -m1 -E '^ *Copyright \(c\)|^ *Copyright [0-9(]' "$dir/$file" | sed -E 's/^ *Copyright (\([cC]\) )?//' || true)
+        printf '\nFiles: swift-packages/%s/*\nCopyright: %s\nLicense: %s\n' "$name" "${holder:-the $name authors}" "$license"
+    done
+    cat packaging/deb/copyright.tail
+} >"$D/copyright"
+[ -n "${seen:-}" ] || die "no resolved Swift packages found for the copyright file"
+
+maintainer="sportsensord maintainers <maintainers@users.noreply.a-seed-6abfc143.example>"
+{
+    printf 'sportsensord (%s) unstable; urgency=medium\n\n' "$version"
+    printf '  * Built from git commit %s.\n\n' "$commit"
+    printf ' -- %s  %s\n' "$maintainer" "$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")"
+} | gzip -9n >"$D/changelog.gz"
+install -m 0644 packaging/deb/lintian-overrides "$P/usr/share/lintian/overrides/sportsensord"
+install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm "$P/DEBIAN/"
+echo /etc/sportsensord/config.toml >"$P/DEBIAN/conffiles"
+
+# Depends: what dpkg-shlibdeps finds the binaries need (in a minimal debian/ tree of its own).
+mkdir -p "$WORK/shlibs/debian"
+printf 'Source: sportsensord\n\nPackage: sportsensord\nArchitecture: any\n' >"$WORK/shlibs/debian/control"
+shlibs=$(cd "$WORK/shlibs" && dpkg-shlibdeps -O -e"$ROOT/$P/usr/bin/sportsensord" -e"$ROOT/$P/usr/bin/sportsensorctl") ||
+    die "dpkg-shlibdeps: a library the binaries need comes from no Debian package"
+depends=${shlibs#shlibs:Depends=}
+cat >"$P/DEBIAN/control" <<EOF
+Package: sportsensord
+Version: $version
+Architecture: $ARCH
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$P" | cut -f1)
+Depends: $depends, systemd
+Recommends: bluez
+Section: net
+Priority: optional
+Description: gateway for SDU wrist-worn sport sensors over Bluetooth LE
+ sportsensord pairs SDU sport sensors over Bluetooth Low Energy, detects
+ training events (table-tennis hits, jumps, throws, steps), stores sessions
+ in SQLite and serves a control API, live events and a web dashboard for the
+ coach. sportsensorctl drives it and works on the stored sessions.
+ .
+ The service runs as the sportsensor system user and is not enabled on
+ installation: see /usr/share/doc/sportsensord/OPERATIONS.md.
+EOF
+(cd "$P" && find usr etc -type f -print0 | sort -z | xargs -0 md5sum) >"$P/DEBIAN/md5sums"
+
+deb="$DEB_OUT/sportsensord_${version}_$ARCH.deb"
+rm -f "$DEB_OUT"/sportsensord_*_"$ARCH".deb
+dpkg-deb --root-owner-group -Zxz --build "$P" "$deb" >/dev/null || die "dpkg-deb --build"
+say "built $deb ($(du -k "$deb" | cut -f1) KiB; Depends: $depends, systemd)"
+say "lintian"
+lintian --fail-on error,warning --display-info "$deb" || die "lintian found problems in $deb"
+say "OK: $deb"
