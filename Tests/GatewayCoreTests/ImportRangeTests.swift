@@ -15,7 +15,7 @@ struct ImportRangeTests {
         ImportRequest(
             profile: "steps", rules: "standard", set: [], athlete: nil, sensor: nil, startedAt: startedAt,
             captureStart: nil, lostSamples: lost, malformedNotifications: malformed, sampleRate: rate,
-            samples: samples)
+            samples: ImportSamples(samples.compactMap(ImportSample.init(row:))))
     }
 
     @Test("lost_samples, malformed_notifications, sample_rate, started_at, t and index out of range: 400s naming each")
@@ -37,7 +37,7 @@ struct ImportRangeTests {
             ),
             (
                 Self.request(samples: [[-3, 0, 0, 0, 0]]),
-                "samples[0].index is -3.0; it must be 0 to 9007199254740992"
+                "samples[0].index is -3; it must be 0 to 9007199254740992"
             ),
         ]
         for (request, message) in cases {

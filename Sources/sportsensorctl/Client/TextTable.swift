@@ -33,7 +33,7 @@ struct TextTable: Sendable {
     /// The table, two spaces between columns, no trailing spaces, each line ending in "\n";
     /// control characters in cells are shown escaped.
     var rendered: String {
-        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map(TerminalText.escaped) }
+        let all = (showsHeaders ? [headers] + rows : rows).map { $0.map { TerminalText.escaped($0) } }
         var widths = headers.indices.map { $0 < minimumWidths.count ? minimumWidths[$0] : 0 }
         for row in all {
             for (column, cell) in row.prefix(headers.count).enumerated() {
