@@ -38,8 +38,10 @@ public enum MotionLabel: Hashable, Sendable {
 public enum MotionScript: String, CaseIterable, Hashable, Sendable {
     /// The sensor lying or held still, with tremor (and gestures when distractors are on).
     case rest
-    /// Rallies of forehand and backhand pushes, drives and smashes (clipping at ±2 g); between
-    /// rallies: walking, bouncing the ball on the racket, gestures, taps on the table.
+    /// Robot drills of 12–40 topspins, flips or blocks on one side, a ball every 1.0–1.2 s, with the
+    /// arm's return between strokes and clipping at ±2 g (`TableTennisDrill`); between drills:
+    /// walking, picking balls up, loosening swings, gestures, bouncing the ball, taps and a few
+    /// shadow swings (labelled hits).
     case tableTennis = "table-tennis"
     /// Counter-movement jumps, rebound series and rope skipping, soft and hard landings; between
     /// them: walking, gestures, squats.
@@ -95,8 +97,9 @@ public struct MotionRecording: Sendable {
 /// Produces a script's readings sample by sample, planning new random segments as time goes on.
 public struct MotionGenerator: Sendable {
     enum Segment {
-        case stroke(Stroke)
+        case stroke(DrillStroke)
         case distractor(Distractor, duration: Double)
+        case drillBreak(DrillBreakMotion, duration: Double)
         case gait(Gait)
         case flights(FlightSeries)
         case arm(ArmExercise)
@@ -104,7 +107,7 @@ public struct MotionGenerator: Sendable {
         var duration: Double {
             switch self {
             case .stroke(let s): s.duration
-            case .distractor(_, let d): d
+            case .distractor(_, let d), .drillBreak(_, let d): d
             case .gait(let g): g.duration
             case .flights(let f): f.duration
             case .arm(let a): a.duration
@@ -115,6 +118,7 @@ public struct MotionGenerator: Sendable {
             switch self {
             case .stroke(let s): s.point(at: t)
             case .distractor(let d, let duration): d.point(at: t, duration: duration)
+            case .drillBreak(let d, let duration): d.point(at: t, duration: duration)
             case .gait(let g): g.point(at: t)
             case .flights(let f): f.point(at: t)
             case .arm(let a): a.point(at: t)
@@ -124,7 +128,7 @@ public struct MotionGenerator: Sendable {
         var labels: [MotionLabel] {
             switch self {
             case .stroke(let s): [.hit(t: s.contact, intensityG: s.peak)]
-            case .distractor, .arm: []
+            case .distractor, .drillBreak, .arm: []
             case .gait(let g): (0..<g.steps).map { .step(t: g.stepTime($0)) }
             case .flights(let f):
                 f.takeoffs.indices.map {
@@ -158,6 +162,9 @@ public struct MotionGenerator: Sendable {
     public private(set) var labels: [MotionLabel] = []
     let recordsLabels: Bool
     var rallyLeft = 0
+    /// The table-tennis drill being played and the arm's angle at the end of its last stroke.
+    var drill: TableTennisDrill?
+    var armAngle = 0.0
 
     /// Creates a generator for `script` from `seed`; `recordsLabels` keeps the ground truth (a live
     /// source streaming forever turns it off so memory stays bounded).
@@ -340,14 +347,15 @@ public struct MotionGenerator: Sendable {
         case .tableTennis:
             if rallyLeft == 0 {
                 planned.append(rest(0.8...2.5))
-                if distract { planned.append(distractor()) }
-                planned.append(rest(0.5...1.5))
-                rallyLeft = Int(random.uniform(3...11))
+                if distract && drill != nil { planDrillBreak() }
+                drill = TableTennisDrill(random: &random, intensity: intensity)
+                rallyLeft = Int(random.uniform(12...40))
+                armAngle = 0
             }
-            let interval = random.uniform(0.7...1.6)
-            planned.append(
-                .stroke(Stroke(random: &random, intensity: intensity * random.uniform(0.85...1.15), interval: interval))
-            )
+            guard let drill else { return }
+            let stroke = drill.stroke(random: &random, start: armAngle, last: rallyLeft == 1)
+            armAngle = stroke.returning == nil ? stroke.end : 0
+            planned.append(.stroke(stroke))
             rallyLeft -= 1
         case .jumps:
             planned.append(rest(0.8...2.5))
