@@ -329,9 +329,14 @@ struct StreamingTests {
             }
             #expect(abs(times.count - expected.count) <= (profile == .steps ? 1 : 0))
             if times.count == expected.count {
-                // A stroke is timed at the centroid of its dynamic-acceleration energy, which per-axis
-                // clipping changes only a little: 0.05 s is a third of the evaluation's tolerance.
-                for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.05, "\(profile)") }
+                // Flights and steps are timed by edges and peaks that per-axis clipping moves only a
+                // little: 0.05 s is a third of the evaluation's tolerance. A stroke is timed at its
+                // largest |a| (on real wrists that is contact, Docs/DETECTION.md), and which axis clips
+                // depends on the orientation, so when a swing and its return are nearly equal the time
+                // may move to the other lobe: counts must agree exactly, times within 0.2 s (below the
+                // 0.25 s the real-data kit matches with). A known limit, stated in DETECTION.md.
+                let bound = profile == .tableTennis ? 0.2 : 0.05
+                for (a, b) in zip(times, expected) { #expect(abs(a - b) < bound, "\(profile)") }
             }
         }
     }
