@@ -278,7 +278,8 @@ function connect() {
     const flags = shownFlags(detection.event);
     const trust = field(tile, "trust");
     trust.textContent = `Last event: ${flags.join(", ").replaceAll("_", " ")}`;
-    trust.hidden = flags.length === 0;
+    // The line keeps its place when empty, so the Stop button below it never moves under a click.
+    trust.classList.toggle("quiet", flags.length === 0);
     render(tile);
   });
   events.addEventListener("link", (message) => {
