@@ -199,7 +199,9 @@ extension ImportRequest {
         ]
         if let problem = fields.lazy.compactMap({ $0 }).first { return problem }
         for (position, sample) in samples.enumerated() {
-            if let problem = StoredRanges.time.problem(with: sample.t, label: "samples[\(position)].t") { return problem }
+            if let problem = StoredRanges.time.problem(with: sample.t, label: "samples[\(position)].t") {
+                return problem
+            }
             if let problem = StoredRanges.sampleIndex.problem(with: sample.index, label: "samples[\(position)].index") {
                 return problem
             }
