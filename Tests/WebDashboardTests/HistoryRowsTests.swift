@@ -50,7 +50,7 @@ struct HistoryRowsTests {
             "6f9619ff-8b86-d011-b42d-00c04fc964ff,2026-01-01T00:00:00Z,2026-01-01T00:01:00Z,"
             + "\"'=HYPERLINK(\"\"http://x\"\")\",\"'@evil\",jump,2,12,3,imported"
         #expect(row == expected, "\(Array((row ?? "").unicodeScalars.map(\.value)))")
-        let events = HistoryRows.eventsCSV([EventRecord(type: "+cmd", t: 1.5)])
-        #expect(events.split(separator: "\n").last == "\"'+cmd\",1.5000,,,,,")
+        let events = HistoryRows.eventsCSV([EventRecord(type: "+cmd", t: 1.5, side: "=1+1")])
+        #expect(events.split(separator: "\n").last == "\"'+cmd\",1.5000,,,,,,\"'=1+1\"")
     }
 }
