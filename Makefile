@@ -61,10 +61,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-## lint: swift-format in strict mode over all Swift sources
+## lint: swift-format in strict mode over all Swift sources; every import declared in Package.swift
+## and the target table of Docs/ARCHITECTURE.md matching it (scripts/check-imports.py)
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \
 		Benchmarks/Package.swift Benchmarks/Benchmarks
+	@$(SWIFT) package dump-package > .package-dump.json && python3 scripts/check-imports.py .package-dump.json; \
+		status=$$?; rm -f .package-dump.json; exit $$status
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources \

@@ -62,7 +62,7 @@ let package = Package(
         // MARK: Pure codecs and protocol logic
         .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
         .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
-        .target(name: "Detection", dependencies: ["SDUSensor"], swiftSettings: strict),
+        .target(name: "Detection", dependencies: ["SDUSensor", "CodedErrors"], swiftSettings: strict),
 
         // MARK: GATT over an abstract bearer
         .target(
@@ -116,6 +116,7 @@ let package = Package(
         .target(
             name: "GatewayConfig",
             dependencies: [
+                "CodedErrors",
                 "Detection", "VirtualSensor", "ControlProtocol", .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -140,6 +141,7 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
                 "GatewayConfig", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "Logging", package: "swift-log"),
@@ -154,6 +156,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
+                "Detection", .product(name: "CoreMetrics", package: "swift-metrics"),
                 "GatewayCore", "ControlProtocol", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -179,7 +182,7 @@ let package = Package(
         .target(
             name: "WebDashboard",
             dependencies: [
-                "ControlAPI", "ControlProtocol", "GatewayCore", "DashboardUsers", "CodedErrors", "Detection",
+                "ControlAPI", "ControlProtocol", "DashboardUsers", "CodedErrors", "Detection",
                 "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -205,6 +208,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
+                "GATTClient", "GatewayConfig",
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
                 "DashboardUsers", "SessionStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -231,6 +235,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensor-dev",
             dependencies: [
+                "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
                 "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -244,7 +249,8 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
+                "ControlProtocol",
+                "BLEWire", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
@@ -259,24 +265,28 @@ let package = Package(
         ),
         .testTarget(
             name: "BLETransportTests",
-            dependencies: ["BLETransport", "GatewayTesting", "SystemCalls"],
+            dependencies: [
+                "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
+                "GatewayTesting", "SystemCalls",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "BLEWireTests", dependencies: ["BLEWire", "GatewayTesting"], swiftSettings: strict),
-        .testTarget(name: "SDUSensorTests", dependencies: ["SDUSensor", "GatewayTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "SDUSensorTests", dependencies: ["BLEWire", "SDUSensor", "GatewayTesting"], swiftSettings: strict),
         .testTarget(
             name: "GATTClientTests",
-            dependencies: ["GATTClient", "VirtualSensor", "SDUSensor", "BLETransport", "GatewayTesting"],
+            dependencies: ["BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "BLETransport", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VirtualSensorTests",
-            dependencies: ["VirtualSensor", "SDUSensor", "GatewayTesting"],
+            dependencies: ["BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "GatewayTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DetectionTests",
-            dependencies: ["Detection", "VirtualSensor", "GatewayTesting"],
+            dependencies: ["SDUSensor", "Detection", "VirtualSensor"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -291,6 +301,7 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
+                "BLEWire", "GATTClient", "GatewayConfig", "SDUSensor", .product(name: "Logging", package: "swift-log"),
                 "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
                 "SystemCalls",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -317,6 +328,7 @@ let package = Package(
         .testTarget(
             name: "WebDashboardTests",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
                 "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
                 "GatewayCore", "SessionStore", "SDUSensor",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -349,6 +361,8 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
+                "BLETransport", "BLEWire", "SDUSensor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
                 "DashboardUsers",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -357,7 +371,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SportsensorDevTests",
-            dependencies: ["sportsensor-dev", "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor"],
+            dependencies: [
+                "Detection", .product(name: "ArgumentParser", package: "swift-argument-parser"), "sportsensor-dev",
+                "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor",
+            ],
             swiftSettings: strict
         ),
     ],

@@ -8,8 +8,8 @@ import CodedErrors
 /// expected, so a caller can count the malformed input and carry on.
 public struct WireError: CodedError, Hashable, Sendable {
     /// What kind of problem the bytes had.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// Fewer bytes than the structure needs.
         public static let truncated = Code(name: "truncated")
         /// The first byte names a different message than the one being parsed, or none known.
@@ -20,7 +20,6 @@ public struct WireError: CodedError, Hashable, Sendable {
         public static let invalidValue = Code(name: "invalidValue")
         /// Well-formed, but a variant this implementation does not handle.
         public static let unsupported = Code(name: "unsupported")
-        public var description: String { name }
     }
 
     /// What kind of problem the bytes had.

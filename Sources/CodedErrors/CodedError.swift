@@ -62,3 +62,15 @@ extension CodeAndMessageHashable {
         hasher.combine(message)
     }
 }
+
+/// A ``CodedError/Code`` that is its own stable name (`not-found`, `linkLost`): its `description`,
+/// which every coded error prints first, is the name.
+public protocol NamedCode: Hashable, Sendable, CustomStringConvertible {
+    /// The stable name.
+    var name: String { get }
+}
+
+extension NamedCode {
+    /// The name.
+    public var description: String { name }
+}

@@ -82,7 +82,7 @@ public protocol GatewayControl: Sendable {
 /// the client verbatim.
 public struct ControlError: CodedError, Hashable, Sendable {
     /// What kind of failure, with its HTTP status.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: NamedCode {
         /// The stable name in error bodies.
         public let name: String
         /// The HTTP status it maps to.
@@ -102,9 +102,6 @@ public struct ControlError: CodedError, Hashable, Sendable {
         public static let unavailable = Code(name: "unavailable", httpStatus: 503)
         /// 500: a bug.
         public static let `internal` = Code(name: "internal", httpStatus: 500)
-
-        /// The stable name.
-        public var description: String { name }
     }
 
     /// What kind of failure.

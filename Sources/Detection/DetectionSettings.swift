@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// How a recording is analysed: the profile, the rules and every detector parameter.
 ///
@@ -75,15 +76,14 @@ public struct DetectionSettings: Hashable, Sendable {
 /// A `--set` that names no parameter of the profile or gives it a value it cannot take.
 public struct DetectionSettingsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of mistake.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// Not `key=value`.
         public static let malformed = Code(name: "malformed")
         /// The profile has no parameter of that name.
         public static let unknownKey = Code(name: "unknownKey")
         /// The value is not a number, or out of the parameter's range.
         public static let invalidValue = Code(name: "invalidValue")
-        public var description: String { name }
     }
 
     /// What kind of mistake.

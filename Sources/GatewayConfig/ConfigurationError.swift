@@ -7,7 +7,7 @@ import ControlProtocol
 /// anything.
 public struct ConfigurationError: CodedError, Hashable, Sendable {
     /// What kind of mistake.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: NamedCode {
         /// The stable name.
         public let name: String
 
@@ -21,9 +21,6 @@ public struct ConfigurationError: CodedError, Hashable, Sendable {
         public static let wrongType = Code(name: "wrong-type")
         /// A value of the right type outside what is allowed.
         public static let invalidValue = Code(name: "invalid-value")
-
-        /// The stable name.
-        public var description: String { name }
     }
 
     /// The exit status for a bad configuration (`EX_CONFIG` from sysexits.h).

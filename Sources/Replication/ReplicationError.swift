@@ -4,8 +4,8 @@ import CodedErrors
 /// Something replication could not do, with the fix. Never carries the password.
 public struct ReplicationError: CodedError, Sendable {
     /// What kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// `[replication]` is malformed (URL, gateway id, sizes).
         public static let badConfiguration = Code(name: "badConfiguration")
         /// PostgreSQL cannot be reached (refused, timed out, DNS, TLS).
@@ -20,7 +20,6 @@ public struct ReplicationError: CodedError, Sendable {
         public static let server = Code(name: "server")
         /// The local store could not be read or written (the outbox).
         public static let store = Code(name: "store")
-        public var description: String { name }
     }
 
     /// What kind of failure.

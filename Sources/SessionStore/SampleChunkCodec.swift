@@ -49,10 +49,8 @@ public enum SampleChunkCodec {
     /// Why a BLOB could not be decoded.
     public struct DecodeError: CodedError, Hashable, Sendable {
         /// What went wrong.
-        public struct Code: Hashable, Sendable, CustomStringConvertible {
-            let name: String
-            /// The code's name.
-            public var description: String { name }
+        public struct Code: NamedCode {
+            public let name: String
             /// The BLOB ends before the data its header announces.
             public static let truncated = Code(name: "truncated")
             /// The version byte is not one this build reads.

@@ -5,8 +5,8 @@ import GRDB
 /// Something the session store could not do, with what to do about it.
 public struct StoreError: CodedError, Sendable {
     /// What kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// The disk (or the database's size cap) is full; nothing was lost that was committed.
         public static let diskFull = Code(name: "diskFull")
         /// The file is not a SQLite database, or SQLite found damage in it. It is left untouched.
@@ -39,7 +39,6 @@ public struct StoreError: CodedError, Sendable {
         /// were spilled to a recovery file (`path`) that the next start imports. Nothing is lost,
         /// but it is not in the database yet.
         public static let spilled = Code(name: "spilled")
-        public var description: String { name }
     }
 
     /// What kind of failure.

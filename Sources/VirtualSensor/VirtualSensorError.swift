@@ -4,8 +4,8 @@ import CodedErrors
 /// A virtual sensor could not be set up: its configuration is out of range.
 public struct VirtualSensorError: CodedError, Sendable {
     /// What was wrong.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// The sample rate is outside 25–400 Hz.
         public static let invalidSampleRate = Code(name: "invalidSampleRate")
         /// Samples per notification is below 1 or cannot fit the server MTU.
@@ -20,8 +20,6 @@ public struct VirtualSensorError: CodedError, Sendable {
         public static let alreadyRunning = Code(name: "alreadyRunning")
         /// A connection was attempted while the sensor is (simulated) out of range.
         public static let outOfRange = Code(name: "outOfRange")
-        /// The code's name.
-        public var description: String { name }
     }
 
     /// What was wrong.

@@ -47,4 +47,22 @@ struct CodedErrorTests {
         #expect(first != SampleError(code: .broken, message: "n"))
         #expect(Set([first, second]).count == 1)
     }
+
+    /// A code that is only its name, as most of the project's codes are.
+    struct NamedFailure: CodedError {
+        struct Code: NamedCode {
+            let name: String
+            static let notFound = Code(name: "not-found")
+        }
+        var code: Code
+        var message: String
+    }
+
+    @Test("a named code prints its name, so the error reads `name: message`")
+    func namedCode() {
+        #expect(NamedFailure.Code.notFound.description == "not-found")
+        #expect(
+            NamedFailure(code: .notFound, message: "no session 7: list them with `sessions`").description
+                == "not-found: no session 7: list them with `sessions`")
+    }
 }

@@ -6,13 +6,12 @@ import SessionStore
 /// instead of reporting a clean stop, naming the recovery files (or the loss).
 public struct UnsavedShutdownError: CodedError, Sendable {
     /// `spilled` when every such session's rows are in a recovery file, else `unsaved`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+    public struct Code: NamedCode {
+        public let name: String
         /// The rows are in recovery files that the next start imports.
         public static let spilled = Code(name: "spilled")
         /// Some rows could not be written anywhere.
         public static let unsaved = Code(name: "unsaved")
-        public var description: String { name }
     }
 
     /// One error per session whose end is not in the database.

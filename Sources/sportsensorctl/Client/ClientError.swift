@@ -7,7 +7,7 @@ import Foundation
 /// `exitCode` follows sysexits(3).
 struct ClientError: CodedError {
     /// What kind of failure.
-    struct Code: Hashable, Sendable, CustomStringConvertible {
+    struct Code: NamedCode {
         /// The stable name.
         let name: String
         /// The daemon is not there: no socket file, or nobody accepts on it (69 EX_UNAVAILABLE).
@@ -22,8 +22,6 @@ struct ClientError: CodedError {
         static let protocolViolation = Code(name: "protocol")
         /// An option or argument is not valid (64 EX_USAGE).
         static let invalidOption = Code(name: "invalid-option")
-
-        var description: String { name }
     }
 
     /// What kind of failure.
