@@ -119,12 +119,14 @@ public struct GatewayApplication: Sendable {
                 configuration: configuration.virtualSensors, clock: clock, logger: logger,
                 makeBearers: makeVirtualBearers, remote: remoteVirtualSensors)
         }
-        let replication = try await makeReplication(store: store, clock: clock)
+        // One set of metric handles for the gateway and the replication status it reports.
+        let metrics = GatewayMetrics()
+        let replication = try await makeReplication(store: store, clock: clock, metrics: metrics)
         var dependencies = GatewayDependencies(
             store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
             bluetooth: bluetooth, virtualSensors: fleet, version: version, logger: logger)
         if let replication { dependencies.replicationStatus = { replication.status } }
-        let gateway = Gateway(dependencies: dependencies)
+        let gateway = Gateway(dependencies: dependencies, metrics: metrics)
         // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
         let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
         defer { integrityCheck.cancel() }
@@ -185,7 +187,7 @@ extension GatewayApplication {
     /// The replication service when `[replication]` is configured; without it, the store's
     /// triggers are removed so nothing is queued for nobody.
     func makeReplication(
-        store: SessionStore, clock: ContinuousClock
+        store: SessionStore, clock: ContinuousClock, metrics: GatewayMetrics
     ) async throws -> ReplicationService<ContinuousClock>? {
         guard let configuration = configuration.replication else {
             try await store.disableReplication()
@@ -195,7 +197,6 @@ extension GatewayApplication {
         let settings = ReplicationSettings(
             url: url, gatewayID: configuration.gatewayID, samples: configuration.samples,
             maxOutboxItems: configuration.maxOutboxItems)
-        let metrics = GatewayMetrics()
         return ReplicationService(
             settings: settings, store: store, clock: clock, logger: logger.with(label: "replication"),
             onStatus: { metrics.record($0) })
