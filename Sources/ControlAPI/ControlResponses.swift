@@ -55,6 +55,11 @@ struct QueryParameters {
         self.values = values
     }
 
+    /// Reads `request`'s query against the parameters `route` declares.
+    init(_ request: Request, route: ControlRoute) throws(ControlError) {
+        try self.init(request, allowed: route.query)
+    }
+
     /// The value of `name`, nil when absent or empty.
     func string(_ name: String) -> String? { values[name] }
 

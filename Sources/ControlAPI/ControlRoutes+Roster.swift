@@ -8,11 +8,9 @@ extension ControlRoutes {
     /// Athletes and teams: list, add, change, remove; personal bests.
     static func addRosterRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.athletes) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.athletes())
         }
         router.on(.addAthlete) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await athleteBody(request)
             guard let name = body.name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ControlError(.invalidRequest, "the athlete has no name", fix: #"give one, e.g. {"name":"anna"}"#)
@@ -20,7 +18,6 @@ extension ControlRoutes {
             return try ControlResponses.json(try await control.addAthlete(body), status: .created)
         }
         router.on(.updateAthlete) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await athleteBody(request)
             guard
                 body.name != nil || body.massKg != nil || body.birthYear != nil || body.racketHand != nil
@@ -34,7 +31,7 @@ extension ControlRoutes {
                 try await control.updateAthlete(try context.parameters.require("athlete"), body))
         }
         router.on(.removeAthlete) { request, context -> Response in
-            let query = try QueryParameters(request, allowed: ["sessions"])
+            let query = try QueryParameters(request, route: .removeAthlete)
             let sessions = query.string("sessions")
             if let sessions, sessions != "keep" && sessions != "delete" {
                 throw ControlError(
@@ -45,16 +42,13 @@ extension ControlRoutes {
                 try await control.removeAthlete(try context.parameters.require("athlete"), sessions: sessions))
         }
         router.on(.athleteBests) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(
                 try await control.personalBests(athlete: try context.parameters.require("athlete")))
         }
         router.on(.teams) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.teams())
         }
         router.on(.addTeam) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await teamBody(request)
             guard let name = body.name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ControlError(.invalidRequest, "the team has no name", fix: #"give one, e.g. {"name":"juniors"}"#)
@@ -62,7 +56,6 @@ extension ControlRoutes {
             return try ControlResponses.json(try await control.addTeam(body), status: .created)
         }
         router.on(.updateTeam) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await teamBody(request)
             guard body.name != nil || body.athletes != nil else {
                 throw ControlError(
@@ -72,7 +65,6 @@ extension ControlRoutes {
             return try ControlResponses.json(try await control.updateTeam(try context.parameters.require("team"), body))
         }
         router.on(.removeTeam) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             try await control.removeTeam(try context.parameters.require("team"))
             return Response(status: .noContent)
         }
@@ -81,11 +73,10 @@ extension ControlRoutes {
     /// Session summaries, leaderboards and targets.
     static func addSummaryRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sessionSummary) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sessionSummary(id: try context.parameters.require("id")))
         }
         router.on(.leaderboard) { request, context -> Response in
-            let query = try QueryParameters(request, allowed: ["period", "team"])
+            let query = try QueryParameters(request, route: .leaderboard)
             let metric = try context.parameters.require("metric")
             _ = try checkedMetric(metric)
             let period = query.string("period")
@@ -97,11 +88,9 @@ extension ControlRoutes {
                 try await control.leaderboard(metric: metric, period: period, team: query.string("team")))
         }
         router.on(.targets) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.targets())
         }
         router.on(.setTarget) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await RequestBodies.decode(
                 TargetRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"athlete":"anna","metric":"hits","value":300}"#)
@@ -120,7 +109,6 @@ extension ControlRoutes {
             return try ControlResponses.json(try await control.setTarget(body), status: .created)
         }
         router.on(.removeTarget) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             try await control.removeTarget(id: try context.parameters.require("id"))
             return Response(status: .noContent)
         }

@@ -55,12 +55,10 @@ public enum ControlRoutes {
         addRosterRoutes(to: router, control: control)
         addSummaryRoutes(to: router, control: control)
         router.on(.events) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return ServerSentEvents.response(
                 events: try control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
         }
         router.on(.metrics) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: ControlAPIMetrics.exposition(of: registry))))
@@ -70,19 +68,16 @@ public enum ControlRoutes {
     /// Status, adapters, scan.
     static func addGatewayRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.status) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.status())
         }
         router.on(.adapters) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.adapters())
         }
         router.on(.replication) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.replicationStatus())
         }
         router.on(.scan) { request, _ -> Response in
-            let query = try QueryParameters(request, allowed: ["seconds"])
+            let query = try QueryParameters(request, route: .scan)
             let seconds = try query.number("seconds", in: 1...60) ?? defaultScanSeconds
             return try ControlResponses.json(try await control.scan(seconds: seconds))
         }
@@ -91,11 +86,9 @@ public enum ControlRoutes {
     /// Pair, list, rename or bind, unpair.
     static func addSensorRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sensors) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sensors())
         }
         router.on(.pair) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let pair = try await RequestBodies.decode(
                 PairRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"address":"FC:97:8B:75:10:AB","alias":"anna-left","athlete":"anna"}"#)
@@ -106,7 +99,6 @@ public enum ControlRoutes {
             return try ControlResponses.json(try await control.pair(pair), status: .created)
         }
         router.on(.updateSensor) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let sensor = try context.parameters.require("sensor")
             let update = try await RequestBodies.decode(
                 SensorUpdate.self, from: request, limit: maximumBodySize,
@@ -119,7 +111,6 @@ public enum ControlRoutes {
             return try ControlResponses.json(try await control.updateSensor(sensor, update))
         }
         router.on(.unpair) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             try await control.unpair(sensor: try context.parameters.require("sensor"))
             return Response(status: .noContent)
         }
@@ -128,14 +119,13 @@ public enum ControlRoutes {
     /// List, start, get, stop, events, samples.
     static func addSessionRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
         router.on(.sessions) { request, _ -> Response in
-            let query = try QueryParameters(request, allowed: ["athlete", "sensor", "profile", "live", "limit"])
+            let query = try QueryParameters(request, route: .sessions)
             let sessions = try await control.sessions(
                 athlete: query.string("athlete"), sensor: query.string("sensor"), profile: query.string("profile"),
                 live: try query.bool("live"), limit: try query.integer("limit", in: 1...100_000))
             return try ControlResponses.json(sessions)
         }
         router.on(.startSession) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let start = try await RequestBodies.decode(
                 StartSessionRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"sensor":"anna-left","profile":"jump","athlete":"anna"}"#)
@@ -145,19 +135,15 @@ public enum ControlRoutes {
             return try ControlResponses.json(try await control.startSession(start), status: .created)
         }
         router.on(.session) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.session(id: try context.parameters.require("id")))
         }
         router.on(.stopSession) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.stopSession(id: try context.parameters.require("id")))
         }
         router.on(.sessionEvents) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             return try ControlResponses.json(try await control.sessionEvents(id: try context.parameters.require("id")))
         }
         router.on(.reanalyze) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await RequestBodies.decode(
                 ReanalyzeRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"profile":"jump","set":["min_flight=0.2"]}"#)
@@ -165,7 +151,6 @@ public enum ControlRoutes {
                 try await control.reanalyze(id: try context.parameters.require("id"), body))
         }
         router.on(.importSession) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await RequestBodies.importRequest(
                 from: request, limit: maximumImportSize,
                 example: #"{"profile":"jump","rules":"standard","set":[],"lost_samples":0,"#
@@ -173,14 +158,12 @@ public enum ControlRoutes {
             return try ControlResponses.json(try await control.importSession(body), status: .created)
         }
         router.on(.prune) { request, _ -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let body = try await RequestBodies.decode(
                 PruneRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true,"vacuum":false}"#)
             return try ControlResponses.json(try await control.prune(body))
         }
         router.on(.sessionSamples) { request, context -> Response in
-            _ = try QueryParameters(request, allowed: [])
             let id = try context.parameters.require("id")
             let chunks = try await control.sessionSamplesCSV(id: id)
             var headers = HTTPFields()
@@ -200,7 +183,8 @@ public enum ControlRoutes {
 }
 
 extension Router {
-    /// Registers `handler` for `route`'s method and path template.
+    /// Registers `handler` for `route`'s method and path template. A query parameter the route does
+    /// not declare (`ControlRoute.query`) is a 400 before the handler runs.
     @discardableResult
     func on(
         _ route: ControlRoute, use handler: @escaping @Sendable (Request, Context) async throws -> Response
@@ -212,6 +196,9 @@ extension Router {
             case .patch: .patch
             case .delete: .delete
             }
-        return on(RouterPath(route.template), method: method, use: handler)
+        return on(RouterPath(route.template), method: method) { request, context in
+            _ = try QueryParameters(request, route: route)
+            return try await handler(request, context)
+        }
     }
 }

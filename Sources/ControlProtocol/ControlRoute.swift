@@ -16,10 +16,13 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     public let method: Method
     /// The path, with `{name}` for each parameter (Hummingbird's syntax).
     public let template: String
+    /// The query parameters it takes; the server answers any other with a 400 naming these.
+    public let query: [String]
 
-    private init(_ method: Method, _ template: String) {
+    private init(_ method: Method, _ template: String, query: [String] = []) {
         self.method = method
         self.template = template
+        self.query = query
     }
 
     /// `GET /v1/status`.
@@ -27,7 +30,7 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// `GET /v1/adapters`.
     public static let adapters = ControlRoute(.get, "/v1/adapters")
     /// `POST /v1/scan?seconds=N`.
-    public static let scan = ControlRoute(.post, "/v1/scan")
+    public static let scan = ControlRoute(.post, "/v1/scan", query: ["seconds"])
     /// `GET /v1/sensors`.
     public static let sensors = ControlRoute(.get, "/v1/sensors")
     /// `POST /v1/sensors`: pair.
@@ -37,7 +40,8 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// `DELETE /v1/sensors/{sensor}`: unpair.
     public static let unpair = ControlRoute(.delete, "/v1/sensors/{sensor}")
     /// `GET /v1/sessions`.
-    public static let sessions = ControlRoute(.get, "/v1/sessions")
+    public static let sessions = ControlRoute(
+        .get, "/v1/sessions", query: ["athlete", "sensor", "profile", "live", "limit"])
     /// `POST /v1/sessions`: start.
     public static let startSession = ControlRoute(.post, "/v1/sessions")
     /// `GET /v1/sessions/{id}`.
@@ -70,7 +74,7 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// `PATCH /v1/athletes/{athlete}`: rename, body mass, birth year, teams.
     public static let updateAthlete = ControlRoute(.patch, "/v1/athletes/{athlete}")
     /// `DELETE /v1/athletes/{athlete}?sessions=keep|delete`.
-    public static let removeAthlete = ControlRoute(.delete, "/v1/athletes/{athlete}")
+    public static let removeAthlete = ControlRoute(.delete, "/v1/athletes/{athlete}", query: ["sessions"])
     /// `GET /v1/athletes/{athlete}/bests`: personal bests.
     public static let athleteBests = ControlRoute(.get, "/v1/athletes/{athlete}/bests")
     /// `GET /v1/teams`.
@@ -82,7 +86,7 @@ public struct ControlRoute: Hashable, Sendable, CustomStringConvertible {
     /// `DELETE /v1/teams/{team}`.
     public static let removeTeam = ControlRoute(.delete, "/v1/teams/{team}")
     /// `GET /v1/leaderboards/{metric}?period=day|week|month|all&team=T`.
-    public static let leaderboard = ControlRoute(.get, "/v1/leaderboards/{metric}")
+    public static let leaderboard = ControlRoute(.get, "/v1/leaderboards/{metric}", query: ["period", "team"])
     /// `GET /v1/targets`.
     public static let targets = ControlRoute(.get, "/v1/targets")
     /// `POST /v1/targets`: set one.

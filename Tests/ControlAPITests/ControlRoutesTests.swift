@@ -257,6 +257,23 @@ struct ControlRoutesTests {
         #expect(control.calls.isEmpty)
     }
 
+    @Test("every route answers a query parameter it does not declare with 400 naming those it takes")
+    func undeclaredQueryOnEveryRoute() async throws {
+        for route in ControlRoute.all {
+            let path = route.template.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.first == "{" ? "1" : String($0) }.joined(separator: "/")
+            let method = HTTPRequest.Method(route.method.rawValue)!
+            let control = FakeGatewayControl()
+            let response = try await withRouter(control) { client in try await client.send(method, path + "?bogus=1") }
+            #expect(response.status == .badRequest, "\(route)")
+            let error = try decode(ControlErrorBody.self, response)
+            #expect(error.error.contains("unknown query parameter 'bogus'"), "\(route): \(error.error)")
+            let expected = route.query.isEmpty ? "none" : route.query.joined(separator: ", ")
+            #expect(error.fix?.contains(expected) == true, "\(route): \(error.fix ?? "")")
+            #expect(control.calls.isEmpty, "\(route)")
+        }
+    }
+
     @Test("an unknown route or method answers 404 with a JSON body")
     func unknownRoute() async throws {
         try await withRouter(FakeGatewayControl()) { client in
