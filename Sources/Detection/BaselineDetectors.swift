@@ -14,8 +14,15 @@ public struct BaselineHitDetector: StreamingDetector {
     /// Creates the baseline detector.
     public init() {}
 
+    /// Consumes a block of samples, one by one.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         if sample.t - lastHit < 0.4 {
             previous = nil
             return nil
@@ -40,8 +47,15 @@ public struct BaselineJumpDetector: StreamingDetector {
     /// Creates the baseline detector.
     public init() {}
 
+    /// Consumes a block of samples, one by one.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let m2 = sample.x * sample.x + sample.y * sample.y + sample.z * sample.z
         if let start = takeoff {
             guard m2 > 2.2 * 2.2 else { return nil }
@@ -70,8 +84,15 @@ public struct BaselineThrowDetector: StreamingDetector {
     /// Creates the baseline detector.
     public init() {}
 
+    /// Consumes a block of samples, one by one.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let m = sample.magnitude
         defer { previous = m }
         guard let before = previous else { return nil }
@@ -95,8 +116,15 @@ public struct BaselineStepDetector: StreamingDetector {
     /// Creates the baseline detector.
     public init() {}
 
+    /// Consumes a block of samples, one by one.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         guard sample.t >= nextTick else { return nil }
         nextTick = nextTick == -Double.infinity ? sample.t + 0.1 : max(nextTick + 0.1, sample.t - 0.05)
         guard abs(sample.y) > 1.4 else { return nil }

@@ -129,26 +129,27 @@ public enum EventKind: String, Hashable, Sendable, CaseIterable {
     case step
 }
 
-/// A streaming detector: fed samples in time order, it returns at most one event per sample and
-/// flushes what it still holds at the end of the stream.
+/// A streaming detector: fed blocks of samples in time order (one notification's, or a batch of a
+/// file's), it appends the events completed in each and flushes what it still holds at the end of the
+/// stream.
 ///
-/// Feeding samples one at a time or in batches gives the same events. Detectors hold O(1) state
-/// and never allocate per sample.
+/// How the samples are cut into blocks does not change the events. Detectors hold O(1) state and
+/// never allocate per sample; a block is processed together (|a|² and filters over the block, the
+/// event logic only where an event may begin).
 public protocol StreamingDetector: Sendable {
-    /// Consumes one sample; returns an event when one is complete.
-    mutating func process(_ sample: AccelerationSample) -> DetectorEvent?
+    /// Consumes a block of samples; appends the events completed in it, in the order they complete.
+    mutating func process(_ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent])
     /// Ends the stream: returns the events still pending (in time order) and resets nothing else.
     mutating func finish() -> [DetectorEvent]
 }
 
 extension StreamingDetector {
-    /// Feeds a batch of samples, appending the events to `events`.
+    /// Feeds a batch of samples as one block, appending the events to `events`.
     @inlinable public mutating func process<Samples: Sequence>(
         _ samples: Samples, into events: inout [DetectorEvent]
     ) where Samples.Element == AccelerationSample {
-        for sample in samples {
-            if let event = process(sample) { events.append(event) }
-        }
+        let done: Void? = samples.withContiguousStorageIfAvailable { process($0, into: &events) }
+        if done == nil { Array(samples).withUnsafeBufferPointer { process($0, into: &events) } }
     }
 
     /// Runs a whole recording through a fresh copy of the detector and returns every event.

@@ -102,14 +102,21 @@ public struct FlightTracker: Sendable {
     @usableFromInline var landingRise: Double = 0
     /// First sample of the current in-flight run at or above `enterG` (infinity while below it).
     @usableFromInline var supportedSince = Double.infinity
+    /// |a|² at and above which |a| reaches `enterG` and `propulsionG` (`squaredLevel(_:)`): the block path
+    /// compares |a|² with them and takes no square root between flights.
+    @usableFromInline let enterSquared: Double
+    @usableFromInline let propulsionSquared: Double
 
     /// Creates a tracker.
     public init(parameters: Parameters) {
         self.parameters = parameters
+        enterSquared = FlightTracker.squaredLevel(parameters.enterG)
+        propulsionSquared = FlightTracker.squaredLevel(parameters.propulsionG)
     }
 
-    /// Consumes one sample; returns a completed flight.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> FlightEvent? {
+    /// Consumes one sample; returns a completed flight. The block path (`process(_:emit:)`) runs it in
+    /// flight and at each sample that may begin one.
+    @inlinable mutating func process(_ sample: AccelerationSample) -> FlightEvent? {
         let t = sample.t
         spacing.observe(t)
         let m = sample.magnitude
@@ -366,9 +373,11 @@ public struct JumpDetector: StreamingDetector {
         tracker = FlightTracker(parameters: parameters)
     }
 
-    /// Consumes one sample; returns a jump just after its landing.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
-        tracker.process(sample).map { .jump($0) }
+    /// Consumes a block of samples; appends each jump just after its landing.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        tracker.process(block) { events.append(.jump($0)) }
     }
 
     /// Ends the stream.
@@ -400,9 +409,11 @@ public struct ThrowDetector: StreamingDetector {
         tracker = FlightTracker(parameters: parameters)
     }
 
-    /// Consumes one sample; returns a throw just after its catch.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
-        tracker.process(sample).map { .throw($0) }
+    /// Consumes a block of samples; appends each throw just after its catch.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        tracker.process(block) { events.append(.throw($0)) }
     }
 
     /// Ends the stream.

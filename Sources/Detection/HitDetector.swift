@@ -118,8 +118,15 @@ public struct HitDetector: StreamingDetector {
         envelope = ExponentialSmoother(timeConstant: parameters.envelopeTimeConstant)
     }
 
+    /// Consumes a block of samples; appends the events completed in it.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample; returns a stroke `mergeWindow` after its time.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let x = sample.x
         let y = sample.y
         let z = sample.z

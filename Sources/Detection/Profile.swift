@@ -73,17 +73,19 @@ public struct ProfileDetector: StreamingDetector {
         steps = StepDetector(parameters: parameters.step)
     }
 
-    /// Consumes one sample.
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    /// Consumes a block of samples.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
         switch (rules, profile) {
-        case (.standard, .tableTennis): hits.process(sample)
-        case (.standard, .jump): jumps.process(sample)
-        case (.standard, .throw): throwsDetector.process(sample)
-        case (.standard, .steps): steps.process(sample)
-        case (.baseline, .tableTennis): baselineHits.process(sample)
-        case (.baseline, .jump): baselineJumps.process(sample)
-        case (.baseline, .throw): baselineThrows.process(sample)
-        case (.baseline, .steps): baselineSteps.process(sample)
+        case (.standard, .tableTennis): hits.process(block, into: &events)
+        case (.standard, .jump): jumps.process(block, into: &events)
+        case (.standard, .throw): throwsDetector.process(block, into: &events)
+        case (.standard, .steps): steps.process(block, into: &events)
+        case (.baseline, .tableTennis): baselineHits.process(block, into: &events)
+        case (.baseline, .jump): baselineJumps.process(block, into: &events)
+        case (.baseline, .throw): baselineThrows.process(block, into: &events)
+        case (.baseline, .steps): baselineSteps.process(block, into: &events)
         }
     }
 

@@ -163,9 +163,16 @@ public struct StepDetector: StreamingDetector {
     /// Steps per minute over the recent steps (0 before a bout is confirmed).
     public var cadence: Double { confirmed && meanInterval > 0 ? 60 / meanInterval : 0 }
 
+    /// Consumes a block of samples; appends the events completed in it.
+    @inlinable public mutating func process(
+        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
+    ) {
+        for sample in block { if let event = process(sample) { events.append(event) } }
+    }
+
     /// Consumes one sample; returns at most one step (steps held for confirmation come out one per
     /// sample once the bout is confirmed).
-    @inlinable public mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
+    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
         let t = sample.t
         spacing.observe(t)
         let m = sample.magnitude

@@ -13,28 +13,42 @@ struct Throughput {
     var events: Int
 }
 
-/// Streams raw Int16 triplets through a profile's detector (and, with `summarizing`, the session
-/// summary's accumulator, as a live session does).
+/// Streams raw Int16 triplets through a profile's detector in blocks of `block` samples (and, with
+/// `summarizing`, the session summary's accumulator, as a live session does): each block is converted
+/// into one reused buffer of `AccelerationSample`s, as a file reader or a notification decoder fills it.
 func measureThroughput(
-    profile: DetectionProfile, raw: [RawAcceleration], rate: Double, passes: Int, summarizing: Bool = false
+    profile: DetectionProfile, raw: [RawAcceleration], rate: Double, passes: Int, block: Int,
+    summarizing: Bool = false
 ) -> Throughput {
     let clock = ContinuousClock()
     var events = 0
     let interval = 1 / rate
     var total = Duration.zero
     var best: Duration?
+    var samples = [AccelerationSample](repeating: AccelerationSample(t: 0, x: 0, y: 0, z: 0), count: block)
+    var found: [DetectorEvent] = []
+    found.reserveCapacity(block)
     for pass in 0..<passes {
         let start = clock.now
         var detector = ProfileDetector(profile: profile)
         var summary = SessionSummaryAccumulator(profile: profile)
         let offset = Double(pass * raw.count) * interval
         raw.withUnsafeBufferPointer { buffer in
-            for index in 0..<buffer.count {
-                let sample = AccelerationSample(t: offset + Double(index) * interval, raw: buffer[index])
-                if summarizing { summary.add(sample) }
-                if let event = detector.process(sample) {
-                    events += 1
-                    if summarizing { summary.add(event) }
+            samples.withUnsafeMutableBufferPointer { converted in
+                var first = 0
+                while first < buffer.count {
+                    let count = min(block, buffer.count - first)
+                    for index in 0..<count {
+                        let sample = AccelerationSample(
+                            t: offset + Double(first + index) * interval, raw: buffer[first + index])
+                        converted[index] = sample
+                        if summarizing { summary.add(sample) }
+                    }
+                    found.removeAll(keepingCapacity: true)
+                    detector.process(UnsafeBufferPointer(rebasing: converted[0..<count]), into: &found)
+                    events += found.count
+                    if summarizing { for event in found { summary.add(event) } }
+                    first += count
                 }
             }
         }
@@ -67,8 +81,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Profiles to measure (repeatable); all when omitted.")
     var profile: [DetectionProfile] = []
 
-    @Option(help: "Seconds of synthetic recording per pass (at 100 Hz).")
+    @Option(help: "Seconds of synthetic recording per pass.")
     var seconds = 600.0
+
+    @Option(help: "Sample rates to measure, Hz (repeatable); 100 and 400 when omitted.")
+    var rate: [Double] = []
+
+    @Option(help: "Samples per block handed to the detector (a batch of a file; 3 is one notification).")
+    var blockSamples = 1024
 
     @Option(help: "Passes over the recording.")
     var passes = 20
@@ -93,13 +113,12 @@ struct BenchCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard seconds > 0, passes > 0, (peerRepeats ?? 1) > 0 else {
-            throw ValidationError("--seconds, --passes and --peer-repeats must be above 0")
+        guard seconds > 0, passes > 0, (peerRepeats ?? 1) > 0, blockSamples > 0, rate.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--seconds, --passes, --peer-repeats, --block-samples and --rate must be above 0")
         }
     }
 
     func run() throws {
-        let rate = 100.0
         let peer = noPeer ? nil : DetectionPeer(python: peerPython, script: peerScript)
         try peer?.check()
         let directory =
@@ -108,8 +127,8 @@ struct BenchCommand: ParsableCommand {
                 "sportsensor-bench-\(ProcessInfo.processInfo.globallyUniqueString)")
         if peer != nil { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         defer { if peer != nil && peerSamples == nil { try? FileManager.default.removeItem(at: directory) } }
-        var header = "| profile | samples | events | samples/s | with the session summary | ratio |"
-        var rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
+        var header = "| profile | rate | samples | events | samples/s | with the session summary | ratio |"
+        var rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         if peer != nil {
             header +=
                 " events per pass, detector / peer | best pass | peer, best repeat | peer, warm allocator | "
@@ -119,36 +138,45 @@ struct BenchCommand: ParsableCommand {
         print(header)
         print(rule)
         for profile in profile.isEmpty ? DetectionProfile.allCases : profile {
-            let recording = MotionGenerator.render(
-                script: MotionScript(rawValue: profile.rawValue)!, seed: 42, rate: rate, duration: seconds)
-            _ = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: 1)
-            let detector = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: passes)
-            // Side by side, so the ratio holds whatever else the machine does.
-            let summarized = measureThroughput(
-                profile: profile, raw: recording.raw, rate: rate, passes: passes, summarizing: true)
-            let millions = SampleCSV.fixed(detector.samplesPerSecond / 1e6, decimals: 1)
-            let withSummary = SampleCSV.fixed(summarized.samplesPerSecond / 1e6, decimals: 1)
-            let ratio = SampleCSV.fixed(summarized.samplesPerSecond / detector.samplesPerSecond, decimals: 2)
-            var line =
-                "| \(profile.rawValue) | \(recording.raw.count * passes) | \(detector.events) | \(millions) M | "
-                + "\(withSummary) M | \(ratio) |"
-            if let peer {
-                let file = directory.appendingPathComponent("\(profile.rawValue).s16").path
-                try DetectionPeer.write(recording.raw, to: file)
-                let repeats = peerRepeats ?? passes
-                let result = try peer.run(profile: profile, samplesFile: file, rate: rate, repeats: repeats)
-                let warm = try peer.run(
-                    profile: profile, samplesFile: file, rate: rate, repeats: repeats,
-                    environment: DetectionPeer.warmAllocator)
-                // Best against best: the peer's figures are its fastest repeats.
-                let best = detector.bestPassSamplesPerSecond
-                line +=
-                    " \(detector.events / passes) / \(result.events) | \(Self.millions(best)) | "
-                    + "\(Self.millions(result.samplesPerSecond)) | \(Self.millions(warm.samplesPerSecond)) | "
-                    + "\(SampleCSV.fixed(best / result.samplesPerSecond, decimals: 2))× | "
-                    + "\(SampleCSV.fixed(best / warm.samplesPerSecond, decimals: 2))× |"
+            for rate in rate.isEmpty ? [100, 400] : rate {
+                try measure(profile: profile, rate: rate, peer: peer, directory: directory)
             }
-            print(line)
         }
+    }
+
+    /// One row of the table: `profile` at `rate`.
+    func measure(profile: DetectionProfile, rate: Double, peer: DetectionPeer?, directory: URL) throws {
+        let recording = MotionGenerator.render(
+            script: MotionScript(rawValue: profile.rawValue)!, seed: 42, rate: rate, duration: seconds)
+        let block = blockSamples
+        _ = measureThroughput(profile: profile, raw: recording.raw, rate: rate, passes: 1, block: block)
+        let detector = measureThroughput(
+            profile: profile, raw: recording.raw, rate: rate, passes: passes, block: block)
+        // Side by side, so the ratio holds whatever else the machine does.
+        let summarized = measureThroughput(
+            profile: profile, raw: recording.raw, rate: rate, passes: passes, block: block, summarizing: true)
+        let millions = SampleCSV.fixed(detector.samplesPerSecond / 1e6, decimals: 1)
+        let withSummary = SampleCSV.fixed(summarized.samplesPerSecond / 1e6, decimals: 1)
+        let ratio = SampleCSV.fixed(summarized.samplesPerSecond / detector.samplesPerSecond, decimals: 2)
+        var line =
+            "| \(profile.rawValue) | \(Int(rate)) Hz | \(recording.raw.count * passes) | \(detector.events) | \(millions) M | "
+            + "\(withSummary) M | \(ratio) |"
+        if let peer {
+            let file = directory.appendingPathComponent("\(profile.rawValue)-\(Int(rate)).s16").path
+            try DetectionPeer.write(recording.raw, to: file)
+            let repeats = peerRepeats ?? passes
+            let result = try peer.run(profile: profile, samplesFile: file, rate: rate, repeats: repeats)
+            let warm = try peer.run(
+                profile: profile, samplesFile: file, rate: rate, repeats: repeats,
+                environment: DetectionPeer.warmAllocator)
+            // Best against best: the peer's figures are its fastest repeats.
+            let best = detector.bestPassSamplesPerSecond
+            line +=
+                " \(detector.events / passes) / \(result.events) | \(Self.millions(best)) | "
+                + "\(Self.millions(result.samplesPerSecond)) | \(Self.millions(warm.samplesPerSecond)) | "
+                + "\(SampleCSV.fixed(best / result.samplesPerSecond, decimals: 2))× | "
+                + "\(SampleCSV.fixed(best / warm.samplesPerSecond, decimals: 2))× |"
+        }
+        print(line)
     }
 }

@@ -20,26 +20,37 @@ func rawRecording(for profile: DetectionProfile) -> [RawAcceleration] {
     return MotionGenerator.render(script: script, seed: 42, rate: rate, duration: 600).raw
 }
 
-/// Streams `count` samples through `detector`, cycling over `raw` with continuing timestamps:
-/// Int16 triplet → `AccelerationSample` in g → events. Returns the number of events.
+/// Samples per block handed to the detector (a batch of a file, as `sportsensor-dev bench` streams them).
+let blockSamples = 1024
+
+/// Streams `count` samples through `detector`, cycling over `raw` with continuing timestamps, in blocks
+/// of `blockSamples`: Int16 triplet → `AccelerationSample` in g → events. Returns the number of events.
 @inline(never)
 func stream(_ raw: [RawAcceleration], count: Int, through detector: inout ProfileDetector, from start: Int) -> Int {
-    var events = 0
+    var events: [DetectorEvent] = []
+    var found = 0
     var index = start
     let interval = 1 / rate
+    var block = [AccelerationSample](repeating: AccelerationSample(t: 0, x: 0, y: 0, z: 0), count: blockSamples)
     raw.withUnsafeBufferPointer { buffer in
-        var left = count
-        while left > 0 {
-            let chunk = min(left, buffer.count)
-            for offset in 0..<chunk {
-                let sample = AccelerationSample(t: Double(index) * interval, raw: buffer[offset])
-                if detector.process(sample) != nil { events += 1 }
-                index += 1
+        block.withUnsafeMutableBufferPointer { converted in
+            var left = count
+            var offset = 0
+            while left > 0 {
+                let chunk = min(left, blockSamples, buffer.count - offset)
+                for k in 0..<chunk {
+                    converted[k] = AccelerationSample(t: Double(index) * interval, raw: buffer[offset + k])
+                    index += 1
+                }
+                events.removeAll(keepingCapacity: true)
+                detector.process(UnsafeBufferPointer(rebasing: converted[0..<chunk]), into: &events)
+                found += events.count
+                offset = (offset + chunk) % buffer.count
+                left -= chunk
             }
-            left -= chunk
         }
     }
-    return events
+    return found
 }
 
 let benchmarks: @Sendable () -> Void = {

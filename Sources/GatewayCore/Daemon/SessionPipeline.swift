@@ -107,6 +107,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var pendingEnd: (reason: SessionEndReason, endedAt: Date)?
         /// The stored form of the notification being ingested: one buffer, reused.
         var stored: [StoredSample] = []
+        /// The notification's samples as the detector takes them, one block: one buffer, reused.
+        var block: [AccelerationSample] = []
     }
 
     /// Fixed facts about the session.
@@ -179,6 +181,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             guard !state.finished else { return ([], []) }
             // One buffer for every notification: emptied, its capacity kept.
             state.stored.removeAll(keepingCapacity: true)
+            state.block.removeAll(keepingCapacity: true)
             var detected: [DetectorEvent] = []
             var moved = false
             for sample in batch {
@@ -191,13 +194,15 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 state.stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
                 state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
-                if let event = state.detector.process(acceleration) {
-                    detected.append(event)
-                    state.summary.add(event)
-                    state.eventCounts[event.kind.rawValue, default: 0] += 1
-                }
+                state.block.append(acceleration)
                 if state.firstSample == nil { state.firstSample = (sample.index, t) }
                 state.lastSample = (sample.index, t)
+            }
+            // The notification's samples in one block: the detector computes over them together.
+            state.block.withUnsafeBufferPointer { state.detector.process($0, into: &detected) }
+            for event in detected {
+                state.summary.add(event)
+                state.eventCounts[event.kind.rawValue, default: 0] += 1
             }
             state.samples += Int64(state.stored.count)
             // Copied into the recorder's buffer under its own lock, taken inside this one (the
