@@ -153,6 +153,16 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// The samples a session whose end the store could take nowhere holds only in memory (and
+    /// those its recorder dropped): lost if the process ends now. Nil for any other session.
+    func unsavedSamples(of sessionID: String) -> Int64? {
+        guard let pipeline = unfinished.withLock({ $0.pipelines.first { $0.sessionID == sessionID } }) else {
+            return nil
+        }
+        let statistics = pipeline.storeStatistics
+        return Int64(statistics.bufferedSamples) + statistics.droppedSamples
+    }
+
     /// Tries the unsaved ends again every `endRetryInterval` until none is left or the gateway
     /// shuts down (which tries them a last time itself).
     private func retryEndsUntilSaved() async {
