@@ -16,7 +16,8 @@ public struct SmallFileSystem: Sendable {
     public static func mount(at path: String, megabytes: Int, mode: String = "0750") async throws -> SmallFileSystem {
         guard geteuid() == 0 else {
             throw ProcessHarnessError(
-                "this test mounts a small tmpfs to fill a real file system: run the tests as root (make test does in CI)")
+                "this test mounts a small tmpfs to fill a real file system: run the tests as root (make test does in CI)"
+            )
         }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let mounted = try await runCommand(

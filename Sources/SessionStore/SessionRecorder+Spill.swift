@@ -54,8 +54,9 @@ extension SessionRecorder {
     func noteLoss(_ close: RecordingTail.Close, unsavedSamples: Int64) async -> Bool {
         if buffer.withLock({ $0.notedUnsaved == unsavedSamples }) { return true }
         store.spillReserve?.releaseNoteSpace()
-        var note = close
-        note.unsavedSamples = unsavedSamples
+        var noted = close
+        noted.unsavedSamples = unsavedSamples
+        let note = noted
         do {
             try await store.database.writeWithoutTransaction { _ in try self.noteOnWriter(note) }
         } catch {

@@ -173,11 +173,14 @@ extension SessionStore {
         ]
         if ending.unsavedSamples > 0 {
             logger.error(
-                "closed a session as it ended (\(ending.reason)) from its recovery file; samples the disk had no room "
-                    + "for are lost and counted in its unsaved_samples",
+                """
+                closed a session as it ended (\(ending.reason)) from its recovery file; samples the disk had no room \
+                for are lost and counted in its unsaved_samples
+                """,
                 metadata: metadata)
         } else {
-            logger.notice("imported the recovery file of a session whose end the disk could not take", metadata: metadata)
+            logger.notice(
+                "imported the recovery file of a session whose end the disk could not take", metadata: metadata)
         }
     }
 

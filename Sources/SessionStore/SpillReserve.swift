@@ -56,7 +56,8 @@ final class SpillReserve: Sendable {
             _ = syscall("unlink") { unlink(notePath) }
             held = false
             logger.warning(
-                "released the space reserved for noting a loss: the disk is full", metadata: ["store.path": "\(notePath)"])
+                "released the space reserved for noting a loss: the disk is full",
+                metadata: ["store.path": "\(notePath)"])
             return true
         }
     }

@@ -166,7 +166,8 @@ struct TailSegment: Hashable, Sendable {
                 cursor += length
                 ending = Ending(endedAt: endedAt, reason: SessionEndReason(rawValue: reason))
                 if flags & 8 == 8 {
-                    ending?.unsavedSamples = SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(payload, &cursor))
+                    ending?.unsavedSamples = SampleChunkCodec.unzigzag(
+                        try SampleChunkCodec.readVarint(payload, &cursor))
                 }
             } else if flags & 8 == 8 {
                 throw DecodeError(code: .malformed, message: "tail record counts unsaved samples without an end")

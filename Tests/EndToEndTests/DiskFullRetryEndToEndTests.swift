@@ -38,7 +38,8 @@ struct DiskFullRetryEndToEndTests {
         #expect(stopped.standardError.contains("could not be saved nor spilled"), "\(stopped)")
         #expect(gateway.log.contains("store.unsaved_samples"), "the log counts the samples only in memory")
         // The API counts them on the session at once.
-        let shown = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange("GET", "/v1/sessions/" + id)
+        let shown = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+            "GET", "/v1/sessions/" + id)
         let session = try JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any]
         #expect((session?["unsaved_samples"] as? Int ?? 0) > 0, "\(shown.text)")
         return id
@@ -111,7 +112,8 @@ struct DiskFullRetryEndToEndTests {
         try await RunningGateway.with(config: Self.oneSensor, in: directory) { restarted in
             // Its end came from the note: not called interrupted, and the log says samples were lost.
             #expect(!restarted.log.contains("(interrupted)"), "\(restarted.log.suffix(3000))")
-            #expect(restarted.log.contains("are lost and counted in its unsaved_samples"), "\(restarted.log.suffix(3000))")
+            #expect(
+                restarted.log.contains("are lost and counted in its unsaved_samples"), "\(restarted.log.suffix(3000))")
             let shown = try #require(try await restarted.controlJSON(["show", id, "--json"]) as? [String: Any])
             #expect(shown["end_reason"] as? String == "stopped", "\(shown)")
             let unsaved = try #require(shown["unsaved_samples"] as? Int)
@@ -126,10 +128,12 @@ struct DiskFullRetryEndToEndTests {
             let endedAt = try #require(dates.date(from: try #require(shown["ended_at"] as? String)))
             let duration = endedAt.timeIntervalSince(startedAt)
             let lastStored = try #require(samples.last?.t)
-            #expect(duration > lastStored + 1, "not the last saved sample's time: \(duration) s, saved to \(lastStored) s")
+            #expect(
+                duration > lastStored + 1, "not the last saved sample's time: \(duration) s, saved to \(lastStored) s")
             #expect(duration <= ran + 1, "no longer than the session ran: \(duration) s in \(ran) s")
             #expect(abs(duration - Double(received) / 100) < 3, "as long as the samples received at 100 Hz")
-            let api = try await RawHTTPClient.connect(unixSocket: restarted.socketPath).exchange("GET", "/v1/sessions/" + id)
+            let api = try await RawHTTPClient.connect(unixSocket: restarted.socketPath).exchange(
+                "GET", "/v1/sessions/" + id)
             let session = try JSONSerialization.jsonObject(with: Data(api.body)) as? [String: Any]
             #expect(session?["unsaved_samples"] as? Int == unsaved, "\(api.text)")
         }

@@ -83,7 +83,8 @@ struct LossNoteTests {
             try await recorder.finish(reason: .stopped, endedAt: endedAt, counts: SessionCounts(received: 3000))
         }
         try FileManager.default.removeItem(atPath: disk.path + "/filler")
-        let record = try await recorder.finish(reason: .stopped, endedAt: endedAt, counts: SessionCounts(received: 3000))
+        let record = try await recorder.finish(
+            reason: .stopped, endedAt: endedAt, counts: SessionCounts(received: 3000))
         #expect(record.unsavedSamples == 0)
         let stored = try await store.session(id: session.id)
         #expect(stored.endedAt == endedAt && stored.endReason == .stopped && stored.unsavedSamples == 0)

@@ -25,7 +25,8 @@ struct OutputFailureTests {
         let errors = Pipe()
         process.standardOutput = out
         process.standardError = errors
-        process.standardInput = try standardInput.map { try #require(FileHandle(forReadingAtPath: $0)) }
+        process.standardInput =
+            try standardInput.map { try #require(FileHandle(forReadingAtPath: $0)) }
             ?? FileHandle.nullDevice
         try process.run()
         let text = errors.fileHandleForReading.readDataToEndOfFile()
@@ -126,6 +127,8 @@ struct OutputFailureTests {
         let copied = (try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/backup")) ?? []
         #expect(copied.isEmpty, "no partial backup: \(copied)")
         let left = try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted()
-        #expect(left == ["backup", "dashboard-users.json", "filler"] || left == ["dashboard-users.json", "filler"], "\(left)")
+        #expect(
+            left == ["backup", "dashboard-users.json", "filler"] || left == ["dashboard-users.json", "filler"],
+            "\(left)")
     }
 }

@@ -184,13 +184,18 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         var failures: [StoreError] = []
         for pipeline in pending {
             do {
+                var unsaved: Int64 = 0
                 if let record = try await pipeline.finish(reason: .stopped) {
                     try? await dependencies.store.saveSummary(pipeline.summary(), of: record.id)
+                    unsaved = record.unsavedSamples
                 }
                 unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                // Samples the recorder's memory bound dropped earlier stay lost: say so, and how many.
                 logger.notice(
-                    "the store took the session's end once it had room again: nothing was lost",
-                    metadata: ["session.id": "\(pipeline.sessionID)"])
+                    unsaved == 0
+                        ? "the store took the session's end once it had room again: nothing was lost"
+                        : "the store took the session's end once it had room again; samples dropped before are lost",
+                    metadata: ["session.id": "\(pipeline.sessionID)", "store.unsaved_samples": "\(unsaved)"])
             } catch {
                 if error.code == .spilled {
                     unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
