@@ -123,6 +123,9 @@ struct DiskFullRetryEndToEndTests {
             let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
             #expect(unsaved > 100, "seconds of samples at 100 Hz were neither saved nor spilled: \(shown)")
             #expect(samples.count + unsaved == received, "every sample received is stored or counted unsaved")
+            let table = try await restarted.control(["show", id])
+            let row = table.standardOutput.split(separator: "\n").first { $0.hasPrefix("unsaved ") }
+            #expect(row?.hasSuffix(" \(unsaved)") == true, "\(table.standardOutput)")
             let dates = ISO8601DateFormatter()
             let startedAt = try #require(dates.date(from: try #require(shown["started_at"] as? String)))
             let endedAt = try #require(dates.date(from: try #require(shown["ended_at"] as? String)))

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
+import Foundation
+import GatewayTesting
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import WebDashboard
+
+/// The session page tells the coach when the gateway received samples its store could not keep
+/// (a full disk), and says nothing of it when none were lost.
+@Suite("Web dashboard: a session's unsaved samples")
+struct SessionPageLossTests {
+    static func page(unsaved: Int) async throws -> String {
+        let control = FakeGatewayControl()
+        var session = FakeGatewayControl.Fixtures.session
+        session.isLive = false
+        session.endedAt = session.startedAt.addingTimeInterval(24)
+        session.endReason = "stopped"
+        session.unsavedSamples = unsaved
+        control.answers.sessions = [session]
+        var body = ""
+        let users = try WebDashboardRouterTests.usersFile()
+        try await WebDashboardRouterTests.app(control, usersFile: users).test(.router) { client in
+            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
+            let response = try await client.execute(
+                uri: "/sessions/\(session.id)", method: .get, headers: [.cookie: cookie])
+            #expect(response.status == .ok)
+            body = String(buffer: response.body)
+        }
+        return body
+    }
+
+    @Test("7 842 unsaved samples are shown on the session page; none shows no such line")
+    func shown() async throws {
+        let lost = try await Self.page(unsaved: 7842)
+        #expect(lost.contains(#"id="session-unsaved""#), "\(lost)")
+        #expect(lost.contains("7842 samples the gateway received could not be saved"))
+        let whole = try await Self.page(unsaved: 0)
+        #expect(whole.contains(#"id="session-summary""#))
+        #expect(!whole.contains("session-unsaved"))
+    }
+}
