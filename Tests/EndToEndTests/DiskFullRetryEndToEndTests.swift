@@ -127,8 +127,10 @@ struct DiskFullRetryEndToEndTests {
             let row = table.standardOutput.split(separator: "\n").first { $0.hasPrefix("unsaved ") }
             #expect(row?.hasSuffix(" \(unsaved)") == true, "\(table.standardOutput)")
             let dates = ISO8601DateFormatter()
-            let startedAt = try #require(dates.date(from: try #require(shown["started_at"] as? String)))
-            let endedAt = try #require(dates.date(from: try #require(shown["ended_at"] as? String)))
+            let startText = try #require(shown["started_at"] as? String)
+            let endText = try #require(shown["ended_at"] as? String)
+            let startedAt = try #require(dates.date(from: startText))
+            let endedAt = try #require(dates.date(from: endText))
             let duration = endedAt.timeIntervalSince(startedAt)
             let lastStored = try #require(samples.last?.t)
             #expect(

@@ -40,7 +40,7 @@ struct V7MigrationTests {
 
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let version = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
-        #expect(version == StoreSchema.current.number && version >= 8)
+        #expect(version == StoreSchema.current.number && (version ?? 0) >= 8)
         let events = try await store.events(of: try #require(UUID(uuidString: Self.session)))
         #expect(
             events == [

@@ -14,22 +14,20 @@ import Testing
 struct SessionPageLossTests {
     static func page(unsaved: Int) async throws -> String {
         let control = FakeGatewayControl()
-        var session = FakeGatewayControl.Fixtures.session
-        session.isLive = false
-        session.endedAt = session.startedAt.addingTimeInterval(24)
-        session.endReason = "stopped"
-        session.unsavedSamples = unsaved
-        control.answers.sessions = [session]
-        var body = ""
+        var ended = FakeGatewayControl.Fixtures.session
+        ended.isLive = false
+        ended.endedAt = ended.startedAt.addingTimeInterval(24)
+        ended.endReason = "stopped"
+        ended.unsavedSamples = unsaved
+        control.answers.sessions = [ended]
+        let id = ended.id
         let users = try WebDashboardRouterTests.usersFile()
-        try await WebDashboardRouterTests.app(control, usersFile: users).test(.router) { client in
+        return try await WebDashboardRouterTests.app(control, usersFile: users).test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            let response = try await client.execute(
-                uri: "/sessions/\(session.id)", method: .get, headers: [.cookie: cookie])
+            let response = try await client.execute(uri: "/sessions/\(id)", method: .get, headers: [.cookie: cookie])
             #expect(response.status == .ok)
-            body = String(buffer: response.body)
+            return String(buffer: response.body)
         }
-        return body
     }
 
     @Test("7 842 unsaved samples are shown on the session page; none shows no such line")
