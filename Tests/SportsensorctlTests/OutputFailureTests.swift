@@ -61,6 +61,17 @@ struct OutputFailureTests {
         #expect(redirected.status == 74, "\(redirected.stderr)")
         #expect(redirected.stderr.contains("cannot write standard output: the disk is full"), "\(redirected.stderr)")
 
+        // Standard error full too: nowhere to say it, but the status still does (no trap).
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["export", id, "--format", "csv"] + state
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        process.standardError = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 74)
+
         let csv = directory.path + "/tt.csv"
         let analyzed = try Self.run(["analyze", "--profile", "table-tennis", csv], standardOutput: "/dev/full")
         #expect(analyzed.status == 74, "\(analyzed.stderr)")
