@@ -65,8 +65,8 @@ struct OutputFailureTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["export", id, "--format", "csv"] + state
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        process.standardError = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
