@@ -175,7 +175,7 @@ let package = Package(
         .target(
             name: "DashboardUsers",
             dependencies: [
-                "CodedErrors", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                "CodedErrors", "SystemCalls", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             swiftSettings: strict
         ),

@@ -288,14 +288,19 @@ public struct SessionInfo: Codable, Hashable, Sendable {
     /// Live sessions: true while the store cannot take the session's rows (disk full, I/O error;
     /// they wait in memory and are retried). Absent for stored sessions.
     public var storeDegraded: Bool?
+    /// Samples received that the store could not keep: dropped because the recorder's buffer was
+    /// full, or neither saved nor spilled on a full disk (Docs/OPERATIONS.md, "Full disk").
+    public var unsavedSamples: Int
 
     /// Creates session information.
     public init(
         id: String, sensor: String, alias: String?, athlete: String?, profile: String, startedAt: Date,
         endedAt: Date?, endReason: String?, isLive: Bool, eventCounts: [String: Int], samples: Int,
-        lostSamples: Int, malformedNotifications: Int, sampleRate: Double?, storeDegraded: Bool? = nil
+        lostSamples: Int, malformedNotifications: Int, sampleRate: Double?, storeDegraded: Bool? = nil,
+        unsavedSamples: Int = 0
     ) {
         self.storeDegraded = storeDegraded
+        self.unsavedSamples = unsavedSamples
         self.id = id
         self.sensor = sensor
         self.alias = alias

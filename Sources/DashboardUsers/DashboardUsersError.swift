@@ -17,6 +17,8 @@ public struct DashboardUsersError: CodeAndMessageHashable, Sendable {
         case unreadable = "users-file-unreadable"
         /// The file cannot be written.
         case unwritable = "users-file-unwritable"
+        /// The disk is full or failed while writing the file; the old file is left as it was.
+        case diskFull = "users-file-disk-full"
 
         /// The stable name.
         public var description: String { rawValue }

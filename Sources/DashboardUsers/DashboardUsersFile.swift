@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import HummingbirdBcrypt
+import SystemCalls
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The dashboard's accounts on disk: `dashboard-users.json` in the state directory, JSON, mode
 /// 0640, owned like the directory (the daemon's user) even when root writes it.
@@ -54,40 +59,43 @@ public struct DashboardUsersFile: Sendable {
         }
     }
 
-    /// Writes `list` atomically (a reader sees the old file or the new one, never half of it).
+    /// Writes `list` whole or not at all (`WholeFileWriter`: a temporary file, synced, renamed over
+    /// the old one), so a reader sees the old file or the new one and a full disk leaves the old
+    /// one in place.
     public func save(_ list: DashboardUserList) throws(DashboardUsersError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + Self.fileName + ".\(ProcessInfo.processInfo.processIdentifier)"
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let data: Data
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-            let data = try encoder.encode(Contents(version: 1, users: list.users))
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary, contents: data, attributes: [.posixPermissions: 0o640])
-            else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
-            // Root writes it for the daemon: the daemon's user (the directory's owner) must read it.
-            if geteuid() == 0, let owner = try? FileManager.default.attributesOfItem(atPath: directory) {
-                try? FileManager.default.setAttributes(
-                    [
-                        .ownerAccountID: owner[.ownerAccountID] as Any,
-                        .groupOwnerAccountID: owner[.groupOwnerAccountID] as Any,
-                    ],
-                    ofItemAtPath: temporary)
-            }
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            data = try encoder.encode(Contents(version: 1, users: list.users))
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
             throw DashboardUsersError(
-                .unwritable,
-                "cannot write \(path): run as the daemon's user or root (sudo), and check that the disk has room",
-                cause: error)
+                .unwritable, "cannot write \(path): run as the daemon's user or root (sudo)", cause: error)
         }
+        // Root writes it for the daemon: the daemon's user (the directory's owner) must read it.
+        var owner: (user: uid_t, group: gid_t)?
+        var status = stat()
+        if geteuid() == 0, stat(directory, &status) == 0 { owner = (status.st_uid, status.st_gid) }
+        guard case .failure(let failure) = WholeFileWriter.replace(path, with: Array(data), mode: 0o640, owner: owner)
+        else { return }
+        if failure.isDiskFull {
+            throw DashboardUsersError(
+                .diskFull,
+                "cannot write \(path): the disk is full (\(failure)): free space on it and run the command again; "
+                    + "the file is as it was",
+                cause: failure)
+        }
+        if failure.isWriteError {
+            throw DashboardUsersError(
+                .diskFull,
+                "cannot write \(path) (\(failure)): check the disk and run the command again; the file is as it was",
+                cause: failure)
+        }
+        throw DashboardUsersError(
+            .unwritable, "cannot write \(path) (\(failure)): run as the daemon's user or root (sudo)", cause: failure)
     }
 
     /// Reads, changes and writes the list in one step.

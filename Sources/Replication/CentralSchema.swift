@@ -42,12 +42,19 @@ public enum CentralSchema {
         Migration(version: 4, name: "samples by chunk", sql: version4),
         Migration(version: 5, name: "leaderboard bests without flagged events", sql: version5),
         Migration(version: 6, name: "athletes' racket hand", sql: version6),
+        Migration(version: 7, name: "sessions' unsaved samples", sql: version7),
     ]
 
     /// The hand an athlete holds the racket in (`left`, `right`; null when unknown). A hit's side
     /// needs no column: it travels in `events.extra` (`extra ->> 'side'`).
     static let version6 = """
         ALTER TABLE sportsensor.athletes ADD COLUMN racket_hand text;
+        """
+
+    /// Samples a session received that its gateway's store could not keep (a full disk): 0 for
+    /// the sessions replicated before, as their gateways counted none.
+    static let version7 = """
+        ALTER TABLE sportsensor.sessions ADD COLUMN unsaved_samples bigint NOT NULL DEFAULT 0;
         """
 
     /// The version this build brings the schema to.

@@ -56,6 +56,7 @@ public struct CentralTable: Sendable {
                 "id": .uuid, "sensor_address": .text, "athlete_id": .bigint, "profile": .text,
                 "profile_parameters": .jsonb, "started_at": .timestamp, "ended_at": .timestamp, "end_reason": .text,
                 "sample_rate": .double, "received_count": .bigint, "lost_count": .bigint, "malformed_count": .bigint,
+                "unsaved_samples": .bigint,
             ]),
         "events": CentralTable(
             name: "events",

@@ -49,7 +49,7 @@ public struct OutboxTable: Hashable, Sendable {
             name: "sessions", key: ["id"],
             columns: [
                 "id", "sensor_address", "athlete_id", "profile", "profile_parameters", "started_at", "ended_at",
-                "end_reason", "sample_rate", "received_count", "lost_count", "malformed_count",
+                "end_reason", "sample_rate", "received_count", "lost_count", "malformed_count", "unsaved_samples",
             ]),
         // Reanalysis replaces a summary in place (an update of the same key).
         OutboxTable(name: "session_summaries", key: ["session_id"], columns: ["session_id", "summary", "computed_at"]),

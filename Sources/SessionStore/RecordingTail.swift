@@ -17,6 +17,8 @@ struct RecordingTail: Sendable, Hashable {
         var endedAt: Date
         var reason: SessionEndReason
         var counts: SessionCounts
+        /// Samples received that the store does not keep (`SessionRecord.unsavedSamples`).
+        var unsavedSamples: Int64 = 0
     }
 
     /// One record appended to segment `chunk`.
@@ -132,7 +134,8 @@ struct RecordingTail: Sendable, Hashable {
     ) -> Step {
         let record = TailSegment.Record(
             ordinal: records, samples: new, events: newEvents, counts: close.counts,
-            ending: TailSegment.Ending(endedAt: close.endedAt, reason: close.reason))
+            ending: TailSegment.Ending(
+                endedAt: close.endedAt, reason: close.reason, unsavedSamples: close.unsavedSamples))
         return Step(
             action: .append(Append(chunk: chunk, record: record)), newSamples: new.count, newEvents: newEvents.count)
     }

@@ -15,6 +15,7 @@ extension SessionRecorder {
             spilled = try await store.database.writeWithoutTransaction { _ in try self.spillOnWriter(close) }
         } catch {
             let unsaved = statistics
+            let noted = await noteLoss(close, unsavedSamples: Int64(unsaved.bufferedSamples) + unsaved.droppedSamples)
             logger.critical(
                 """
                 cannot save the session's last rows, nor spill them to a recovery file: they are lost when \
@@ -24,6 +25,7 @@ extension SessionRecorder {
                     "store.unsaved_samples": "\(unsaved.bufferedSamples)",
                     "store.unsaved_events": "\(unsaved.bufferedEvents)",
                     "store.spill_error": "\(error)",
+                    "store.loss_noted": "\(noted)",
                 ])
             throw failure
         }
@@ -41,6 +43,41 @@ extension SessionRecorder {
                 + "\(spilled.samples) samples and \(spilled.events) events not in it were spilled to the recovery file "
                 + "\(spilled.file), which the next start of sportsensord imports",
             path: spilled.file, cause: failure)
+    }
+
+    /// When even the spill failed: appends to the open chunk's segment a record with no rows, only
+    /// the end, the final counters and the samples not kept (`unsavedSamples`), using the space
+    /// held for such notes. The next start closes the session as it ended, with that count, instead
+    /// of as `interrupted` at its last saved sample. The rows stay in memory: a later `finish`
+    /// that stores them closes the session with its real count. Returns whether the note (or an
+    /// earlier one with the same count) is on disk.
+    func noteLoss(_ close: RecordingTail.Close, unsavedSamples: Int64) async -> Bool {
+        if buffer.withLock({ $0.notedUnsaved == unsavedSamples }) { return true }
+        store.spillReserve?.releaseNoteSpace()
+        var noted = close
+        noted.unsavedSamples = unsavedSamples
+        let note = noted
+        do {
+            try await store.database.writeWithoutTransaction { _ in try self.noteOnWriter(note) }
+        } catch {
+            logger.critical(
+                "cannot even note the loss in a recovery file: the next start closes the session at its last saved sample",
+                metadata: ["store.unsaved_samples": "\(unsavedSamples)", "error": "\(error)"])
+            return false
+        }
+        buffer.withLock { $0.notedUnsaved = unsavedSamples }
+        return true
+    }
+
+    /// On GRDB's writer queue (no SQL): the note, synced.
+    private func noteOnWriter(_ close: RecordingTail.Close) throws {
+        var writerState = writer.withLock { $0 }
+        let step = writerState.tail.spill(samples: [], events: [], close: close)
+        guard case .append(let append) = step.action else { preconditionFailure("a note is an append") }
+        try self.append(append, &writerState)
+        try writerState.segment?.sync()
+        writerState.tail.apply(step)
+        writer.withLock { $0 = writerState }
     }
 
     /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.

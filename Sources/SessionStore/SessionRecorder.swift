@@ -111,6 +111,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var failing = false
         var wakeRequested = false
         var statistics = Statistics()
+        /// The unsaved samples the last note of a loss counted (`noteLoss`), so a retry that fails
+        /// the same way writes none again.
+        var notedUnsaved: Int64?
     }
 
     /// What only the writer (inside GRDB's serial writer access) touches.
@@ -460,7 +463,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 }
                 if let counts = compaction.counts { try SessionRow.update(counts, session: idText, db) }
                 if let close = compaction.close {
-                    try SessionRow.close(session: idText, endedAt: close.endedAt, reason: close.reason, db)
+                    try SessionRow.close(
+                        session: idText, endedAt: close.endedAt, reason: close.reason,
+                        unsavedSamples: close.unsavedSamples, db)
                 }
             }
             return .commit
@@ -499,8 +504,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 state.countsDirty = true
             }
         }
-        let finalCounts = buffer.withLock { $0.counts ?? SessionCounts(received: $0.samplesRecorded) }
-        let close = RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts)
+        let (finalCounts, dropped) = buffer.withLock {
+            ($0.counts ?? SessionCounts(received: $0.samplesRecorded), $0.statistics.droppedSamples)
+        }
+        let close = RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts, unsavedSamples: dropped)
         do {
             try await flush(closing: close)
         } catch {
@@ -520,6 +527,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         record.endedAt = endedAt
         record.endReason = reason
         record.counts = finalCounts
+        record.unsavedSamples = dropped
         return record
     }
 }

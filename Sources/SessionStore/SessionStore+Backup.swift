@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import SystemCalls
 
 extension SessionStore {
     /// What `backup(to:)` copied.
@@ -27,7 +28,6 @@ extension SessionStore {
     public func backup(to destination: String) async throws(StoreError) -> BackupResult {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let target = destination + "/" + name
-        let source = tailDirectory
         let copies = TailDirectory(databasePath: target)
         do {
             try FileManager.default.createDirectory(
@@ -43,6 +43,25 @@ extension SessionStore {
                 "\(existing) exists already: back up into an empty directory (a backup never overwrites one)",
                 path: existing)
         }
+        do {
+            return try await copyStore(into: target, tails: copies)
+        } catch {
+            // Never leave a partial backup that looks like one: remove what this call created.
+            for leftover in [target, target + "-wal", target + "-shm", target + "-journal", copies.path] {
+                try? FileManager.default.removeItem(atPath: leftover)
+            }
+            guard error.code == .diskFull else { throw error }
+            throw StoreError(
+                .diskFull,
+                "cannot write the backup in \(destination): the disk holding it is full: free space on it or back up "
+                    + "to another disk (the partial copy was removed)",
+                path: destination, cause: error)
+        }
+    }
+
+    /// The copy itself: the database at `target`, the files into `copies`.
+    private func copyStore(into target: String, tails copies: TailDirectory) async throws(StoreError) -> BackupResult {
+        let source = tailDirectory
         let copy: DatabaseQueue
         do {
             copy = try DatabaseQueue(path: target)
@@ -106,17 +125,16 @@ extension SessionStore {
             atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o750])
     }
 
-    /// Copies `from` to `to` and syncs the copy; nil when `from` does not exist.
-    private static func copyFile(_ from: String, to: String) throws -> Int64? {
+    /// Copies `from` to `to` whole or not at all (`WholeFileWriter`: every write checked, synced,
+    /// renamed into place); nil when `from` does not exist.
+    private static func copyFile(_ from: String, to: String) throws(StoreError) -> Int64? {
         guard let data = FileManager.default.contents(atPath: from) else { return nil }
-        guard FileManager.default.createFile(atPath: to, contents: data, attributes: [.posixPermissions: 0o640]),
-            let handle = FileHandle(forWritingAtPath: to)
-        else {
-            throw StoreError(
-                .permission, "cannot write the backup file \(to): check the disk and permissions", path: to)
+        guard case .failure(let failure) = WholeFileWriter.replace(to, with: Array(data), mode: 0o640) else {
+            return Int64(data.count)
         }
-        defer { try? handle.close() }
-        try handle.synchronize()
-        return Int64(data.count)
+        if failure.isWriteError { throw StoreError.diskFull(path: to, cause: failure) }
+        throw StoreError(
+            .permission, "cannot write the backup file \(to) (\(failure)): check the permissions of its directory",
+            path: to, cause: failure)
     }
 }

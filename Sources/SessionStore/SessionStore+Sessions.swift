@@ -25,6 +25,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         case lostCount = "lost_count"
         case malformedCount = "malformed_count"
         case storedAt = "stored_at"
+        case unsavedSamples = "unsaved_samples"
     }
 
     /// The columns.
@@ -42,6 +43,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         static let lostCount = Column(CodingKeys.lostCount)
         static let malformedCount = Column(CodingKeys.malformedCount)
         static let storedAt = Column(CodingKeys.storedAt)
+        static let unsavedSamples = Column(CodingKeys.unsavedSamples)
     }
 
     /// Lower-case UUID text.
@@ -61,6 +63,9 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
     /// When the session entered this store (what retention counts from); nil in a store older
     /// than schema v3 that is read without migrating.
     var storedAt: Date?
+    /// Samples received that the store could not keep; nil in a store older than schema v9 that is
+    /// read without migrating.
+    var unsavedSamples: Int64?
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .timeIntervalSince1970
@@ -84,6 +89,7 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         lostCount = record.counts.lost
         malformedCount = record.counts.malformed
         storedAt = Date()
+        unsavedSamples = record.unsavedSamples
     }
 
     /// The session, its sensor's address of `sensorKind`; nil for an id that is not a UUID.
@@ -95,7 +101,8 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
             settings: StoredSettings.settings(profile: profile, text: profileParameters), startedAt: startedAt,
             endedAt: endedAt, endReason: endReason.map(SessionEndReason.init(rawValue:)),
             counts: SessionCounts(
-                received: receivedCount, lost: lostCount, malformed: malformedCount, sampleRate: sampleRate))
+                received: receivedCount, lost: lostCount, malformed: malformedCount, sampleRate: sampleRate),
+            unsavedSamples: unsavedSamples ?? 0)
     }
 
     /// Sessions with their sensor's address type, which the `sessions` table does not repeat.
@@ -122,10 +129,13 @@ struct SessionRow: Codable, FetchableRecord, PersistableRecord {
         try filter(key: id).updateAll(db, assignments)
     }
 
-    /// Ends session `id`.
-    static func close(session id: String, endedAt: Date, reason: SessionEndReason, _ db: Database) throws {
+    /// Ends session `id`, with the samples it received that the store could not keep.
+    static func close(
+        session id: String, endedAt: Date, reason: SessionEndReason, unsavedSamples: Int64, _ db: Database
+    ) throws {
         try filter(key: id).updateAll(
-            db, Columns.endedAt.set(to: endedAt.timeIntervalSince1970), Columns.endReason.set(to: reason.rawValue))
+            db, Columns.endedAt.set(to: endedAt.timeIntervalSince1970), Columns.endReason.set(to: reason.rawValue),
+            Columns.unsavedSamples.set(to: unsavedSamples))
     }
 
     /// Inserts the session, and its sensor's row when the sensor is new (known from its sessions,

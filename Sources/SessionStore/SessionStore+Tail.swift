@@ -142,14 +142,15 @@ extension SessionStore {
                         if let ending = tail.ending {
                             session.endedAt = ending.endedAt
                             session.endReason = ending.reason.rawValue
-                            logger.notice(
-                                "imported the recovery file of a session whose end the disk could not take",
-                                metadata: [
-                                    "session.id": "\(session.id)", "session.reason": "\(ending.reason)",
-                                    "store.samples": "\(tail.samples.count)",
-                                ])
+                            session.unsavedSamples = ending.unsavedSamples
+                            logRecovered(ending, of: session.id, samples: tail.samples.count, logger: logger)
                         }
-                        try session.update(db, columns: [SessionRow.Columns.endedAt, SessionRow.Columns.endReason])
+                        try session.update(
+                            db,
+                            columns: [
+                                SessionRow.Columns.endedAt, SessionRow.Columns.endReason,
+                                SessionRow.Columns.unsavedSamples,
+                            ])
                         closed.append(id)
                     }
                     return .commit
@@ -160,6 +161,26 @@ extension SessionStore {
             return closed
         } catch {
             throw StoreError.wrap(error, path: path, doing: "closing interrupted sessions")
+        }
+    }
+
+    /// Says what a recovery file held: the rows the database could not take, or only the note of
+    /// a loss (the disk had no room for the rows themselves).
+    static func logRecovered(_ ending: TailSegment.Ending, of id: String, samples: Int, logger: Logger) {
+        let metadata: Logger.Metadata = [
+            "session.id": "\(id)", "session.reason": "\(ending.reason)", "store.samples": "\(samples)",
+            "store.unsaved_samples": "\(ending.unsavedSamples)",
+        ]
+        if ending.unsavedSamples > 0 {
+            logger.error(
+                """
+                closed a session as it ended (\(ending.reason)) from its recovery file; samples the disk had no room \
+                for are lost and counted in its unsaved_samples
+                """,
+                metadata: metadata)
+        } else {
+            logger.notice(
+                "imported the recovery file of a session whose end the disk could not take", metadata: metadata)
         }
     }
 

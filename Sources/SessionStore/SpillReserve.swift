@@ -17,21 +17,49 @@ import Darwin
 /// segment (Docs/FORMATS.md, "Tail segments"), so a full disk does not also take the last seconds
 /// of every session. One slot per spill: whatever else grabs the freed space (the database, other
 /// sessions' retries) leaves the other slots for the sessions that end later.
+///
+/// Beside the slots, `loss-note.reserve` (64 kB) is never taken by a spill: when even a spill
+/// fails, it is given back so that the recorder can write the few bytes that count the loss and
+/// keep the session's end (`SessionRecorder.noteLoss`).
 final class SpillReserve: Sendable {
     /// The slot files.
     let paths: [String]
     /// Bytes per slot.
     let slotBytes: Int
+    /// The file held for notes of losses.
+    let notePath: String
+    /// Bytes held for notes: a block per session is plenty for a note of a few dozen bytes.
+    static let noteBytes = 64 << 10
     private let logger: Logger
     private let held: Mutex<[Bool]>
+    private let noteHeld = Mutex(false)
 
     /// `bytes` in all, in `slots` files.
     init(directory: TailDirectory, bytes: Int, slots: Int = 4, logger: Logger) {
         let slots = max(1, slots)
         paths = (0..<slots).map { directory.path + "/spill.reserve.\($0)" }
+        notePath = directory.path + "/loss-note.reserve"
         slotBytes = max(0, bytes) / slots
         self.logger = logger
         held = Mutex(Array(repeating: false, count: slots))
+    }
+
+    /// True while the space for notes is held.
+    var isNoteSpaceHeld: Bool { noteHeld.withLock { $0 } }
+
+    /// Gives the space held for notes back to the file system, for the note of a loss. Returns
+    /// whether it was held.
+    @discardableResult
+    func releaseNoteSpace() -> Bool {
+        noteHeld.withLock { held -> Bool in
+            guard held else { return false }
+            _ = syscall("unlink") { unlink(notePath) }
+            held = false
+            logger.warning(
+                "released the space reserved for noting a loss: the disk is full",
+                metadata: ["store.path": "\(notePath)"])
+            return true
+        }
     }
 
     /// Slots held now.
@@ -44,13 +72,17 @@ final class SpillReserve: Sendable {
     @discardableResult
     func renew() -> Bool {
         guard slotBytes > 0 else { return false }
-        return held.withLock { held -> Bool in
-            for index in held.indices where !held[index] { held[index] = allocate(paths[index]) }
-            return held.allSatisfy { $0 }
+        let note = noteHeld.withLock { held -> Bool in
+            if !held { held = allocate(notePath, bytes: Self.noteBytes) }
+            return held
         }
+        return held.withLock { held -> Bool in
+            for index in held.indices where !held[index] { held[index] = allocate(paths[index], bytes: slotBytes) }
+            return held.allSatisfy { $0 }
+        } && note
     }
 
-    private func allocate(_ path: String) -> Bool {
+    private func allocate(_ path: String, bytes: Int) -> Bool {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         _ = syscall("mkdir") { mkdir(directory, 0o750) }
         let descriptor: Int32
@@ -63,11 +95,11 @@ final class SpillReserve: Sendable {
         }
         defer { _ = syscall("close", retryingOnEINTR: false) { close(descriptor) } }
         // posix_fallocate returns the error instead of setting errno.
-        let result = posix_fallocate(descriptor, 0, off_t(slotBytes))
+        let result = posix_fallocate(descriptor, 0, off_t(bytes))
         guard result == 0 else {
             _ = syscall("unlink") { unlink(path) }
             logger.warning(
-                "cannot reserve \(slotBytes) bytes for spilling unsaved samples (\(Errno(rawValue: result)))",
+                "cannot reserve \(bytes) bytes for spilling unsaved samples (\(Errno(rawValue: result)))",
                 metadata: ["store.path": "\(path)"])
             return false
         }

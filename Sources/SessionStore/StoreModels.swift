@@ -151,6 +151,9 @@ public struct SessionRecord: Hashable, Sendable {
     public var endReason: SessionEndReason?
     /// Stream counters and the recovered sample rate.
     public var counts: SessionCounts
+    /// Samples received that the store could not keep: dropped because the recorder's buffer was
+    /// full, or neither saved nor spilled on a full disk. Counted when the loss happens.
+    public var unsavedSamples: Int64 = 0
 
     /// True while the session has no end.
     public var isOpen: Bool { endedAt == nil }

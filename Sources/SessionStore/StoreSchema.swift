@@ -27,6 +27,7 @@ public enum StoreSchema {
         Version(name: "v6-replication-outbox", number: 6),
         Version(name: "v7-sealed-chunk-files", number: 7),
         Version(name: "v8-athlete-racket-hand", number: 8),
+        Version(name: "v9-session-unsaved-samples", number: 9),
     ]
 
     /// The version this build writes.
@@ -112,6 +113,16 @@ public enum StoreSchema {
                     ALTER TABLE athletes ADD COLUMN racket_hand TEXT
                         CHECK (racket_hand IS NULL OR racket_hand IN ('left', 'right'));
                     PRAGMA user_version = 8;
+                    """)
+        }
+        migrator.registerMigration("v9-session-unsaved-samples") { db in
+            // Samples a session received that the store could not keep (a full disk, a full
+            // recorder buffer): counted in the session's own row, so no loss goes uncounted. Zero
+            // for every session before v9 (such losses were only in the journal).
+            try db.execute(
+                sql: """
+                    ALTER TABLE sessions ADD COLUMN unsaved_samples INTEGER NOT NULL DEFAULT 0;
+                    PRAGMA user_version = 9;
                     """)
         }
         return migrator

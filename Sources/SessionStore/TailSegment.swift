@@ -81,6 +81,9 @@ struct TailSegment: Hashable, Sendable {
     struct Ending: Hashable, Sendable {
         var endedAt: Date
         var reason: SessionEndReason
+        /// Samples the session received that neither the database nor this file holds (a note
+        /// written when even the spill failed), plus those the recorder's full buffer dropped.
+        var unsavedSamples: Int64 = 0
     }
 
     /// One flush's rows.
@@ -139,7 +142,7 @@ struct TailSegment: Hashable, Sendable {
             }
             let flags = payload[cursor]
             cursor += 1
-            guard flags & ~7 == 0 else {
+            guard flags & ~15 == 0 else {
                 throw DecodeError(code: .malformed, message: "tail record has unknown flags \(flags)")
             }
             if flags & 1 == 1 {
@@ -162,6 +165,12 @@ struct TailSegment: Hashable, Sendable {
                 let reason = String(decoding: payload[cursor..<cursor + length], as: UTF8.self)
                 cursor += length
                 ending = Ending(endedAt: endedAt, reason: SessionEndReason(rawValue: reason))
+                if flags & 8 == 8 {
+                    ending?.unsavedSamples = SampleChunkCodec.unzigzag(
+                        try SampleChunkCodec.readVarint(payload, &cursor))
+                }
+            } else if flags & 8 == 8 {
+                throw DecodeError(code: .malformed, message: "tail record counts unsaved samples without an end")
             }
             guard cursor == payload.count else {
                 throw DecodeError(code: .malformed, message: "tail record has bytes after its counters")
@@ -181,7 +190,7 @@ struct TailSegment: Hashable, Sendable {
                 let values = EventRow(sessionID: idText, sequence: event.sequence, record: event.record).databaseValues
                 for value in values.dropFirst() { Self.appendValue(value, to: &payload) }
             }
-            let endingFlag: UInt8 = ending == nil ? 0 : 4
+            let endingFlag: UInt8 = ending.map { $0.unsavedSamples == 0 ? 4 : 12 } ?? 0
             if let counts {
                 payload.append((counts.sampleRate == nil ? 1 : 3) | endingFlag)
                 for value in [counts.received, counts.lost, counts.malformed] {
@@ -196,6 +205,9 @@ struct TailSegment: Hashable, Sendable {
                 let reason = Array(ending.reason.rawValue.utf8)
                 SampleChunkCodec.appendVarint(UInt64(reason.count), to: &payload)
                 payload += reason
+                if ending.unsavedSamples != 0 {
+                    SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(ending.unsavedSamples), to: &payload)
+                }
             }
             TailSegment.appendUInt32(UInt32(payload.count), to: &out)
             TailSegment.appendUInt32(CRC32.checksum(payload), to: &out)

@@ -58,8 +58,11 @@ public enum WholeFileWriter {
     /// `.NAME.tmp-PID` beside it, `fsync`ed and renamed over it, and the directory is `fsync`ed so
     /// the rename survives a crash; on any failure the temporary file is removed and `path` is as
     /// it was. A path that is not a regular file (a device such as `/dev/stdout`, a FIFO) is
-    /// written in place. New files get `mode` less the umask.
-    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o666) -> Result<Void, Failure> {
+    /// written in place. New files get `mode` less the umask, and `owner` (user and group ids)
+    /// before the rename when given, so no reader ever sees the file with another owner.
+    public static func replace(
+        _ path: String, with bytes: [UInt8], mode: mode_t = 0o666, owner: (user: uid_t, group: gid_t)? = nil
+    ) -> Result<Void, Failure> {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & 0o170000 != 0o100000 {  // S_IFMT, S_IFREG
             return writeInPlace(path, bytes)
@@ -74,6 +77,11 @@ public enum WholeFileWriter {
         case .failure(let error): return .failure(Failure(call: "open", errno: error))
         }
         var result = writeAll(bytes, to: descriptor)
+        if case .success = result, let owner,
+            case .failure(let error) = syscall("fchown", { fchown(descriptor, owner.user, owner.group) })
+        {
+            result = .failure(Failure(call: "fchown", errno: error))
+        }
         if case .success = result, case .failure(let error) = syscall("fsync", { fsync(descriptor) }) {
             result = .failure(Failure(call: "fsync", errno: error))
         }

@@ -23,6 +23,8 @@ enum HistoryRows {
         var values = Self.session(session)
         values["samples"] = session.samples
         values["lost"] = session.lostSamples
+        // Shown only when the store could not keep some: the coach must see a loss, not a zero.
+        if session.unsavedSamples > 0 { values["unsaved"] = session.unsavedSamples }
         values["rate"] = session.sampleRate.map { String(format: "%.1f Hz", $0) } ?? "–"
         values["countsByType"] = session.eventCounts.sorted { $0.key < $1.key }.map { ["type": $0.key, "n": $0.value] }
         values["bestHeight"] = events.compactMap(\.heightM).max().map { String(format: "%.2f m", $0) }

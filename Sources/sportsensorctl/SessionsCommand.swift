@@ -195,6 +195,7 @@ struct ShowCommand: AsyncParsableCommand {
                 ("samples stored", "\(listing.samples)"),
                 ("received", "\(counts.received)"),
                 ("lost", "\(counts.lost)"),
+                ("unsaved", "\(record.unsavedSamples)"),
                 ("malformed", "\(counts.malformed)"),
             ]
             rows += eventCounts.map { ("\($0.0) events", "\($0.1)") }
@@ -219,7 +220,7 @@ struct ShowCommand: AsyncParsableCommand {
                 ("settings", listing.record.settings.map(ShowCommand.settingsJSON) ?? "null"),
                 ("sample_rate_hz", counts.sampleRate.map { StoreFormat.number($0, 3) } ?? "null"),
                 ("received", "\(counts.received)"), ("lost", "\(counts.lost)"),
-                ("malformed", "\(counts.malformed)"),
+                ("unsaved_samples", "\(listing.record.unsavedSamples)"), ("malformed", "\(counts.malformed)"),
                 ("event_counts", StoreFormat.object(eventCounts.map { ($0.0, "\($0.1)") })),
                 ("summary", summary?.jsonLine ?? "null"),
             ]

@@ -66,13 +66,15 @@ struct UsersFileOptions: ParsableArguments {
 }
 
 extension DashboardUsersError {
-    /// The CLI's failure for this error: 66 for an unknown user, 64 for bad arguments, 73/74 for the file.
+    /// The CLI's failure for this error: 66 for an unknown user, 64 for bad arguments, 73 for a file
+    /// that cannot be created, 74 for a full disk.
     var commandFailure: CommandFailure {
         switch code {
         case .notFound: CommandFailure.noInput(message)
         case .exists, .invalidName, .weakPassword: CommandFailure.usage(message)
         case .unreadable: CommandFailure.data(description)
         case .unwritable: CommandFailure.cannotCreate(description)
+        case .diskFull: CommandFailure(exitCode: 74, message: description)
         }
     }
 }

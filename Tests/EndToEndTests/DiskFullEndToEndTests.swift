@@ -15,45 +15,13 @@ import Glibc
 struct DiskFullEndToEndTests {
     static let twoSensors = "[virtual]\nsensors = 2\n"
 
-    /// Mounts a tmpfs of `megabytes` on `path` (needs root, as CI and the build machine run).
-    static func mountTmpfs(_ path: String, megabytes: Int) async throws {
-        try #require(
-            geteuid() == 0,
-            "this test mounts a small tmpfs to fill a real file system: run the tests as root (make test does in CI)")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mounted = try await runCommand(
-            "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0750", "tmpfs", path])
-        try #require(mounted.status == 0, "mount -t tmpfs: \(mounted)")
-    }
-
-    static func unmount(_ path: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/umount")
-        process.arguments = ["-l", path]
-        try? process.run()
-        process.waitUntilExit()
-    }
-
-    /// Writes `path` until the file system has no byte left; returns the bytes written.
-    static func fill(_ path: String) throws -> Int {
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        defer { try? handle.close() }
-        var written = 0
-        for size in [1 << 20, 4096, 1] {
-            let block = Data(repeating: 0xA5, count: size)
-            while (try? handle.write(contentsOf: block)) != nil { written += size }
-        }
-        return written
-    }
-
     @Test("degraded is shown; stop and SIGTERM spill instead of claiming success; the restart imports every sample")
     func diskFillsMidSession() async throws {
         let directory = try RunningGateway.makeDirectory()
         let state = directory + "/state"
-        try await Self.mountTmpfs(state, megabytes: 48)
+        let disk = try await SmallFileSystem.mount(at: state, megabytes: 48)
         defer {
-            Self.unmount(state)
+            disk.unmount()
             try? FileManager.default.removeItem(atPath: directory)
         }
         var ids: [String: String] = [:]
@@ -65,7 +33,7 @@ struct DiskFullEndToEndTests {
                 ids[sensor] = try #require(started?["id"] as? String)
             }
             try await Task.sleep(for: .seconds(2))
-            let filled = try Self.fill(state + "/filler")
+            let filled = try disk.fill("filler")
             #expect(filled > 0)
 
             // Both sessions go degraded, and status says so.
@@ -107,7 +75,7 @@ struct DiskFullEndToEndTests {
 
             // The spill gave a reserve slot back: fill that space too, so the other session's end
             // cannot be stored either. SIGTERM spills it and exits with a failure, not 0.
-            #expect(try Self.fill(state + "/filler-2") > 0)
+            #expect(try disk.fill("filler-2") > 0)
             try await Task.sleep(for: .seconds(1))
             gateway.daemon.send(SIGTERM)
             let exit = await gateway.daemon.waitForExit(timeout: .seconds(20))

@@ -26,7 +26,7 @@ struct DiskFullRetryEndToEndTests {
         for name in try FileManager.default.contentsOfDirectory(atPath: tail) where name.hasPrefix("spill.reserve") {
             try FileManager.default.removeItem(atPath: tail + "/" + name)
         }
-        #expect(try DiskFullEndToEndTests.fill(state + "/filler") > 0)
+        #expect(try SmallFileSystem.fill(state + "/filler") > 0)
         let degraded = try await gateway.waitUntil(timeout: .seconds(60)) {
             let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
             return status?["store_degraded_sessions"] as? Int == 1
@@ -35,8 +35,17 @@ struct DiskFullRetryEndToEndTests {
         try await Task.sleep(for: .seconds(1))
         let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
         #expect(stopped.status != 0, "\(stopped)")
+        // The note of the loss took the space held for it; what it left over the disk loses again at
+        // once (another writer on it, before the 2 s retry), so the end stays unsaved until the test
+        // frees space.
+        try SmallFileSystem.fill(state + "/filler-2")
         #expect(stopped.standardError.contains("could not be saved nor spilled"), "\(stopped)")
         #expect(gateway.log.contains("store.unsaved_samples"), "the log counts the samples only in memory")
+        // The API counts them on the session at once.
+        let shown = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+            "GET", "/v1/sessions/" + id)
+        let session = try JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any]
+        #expect((session?["unsaved_samples"] as? Int ?? 0) > 0, "\(shown.text)")
         return id
     }
 
@@ -44,14 +53,15 @@ struct DiskFullRetryEndToEndTests {
     func retriedWhenSpaceReturns() async throws {
         let directory = try RunningGateway.makeDirectory()
         let state = directory + "/state"
-        try await DiskFullEndToEndTests.mountTmpfs(state, megabytes: 48)
+        let disk = try await SmallFileSystem.mount(at: state, megabytes: 48)
         defer {
-            DiskFullEndToEndTests.unmount(state)
+            disk.unmount()
             try? FileManager.default.removeItem(atPath: directory)
         }
         try await RunningGateway.with(config: Self.oneSensor, in: directory) { gateway in
             let id = try await Self.unsavedStop(gateway, state: state)
             try FileManager.default.removeItem(atPath: state + "/filler")
+            try FileManager.default.removeItem(atPath: state + "/filler-2")
             var shown: [String: Any]?
             let saved = try await gateway.waitUntil(timeout: .seconds(60)) {
                 shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
@@ -77,21 +87,66 @@ struct DiskFullRetryEndToEndTests {
         }
     }
 
-    @Test("no space before SIGTERM: the daemon exits with a failure and says the samples are lost")
+    @Test(
+        "no space before SIGTERM: exit 1; the restart closes the session as stopped, as long as it was recorded, with its unsaved samples counted"
+    )
     func sigtermAfterUnsavedEnd() async throws {
         let directory = try RunningGateway.makeDirectory()
         let state = directory + "/state"
-        try await DiskFullEndToEndTests.mountTmpfs(state, megabytes: 48)
+        let disk = try await SmallFileSystem.mount(at: state, megabytes: 48)
         defer {
-            DiskFullEndToEndTests.unmount(state)
+            disk.unmount()
             try? FileManager.default.removeItem(atPath: directory)
         }
         try await RunningGateway.with(config: Self.oneSensor, in: directory) { gateway in
-            _ = try await Self.unsavedStop(gateway, state: state)
+            let before = Date()
+            let id = try await Self.unsavedStop(gateway, state: state)
+            let ran = Date().timeIntervalSince(before)
             gateway.daemon.send(SIGTERM)
             let exit = await gateway.daemon.waitForExit(timeout: .seconds(30))
             #expect(exit != nil && exit != 0, "\(gateway.log.suffix(3000))")
             #expect(gateway.log.contains("neither saved nor spilled"), "\(gateway.log.suffix(3000))")
+            try FileManager.default.removeItem(atPath: state + "/filler")
+            try FileManager.default.removeItem(atPath: state + "/filler-2")
+            try await Self.checkRestart(directory: directory, id: id, ran: ran)
+        }
+    }
+
+    /// The restart once space is back: the session as it ended, its unsaved samples counted.
+    static func checkRestart(directory: String, id: String, ran: Double) async throws {
+        let state = directory + "/state"
+        try await RunningGateway.with(config: Self.oneSensor, in: directory) { restarted in
+            // Its end came from the note: not called interrupted, and the log says samples were lost.
+            #expect(!restarted.log.contains("(interrupted)"), "\(restarted.log.suffix(3000))")
+            #expect(
+                restarted.log.contains("are lost and counted in its unsaved_samples"), "\(restarted.log.suffix(3000))")
+            let shown = try #require(try await restarted.controlJSON(["show", id, "--json"]) as? [String: Any])
+            #expect(shown["end_reason"] as? String == "stopped", "\(shown)")
+            let unsaved = try #require(shown["unsaved_samples"] as? Int)
+            let received = try #require(shown["received"] as? Int)
+            let store = try SessionStore.openReadOnly(at: StateDirectory(path: state))
+            defer { try? store.close() }
+            let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
+            #expect(unsaved > 100, "seconds of samples at 100 Hz were neither saved nor spilled: \(shown)")
+            #expect(samples.count + unsaved == received, "every sample received is stored or counted unsaved")
+            let table = try await restarted.control(["show", id])
+            let row = table.standardOutput.split(separator: "\n").first { $0.hasPrefix("unsaved ") }
+            #expect(row?.hasSuffix(" \(unsaved)") == true, "\(table.standardOutput)")
+            let dates = ISO8601DateFormatter()
+            let startText = try #require(shown["started_at"] as? String)
+            let endText = try #require(shown["ended_at"] as? String)
+            let startedAt = try #require(dates.date(from: startText))
+            let endedAt = try #require(dates.date(from: endText))
+            let duration = endedAt.timeIntervalSince(startedAt)
+            let lastStored = try #require(samples.last?.t)
+            #expect(
+                duration > lastStored + 1, "not the last saved sample's time: \(duration) s, saved to \(lastStored) s")
+            #expect(duration <= ran + 1, "no longer than the session ran: \(duration) s in \(ran) s")
+            #expect(abs(duration - Double(received) / 100) < 3, "as long as the samples received at 100 Hz")
+            let api = try await RawHTTPClient.connect(unixSocket: restarted.socketPath).exchange(
+                "GET", "/v1/sessions/" + id)
+            let session = try JSONSerialization.jsonObject(with: Data(api.body)) as? [String: Any]
+            #expect(session?["unsaved_samples"] as? Int == unsaved, "\(api.text)")
         }
     }
 }

@@ -99,6 +99,19 @@ struct SpillTests {
         #expect(torn.records.count == 1)
         #expect(torn.ending == nil)
         #expect(torn.validLength == firstEnd)
+
+        // A note of a loss: an end with the samples kept nowhere, and no rows.
+        var noted = ending
+        noted.unsavedSamples = 7842
+        let note = TailSegment.Record(
+            ordinal: 2, samples: [], events: [], counts: SessionCounts(received: 8142), ending: noted)
+        note.encode(session: id, into: &bytes)
+        let withNote = try TailSegment(parsing: bytes)
+        #expect(withNote.records.count == 3)
+        #expect(withNote.ending == noted)
+        #expect(withNote.ending?.unsavedSamples == 7842)
+        #expect(withNote.counts?.received == 8142)
+        #expect(sameSamples(withNote.samples, samples), "a note adds no samples")
     }
 
     @Test("failed flushes back off: 1, 2, 4, 8, then every 16 ticks")

@@ -32,7 +32,7 @@ struct V7MigrationTests {
         try queue.close()
     }
 
-    @Test("opens, migrates to v8 and reads its events and athletes as before: no side, no racket hand")
+    @Test("opens, migrates past v8 and reads its events and athletes as before: no side, no racket hand")
     func migrates() async throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
@@ -40,7 +40,7 @@ struct V7MigrationTests {
 
         let store = try SessionStore.open(at: temporary.stateDirectory)
         let version = try await store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
-        #expect(version == 8 && StoreSchema.current.number == 8)
+        #expect(version == StoreSchema.current.number && (version ?? 0) >= 8)
         let events = try await store.events(of: try #require(UUID(uuidString: Self.session)))
         #expect(
             events == [

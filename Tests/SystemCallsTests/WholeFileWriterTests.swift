@@ -4,6 +4,10 @@ import SystemCalls
 import SystemPackage
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("Whole-file writes")
 struct WholeFileWriterTests {
     static func directory() throws -> String {
@@ -21,6 +25,26 @@ struct WholeFileWriterTests {
         #expect((try? result.get()) != nil)
         #expect(FileManager.default.contents(atPath: directory + "/out.csv") == Data(bytes))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.csv"])
+    }
+
+    @Test("an owner given is set on the temporary file, before the rename: the file has it when it appears")
+    func owner() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/users.json"
+        let result = WholeFileWriter.replace(path, with: [1, 2, 3], mode: 0o640, owner: (getuid(), getgid()))
+        #expect((try? result.get()) != nil)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_uid == getuid() && status.st_gid == getgid())
+        #expect(status.st_mode & 0o777 & ~0o640 == 0, "no more than 0640")
+        let script = SyscallScript(["fchown": [.fails(.notPermitted)]])
+        let refused = SyscallScript.$current.withValue(script) {
+            WholeFileWriter.replace(path, with: [9], mode: 0o640, owner: (0, 0))
+        }
+        #expect(refused.failure == WholeFileWriter.Failure(call: "fchown", errno: .notPermitted))
+        #expect(FileManager.default.contents(atPath: path) == Data([1, 2, 3]), "the old file stays")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["users.json"])
     }
 
     @Test("a full disk mid-write fails with ENOSPC and leaves the old file as it was, no temporary file")

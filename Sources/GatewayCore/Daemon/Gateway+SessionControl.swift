@@ -130,7 +130,11 @@ extension Gateway {
     /// A stored session as the API shows it: the live pipeline's view while it records.
     private func sessionInfo(_ record: SessionRecord) async -> SessionInfo {
         let channel = record.sensor.flatMap { registry.channel(at: $0) }
-        if let live = channel?.pipeline, live.sessionID == record.idText { return live.info() }
+        if let live = channel?.pipeline, live.sessionID == record.idText {
+            var info = live.info()
+            info.unsavedSamples = Int(clamping: live.storeStatistics.droppedSamples)
+            return info
+        }
         var counts: [String: Int] = [:]
         if let events = try? await dependencies.store.events(of: record.id) {
             for event in events { counts[event.type, default: 0] += 1 }
@@ -140,7 +144,8 @@ extension Gateway {
             athlete: await athleteName(record.athleteID), profile: record.profile, startedAt: record.startedAt,
             endedAt: record.endedAt, endReason: record.endReason?.rawValue, isLive: false, eventCounts: counts,
             samples: Int(record.counts.received), lostSamples: Int(record.counts.lost),
-            malformedNotifications: Int(record.counts.malformed), sampleRate: record.counts.sampleRate)
+            malformedNotifications: Int(record.counts.malformed), sampleRate: record.counts.sampleRate,
+            unsavedSamples: Int(clamping: sessions.unsavedSamples(of: record.idText) ?? record.unsavedSamples))
     }
 }
 

@@ -153,6 +153,16 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
+    /// The samples a session whose end the store could take nowhere holds only in memory (and
+    /// those its recorder dropped): lost if the process ends now. Nil for any other session.
+    func unsavedSamples(of sessionID: String) -> Int64? {
+        guard let pipeline = unfinished.withLock({ $0.pipelines.first { $0.sessionID == sessionID } }) else {
+            return nil
+        }
+        let statistics = pipeline.storeStatistics
+        return Int64(statistics.bufferedSamples) + statistics.droppedSamples
+    }
+
     /// Tries the unsaved ends again every `endRetryInterval` until none is left or the gateway
     /// shuts down (which tries them a last time itself).
     private func retryEndsUntilSaved() async {
@@ -174,13 +184,18 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         var failures: [StoreError] = []
         for pipeline in pending {
             do {
+                var unsaved: Int64 = 0
                 if let record = try await pipeline.finish(reason: .stopped) {
                     try? await dependencies.store.saveSummary(pipeline.summary(), of: record.id)
+                    unsaved = record.unsavedSamples
                 }
                 unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                // Samples the recorder's memory bound dropped earlier stay lost: say so, and how many.
                 logger.notice(
-                    "the store took the session's end once it had room again: nothing was lost",
-                    metadata: ["session.id": "\(pipeline.sessionID)"])
+                    unsaved == 0
+                        ? "the store took the session's end once it had room again: nothing was lost"
+                        : "the store took the session's end once it had room again; samples dropped before are lost",
+                    metadata: ["session.id": "\(pipeline.sessionID)", "store.unsaved_samples": "\(unsaved)"])
             } catch {
                 if error.code == .spilled {
                     unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }

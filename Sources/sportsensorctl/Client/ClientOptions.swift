@@ -2,6 +2,7 @@
 import ArgumentParser
 import ControlProtocol
 import Foundation
+import SystemCalls
 
 /// The options every command that talks to `sportsensord` shares.
 struct ClientOptions: ParsableArguments {
@@ -56,9 +57,11 @@ func runClientCommand(
 }
 
 /// Writes a message to standard error, unbuffered, escaped for the terminal (``TerminalText``):
-/// every message the tool prints there goes through here.
+/// every message the tool prints there goes through here. Every write is checked, but a standard
+/// error that cannot be written (`2>/dev/full`) has nowhere left to be reported: the message is
+/// dropped and the exit status still says what happened (`FileHandle.write` would trap instead).
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingLayout: true).utf8))
+    _ = WholeFileWriter.writeAll(Array(TerminalText.escaped(text, keepingLayout: true).utf8), to: STDERR_FILENO)
 }
 
 /// Writes text for a person to standard output, escaped for the terminal (``TerminalText``):
