@@ -63,6 +63,29 @@ struct StrokeLobeTests {
         #expect(HitDetector().events(in: samples).isEmpty)
     }
 
+    @Test(
+        "a flick of the hand past min_peak_g for 0.1 s is no stroke; with min_swing_energy 0 it is",
+        arguments: [50.0, 100.0])
+    func flickIsNoStroke(rate: Double) {
+        // Between drills: a ball picked up, a flick of the wrist. |a| reaches 2.2 g (clipped on x) but
+        // for 0.1 s only, ∫(|a| − 1)² dt ≈ 0.06 g²·s; a real stroke stays past 1.5 g for 0.2 s or more.
+        let samples = synthesize(rate: rate, duration: 4) { t in (2.5 * bump(t, centre: 2.0, width: 0.1), 0, 1) }
+        #expect(HitDetector().events(in: samples).isEmpty)
+        var parameters = HitDetector.Parameters()
+        parameters.minSwingEnergy = 0
+        #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 1)
+    }
+
+    @Test("a rejected flick just before a stroke does not hold the stroke back")
+    func flickBeforeStroke() throws {
+        let samples = synthesize(rate: 50, duration: 5) { t in
+            (2.5 * bump(t, centre: 1.5, width: 0.1) + 2.5 * bump(t, centre: 2.6, width: 0.3), 0, 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        #expect(abs(try #require(found.first).t - 2.6) < 0.011)
+    }
+
     @Test("the merge window is a parameter: at 0.4 s the recovery lobe counts again")
     func mergeWindowParameter() {
         var parameters = HitDetector.Parameters()
