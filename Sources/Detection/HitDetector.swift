@@ -48,10 +48,10 @@ public struct HitDetector: StreamingDetector {
         /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
         public var saturationG: Double = 1.999
         /// Smallest swing energy of a stroke, ∫(|a| − 1 g)² dt over its candidate humps, g²·s.
-        /// Default 0.15: a stroke drives the wrist past 1.5 g for 0.2 s or more (99.4 % of the
-        /// development split's matched strokes reach 0.15); a flick of the hand, a ball picked up or
+        /// Default 0.1: a stroke drives the wrist past 1.5 g for 0.2 s or more (99.5 % of the
+        /// development split's matched strokes reach 0.1); a flick of the hand, a ball picked up or
         /// a gesture between drills reaches its peak for a few samples only.
-        public var minSwingEnergy: Double = 0.15
+        public var minSwingEnergy: Double = 0.1
 
         /// The documented defaults.
         public init() {}

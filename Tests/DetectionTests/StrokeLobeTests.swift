@@ -8,12 +8,12 @@ import VirtualSensor
 /// followed 0.3–0.7 s later by a recovery lobe, and rest between drills.
 @Suite("HitDetector on real stroke shapes")
 struct StrokeLobeTests {
-    /// A stroke along x at `centre` with a recovery lobe of `recovery` g along y `lag` seconds later,
-    /// 0.3 s wide (a topspin's arm coming back up), gravity on z.
+    /// A 0.3 s stroke along x at `centre` with a recovery lobe of `recovery` g along y `lag` seconds
+    /// later, 0.3 s wide (a topspin's arm coming back up), gravity on z.
     static func strokeWithRecovery(
         _ t: Double, centre: Double, peak: Double = 2.0, recovery: Double = 1.6, lag: Double = 0.55
     ) -> (Double, Double, Double) {
-        (peak * bump(t, centre: centre, width: 0.2), recovery * bump(t, centre: centre + lag, width: 0.3), 1)
+        (peak * bump(t, centre: centre, width: 0.3), recovery * bump(t, centre: centre + lag, width: 0.3), 1)
     }
 
     @Test("a stroke with a recovery lobe 0.55 s after contact counts once, at contact", arguments: [50.0, 100.0])
@@ -44,7 +44,7 @@ struct StrokeLobeTests {
     @Test("a weaker lobe just before the stroke does not time it; the stronger one does")
     func strongestLobeTimes() throws {
         let samples = synthesize(rate: 50, duration: 4) { t in
-            (1.9 * bump(t, centre: 2.0, width: 0.2) - 1.5 * bump(t, centre: 1.6, width: 0.2), 0, 1)
+            (1.9 * bump(t, centre: 2.0, width: 0.3) - 1.5 * bump(t, centre: 1.6, width: 0.3), 0, 1)
         }
         let found = hits(HitDetector().events(in: samples))
         #expect(found.count == 1)
@@ -90,7 +90,8 @@ struct StrokeLobeTests {
     func mergeWindowParameter() {
         var parameters = HitDetector.Parameters()
         parameters.mergeWindow = 0.4
-        let samples = synthesize(rate: 50, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5) }
+        // A recovery lobe as strong as a stroke (a snapped-back topspin arm), so that only the window holds it.
+        let samples = synthesize(rate: 50, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5, recovery: 1.9) }
         #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 2)
     }
 }
