@@ -61,6 +61,7 @@ public enum DetectionParameterKeys {
                 Field(key: "gravity_quiet_band", isSeconds: false, path: \.hit.gravityQuietBand),
                 Field(key: "clip_level_g", isSeconds: false, path: \.hit.clipLevelG),
                 Field(key: "saturation_g", isSeconds: false, path: \.hit.saturationG),
+                Field(key: "min_swing_energy", isSeconds: false, path: \.hit.minSwingEnergy),
             ]
         case .jump: flightFields(\.jump)
         case .throw: flightFields(\.throw)

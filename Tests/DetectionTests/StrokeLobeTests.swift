@@ -8,12 +8,12 @@ import VirtualSensor
 /// followed 0.3–0.7 s later by a recovery lobe, and rest between drills.
 @Suite("HitDetector on real stroke shapes")
 struct StrokeLobeTests {
-    /// A stroke along x at `centre` with a recovery lobe of `recovery` g along y `lag` seconds later,
-    /// 0.3 s wide (a topspin's arm coming back up), gravity on z.
+    /// A 0.3 s stroke along x at `centre` with a recovery lobe of `recovery` g along y `lag` seconds
+    /// later, 0.3 s wide (a topspin's arm coming back up), gravity on z.
     static func strokeWithRecovery(
         _ t: Double, centre: Double, peak: Double = 2.0, recovery: Double = 1.6, lag: Double = 0.55
     ) -> (Double, Double, Double) {
-        (peak * bump(t, centre: centre, width: 0.2), recovery * bump(t, centre: centre + lag, width: 0.3), 1)
+        (peak * bump(t, centre: centre, width: 0.3), recovery * bump(t, centre: centre + lag, width: 0.3), 1)
     }
 
     @Test("a stroke with a recovery lobe 0.55 s after contact counts once, at contact", arguments: [50.0, 100.0])
@@ -44,7 +44,7 @@ struct StrokeLobeTests {
     @Test("a weaker lobe just before the stroke does not time it; the stronger one does")
     func strongestLobeTimes() throws {
         let samples = synthesize(rate: 50, duration: 4) { t in
-            (1.9 * bump(t, centre: 2.0, width: 0.2) - 1.5 * bump(t, centre: 1.6, width: 0.2), 0, 1)
+            (1.9 * bump(t, centre: 2.0, width: 0.3) - 1.5 * bump(t, centre: 1.6, width: 0.3), 0, 1)
         }
         let found = hits(HitDetector().events(in: samples))
         #expect(found.count == 1)
@@ -63,11 +63,35 @@ struct StrokeLobeTests {
         #expect(HitDetector().events(in: samples).isEmpty)
     }
 
+    @Test(
+        "a flick of the hand past min_peak_g for 0.1 s is no stroke; with min_swing_energy 0 it is",
+        arguments: [50.0, 100.0])
+    func flickIsNoStroke(rate: Double) {
+        // Between drills: a ball picked up, a flick of the wrist. |a| reaches 2.2 g (clipped on x) but
+        // for 0.1 s only, ∫(|a| − 1)² dt ≈ 0.06 g²·s; a real stroke stays past 1.5 g for 0.2 s or more.
+        let samples = synthesize(rate: rate, duration: 4) { t in (2.5 * bump(t, centre: 2.0, width: 0.1), 0, 1) }
+        #expect(HitDetector().events(in: samples).isEmpty)
+        var parameters = HitDetector.Parameters()
+        parameters.minSwingEnergy = 0
+        #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 1)
+    }
+
+    @Test("a rejected flick just before a stroke does not hold the stroke back")
+    func flickBeforeStroke() throws {
+        let samples = synthesize(rate: 50, duration: 5) { t in
+            (2.5 * bump(t, centre: 1.5, width: 0.1) + 2.5 * bump(t, centre: 2.6, width: 0.3), 0, 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        #expect(abs(try #require(found.first).t - 2.6) < 0.011)
+    }
+
     @Test("the merge window is a parameter: at 0.4 s the recovery lobe counts again")
     func mergeWindowParameter() {
         var parameters = HitDetector.Parameters()
         parameters.mergeWindow = 0.4
-        let samples = synthesize(rate: 50, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5) }
+        // A recovery lobe as strong as a stroke (a snapped-back topspin arm), so that only the window holds it.
+        let samples = synthesize(rate: 50, duration: 4) { Self.strokeWithRecovery($0, centre: 1.5, recovery: 1.9) }
         #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 2)
     }
 }
