@@ -215,9 +215,11 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         }
     }
 
-    public func sessionEventPages(id: String) async throws(ControlError) -> AsyncThrowingStream<
-        [EventRecord], any Error
-    > {
+    public func sessionEventPages(
+        id: String
+    ) async throws(ControlError)
+        -> AsyncThrowingStream<[EventRecord], any Error>
+    {
         let events = try record(.sessionEventPages(id: id)) { $0.sessionEvents }
         return AsyncThrowingStream { continuation in
             for start in stride(from: 0, to: events.count, by: Self.eventPageSize) {

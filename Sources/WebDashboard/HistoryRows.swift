@@ -104,7 +104,8 @@ enum HistoryRows {
     }
 
     /// The first line of `/sessions.csv`.
-    static let sessionsCSVHeader = "session_id,started_at,ended_at,athlete,sensor,profile,events,samples,lost_samples,end_reason"
+    static let sessionsCSVHeader =
+        "session_id,started_at,ended_at,athlete,sensor,profile,events,samples,lost_samples,end_reason"
 
     /// One session's line of `/sessions.csv` (without the newline).
     static func sessionCSVLine(_ session: SessionInfo) -> String {

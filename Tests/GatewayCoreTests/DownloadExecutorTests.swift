@@ -17,7 +17,9 @@ import Testing
 struct DownloadExecutorTests {
     static let downloads = 30
 
-    @Test("30 held samples CSV downloads and an events download: status and store reads answer; released, each is whole")
+    @Test(
+        "30 held samples CSV downloads and an events download: status and store reads answer; released, each is whole"
+    )
     func heldDownloads() async throws {
         let directory = NSTemporaryDirectory() + "downloads-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }

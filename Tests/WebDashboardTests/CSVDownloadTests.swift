@@ -28,7 +28,8 @@ struct CSVDownloadTests {
             let text = String(buffer: response.body)
             // More than one 64 kB piece.
             #expect(text.utf8.count > CSVDownload.pieceBytes)
-            #expect(text == HistoryRows.eventsCSVHeader + "\n" + events.map { HistoryRows.eventCSVLine($0) + "\n" }.joined())
+            let lines = events.map { HistoryRows.eventCSVLine($0) + "\n" }.joined()
+            #expect(text == HistoryRows.eventsCSVHeader + "\n" + lines)
         }
         #expect(control.calls.contains(.sessionEventPages(id: session.id)))
         #expect(!control.calls.contains(.sessionEvents(id: session.id)))

@@ -21,9 +21,11 @@ extension Gateway {
 
     /// A session's events in time order, one store page (`SessionStore.eventsPerPage`) at a
     /// time: what the dashboard's events CSV is written from.
-    public func sessionEventPages(id: String) async throws(ControlError) -> AsyncThrowingStream<
-        [EventRecord], any Error
-    > {
+    public func sessionEventPages(
+        id: String
+    ) async throws(ControlError)
+        -> AsyncThrowingStream<[EventRecord], any Error>
+    {
         let record = try await storedSession(id)
         let cursor = EventPageCursor(store: dependencies.store, session: record.id)
         return DownloadStream.make(on: dependencies.downloads) { try await cursor.next() }
