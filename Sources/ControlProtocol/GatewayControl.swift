@@ -35,6 +35,9 @@ public protocol GatewayControl: Sendable {
     func sessionEvents(id: String) async throws(ControlError) -> [EventRecord]
     /// `GET /v1/sessions/{id}/samples.csv`: the samples in the interchange CSV, as text chunks.
     func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error>
+    /// A session's events in time order, a page at a time (the dashboard's events CSV is written
+    /// from it as the client reads).
+    func sessionEventPages(id: String) async throws(ControlError) -> AsyncThrowingStream<[EventRecord], any Error>
     /// `POST /v1/sessions/{id}/reanalyze`: detection again over the stored samples, saved; a live
     /// session is refused (409).
     func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult

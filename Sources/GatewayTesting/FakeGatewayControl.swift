@@ -34,6 +34,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case stopSession(id: String)
         case sessionEvents(id: String)
         case sessionSamplesCSV(id: String)
+        case sessionEventPages(id: String)
         case reanalyze(id: String, ReanalyzeRequest)
         case importSession(ImportRequest)
         case prune(PruneRequest)
@@ -102,6 +103,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
 
     /// A fake with the default answers.
     public init() {}
+
+    /// Events a page of `sessionEventPages(id:)` holds.
+    public static let eventPageSize = 100
 
     /// Every call so far, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
@@ -208,6 +212,20 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         return AsyncThrowingStream { continuation in
             for chunk in answers.csvChunks { continuation.yield(chunk) }
             continuation.finish(throwing: answers.csvStreamFailure)
+        }
+    }
+
+    public func sessionEventPages(
+        id: String
+    ) async throws(ControlError)
+        -> AsyncThrowingStream<[EventRecord], any Error>
+    {
+        let events = try record(.sessionEventPages(id: id)) { $0.sessionEvents }
+        return AsyncThrowingStream { continuation in
+            for start in stride(from: 0, to: events.count, by: Self.eventPageSize) {
+                continuation.yield(Array(events[start..<min(start + Self.eventPageSize, events.count)]))
+            }
+            continuation.finish()
         }
     }
 

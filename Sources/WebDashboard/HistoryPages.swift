@@ -28,8 +28,11 @@ struct HistoryPages: Sendable {
             return templates.page("sessions", values)
         }
         router.get(RouterPath(DashboardPaths.sessions + ".csv")) { request, _ -> Response in
+            // At most `listLimit` sessions (a few hundred kB) are held; the text is written as read.
             let sessions = try await SessionFilter(request).apply(to: control)
-            return Downloads.csv(HistoryRows.sessionsCSV(sessions), name: "sessions.csv")
+            return CSVDownload.response(
+                name: "sessions.csv", header: HistoryRows.sessionsCSVHeader, pages: CSVDownload.onePage(sessions),
+                line: HistoryRows.sessionCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + ".json")) { request, _ -> Response in
             let sessions = try await SessionFilter(request).apply(to: control)
@@ -47,8 +50,9 @@ struct HistoryPages: Sendable {
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.csv")) { _, context -> Response in
             let session = try await control.session(id: try context.parameters.require("id"))
-            let events = try await control.sessionEvents(id: session.id)
-            return Downloads.csv(HistoryRows.eventsCSV(events), name: "session-\(session.id.prefix(8))-events.csv")
+            return CSVDownload.response(
+                name: "session-\(session.id.prefix(8))-events.csv", header: HistoryRows.eventsCSVHeader,
+                pages: try await control.sessionEventPages(id: session.id), line: HistoryRows.eventCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.json")) { _, context -> Response in
             let session = try await control.session(id: try context.parameters.require("id"))

@@ -105,32 +105,31 @@ enum HistoryRows {
         return values
     }
 
-    static func sessionsCSV(_ sessions: [SessionInfo]) -> String {
-        var text = "session_id,started_at,ended_at,athlete,sensor,profile,events,samples,lost_samples,end_reason\n"
-        for session in sessions {
-            text +=
-                [
-                    session.id, iso(session.startedAt), session.endedAt.map(iso) ?? "",
-                    CSVCell.text(session.athlete ?? ""), CSVCell.text(session.alias ?? session.sensor),
-                    CSVCell.text(session.profile),
-                    "\(session.eventCounts.values.saturatingSum)", "\(session.samples)", "\(session.lostSamples)",
-                    CSVCell.text(session.endReason ?? ""),
-                ].joined(separator: ",") + "\n"
-        }
-        return text
+    /// The first line of `/sessions.csv`.
+    static let sessionsCSVHeader =
+        "session_id,started_at,ended_at,athlete,sensor,profile,events,samples,lost_samples,end_reason"
+
+    /// One session's line of `/sessions.csv` (without the newline).
+    static func sessionCSVLine(_ session: SessionInfo) -> String {
+        [
+            session.id, iso(session.startedAt), session.endedAt.map(iso) ?? "",
+            CSVCell.text(session.athlete ?? ""), CSVCell.text(session.alias ?? session.sensor),
+            CSVCell.text(session.profile),
+            "\(session.eventCounts.values.saturatingSum)", "\(session.samples)", "\(session.lostSamples)",
+            CSVCell.text(session.endReason ?? ""),
+        ].joined(separator: ",")
     }
 
-    static func eventsCSV(_ events: [EventRecord]) -> String {
-        var text = "type,t,peak_g,intensity_g,flight_s,height_m,cadence_spm,side\n"
+    /// The first line of a session's events CSV.
+    static let eventsCSVHeader = "type,t,peak_g,intensity_g,flight_s,height_m,cadence_spm,side"
+
+    /// One event's line of the events CSV (without the newline).
+    static func eventCSVLine(_ event: EventRecord) -> String {
         func value(_ number: Double?) -> String { number.map { String(format: "%.4f", $0) } ?? "" }
-        for event in events {
-            text +=
-                [
-                    CSVCell.text(event.type), value(event.t), value(event.peakG), value(event.intensityG),
-                    value(event.flightS), value(event.heightM), value(event.cadenceSpm), CSVCell.text(event.side ?? ""),
-                ].joined(separator: ",") + "\n"
-        }
-        return text
+        return [
+            CSVCell.text(event.type), value(event.t), value(event.peakG), value(event.intensityG),
+            value(event.flightS), value(event.heightM), value(event.cadenceSpm), CSVCell.text(event.side ?? ""),
+        ].joined(separator: ",")
     }
 
     static func number(_ value: Double) -> String {

@@ -9,10 +9,11 @@ import SystemPackage
 import Glibc
 #endif
 
-/// `soak-api --socket PATH`: how fast a running daemon's `GET /v1/status` answers, alone and while
-/// thousands of idle connections sit on its control socket and random requests go by. The figures
-/// behind "answers in < 100 ms throughout" (Docs/PERFORMANCE.md); the deterministic checks are in
-/// `ControlAPISoakTests`.
+/// `soak-api --socket PATH`: how fast a running daemon's `GET /v1/status` answers, alone, while
+/// thousands of idle connections sit on its control socket, and (`--download-session ID`) while
+/// clients that read nothing hold downloads of a session's samples CSV. The figures behind
+/// "answers in < 100 ms throughout" (Docs/PERFORMANCE.md); the deterministic checks are in
+/// `ControlAPISoakTests` and `DownloadSoakTests`.
 struct SoakAPICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak-api",
@@ -27,6 +28,12 @@ struct SoakAPICommand: ParsableCommand {
     @Option(help: "GET /v1/status requests measured in each phase.")
     var requests = 500
 
+    @Option(help: "A stored session whose samples CSV stalled clients download (a last phase).")
+    var downloadSession: String?
+
+    @Option(help: "Stalled downloads of --download-session (each reads the answer's first bytes, then nothing).")
+    var stalled = 30
+
     mutating func run() throws {
         try Self.raiseDescriptorLimit(to: rlim_t(idle + 256))
         let quiet = try measure(phase: "no idle connections")
@@ -39,7 +46,21 @@ struct SoakAPICommand: ParsableCommand {
         let closedByServer = held.filter { $0.isClosedByPeer() }.count
         print("idle connections the daemon closed to stay within its cap: \(closedByServer) of \(held.count)")
         for stream in held { stream.close() }
-        if quiet.failures + flooded.failures > 0 { throw ExitCode.failure }
+        var failures = quiet.failures + flooded.failures
+        if let session = downloadSession {
+            var downloads: [UnixStream] = []
+            defer { for stream in downloads { stream.close() } }
+            let request = Array("GET /v1/sessions/\(session)/samples.csv HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+            for _ in 0..<stalled {
+                let stream = try UnixStream(path: socket)
+                try stream.write(request)
+                downloads.append(stream)
+            }
+            // Each download has begun (its first bytes arrived); from now on nothing is read.
+            for stream in downloads { _ = try stream.readSome() }
+            failures += try measure(phase: "\(stalled) stalled downloads of session \(session)").failures
+        }
+        if failures > 0 { throw ExitCode.failure }
     }
 
     struct Phase {

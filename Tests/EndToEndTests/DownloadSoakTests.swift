@@ -17,6 +17,8 @@ struct DownloadSoakTests {
     static let stalledClients = 30
     /// The unit's MemoryMax (systemd/sportsensord.service).
     static let memoryMax = 512 << 20
+    /// `/v1/status` requests made while the downloads stall, 100 ms apart.
+    static let statusProbes = 50
 
     /// A session of `sampleCount` samples at 100 Hz, stored before the daemon starts.
     static func makeSession(in state: String) async throws -> String {
@@ -64,22 +66,29 @@ struct DownloadSoakTests {
             // Every download has started (its head arrived); then nothing more is read.
             for client in stalled { #expect(try await client.readHead(timeout: .seconds(60)).status == 200) }
             var peak = before
-            var slowest = Duration.zero
-            for _ in 0..<20 {
+            var latencies: [Duration] = []
+            for _ in 0..<Self.statusProbes {
                 let clock = ContinuousClock()
                 let started = clock.now
                 let answer = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
                     "GET", "/v1/status")
-                slowest = max(slowest, clock.now - started)
+                latencies.append(clock.now - started)
                 #expect(answer.status == 200, "/v1/status answers while 30 downloads stall")
                 let now = try Self.memory(of: pid)
                 peak = (max(peak.rss, now.rss), max(peak.anonymous, now.anonymous))
-                try await Task.sleep(for: .milliseconds(250))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            latencies.sort()
+            func percentile(_ share: Double) -> String {
+                let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * share))]
+                let milliseconds = Double(value.components.seconds) * 1000 + Double(value.components.attoseconds) / 1e15
+                return String(format: "%.1f ms", milliseconds)
             }
             print(
                 "download soak: \(Self.stalledClients) stalled clients, \(Self.sampleCount) samples: VmRSS "
                     + "\(before.rss / 1024) → peak \(peak.rss / 1024) MB, RssAnon \(before.anonymous / 1024) → "
-                    + "peak \(peak.anonymous / 1024) MB, slowest /v1/status \(slowest)")
+                    + "peak \(peak.anonymous / 1024) MB; /v1/status over \(latencies.count) probes: p50 "
+                    + "\(percentile(0.5)), p99 \(percentile(0.99)), max \(percentile(1))")
             // Each download holds one store page (1.5 MB) and a 64 kB piece: 30 of them, about
             // 50 MB. Before pages, each held the whole session (3 M samples, 70+ MB): 1 GB for 30.
             #expect(

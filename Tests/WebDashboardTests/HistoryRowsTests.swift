@@ -34,7 +34,7 @@ struct HistoryRowsTests {
         )
         #expect(HistoryRows.session(negative)["completeness"] as? String == "–")
         _ = HistoryRows.sessionPage(negative, events: [EventRecord(type: "jump", t: -.infinity)])
-        _ = HistoryRows.sessionsCSV([far, negative])
+        _ = [far, negative].map(HistoryRows.sessionCSVLine)
     }
 
     @Test("/sessions.csv and the events CSV write names a spreadsheet would evaluate as text; numbers stay numbers")
@@ -45,12 +45,12 @@ struct HistoryRowsTests {
         session.athlete = "=HYPERLINK(\"http://x\")"
         session.alias = "@evil"
         session.eventCounts = ["jump": 2]
-        let row = HistoryRows.sessionsCSV([session]).split(separator: "\n").last.map(String.init)
+        let row: String? = HistoryRows.sessionCSVLine(session)
         let expected: String =
             "6f9619ff-8b86-d011-b42d-00c04fc964ff,2026-01-01T00:00:00Z,2026-01-01T00:01:00Z,"
             + "\"'=HYPERLINK(\"\"http://x\"\")\",\"'@evil\",jump,2,12,3,imported"
         #expect(row == expected, "\(Array((row ?? "").unicodeScalars.map(\.value)))")
-        let events = HistoryRows.eventsCSV([EventRecord(type: "+cmd", t: 1.5, side: "=1+1")])
-        #expect(events.split(separator: "\n").last == "\"'+cmd\",1.5000,,,,,,\"'=1+1\"")
+        let event = HistoryRows.eventCSVLine(EventRecord(type: "+cmd", t: 1.5, side: "=1+1"))
+        #expect(event == "\"'+cmd\",1.5000,,,,,,\"'=1+1\"")
     }
 }

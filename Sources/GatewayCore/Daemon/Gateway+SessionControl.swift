@@ -92,18 +92,6 @@ extension Gateway {
         return events.sorted { $0.t < $1.t }
     }
 
-    /// `GET /v1/sessions/{id}/samples.csv`.
-    ///
-    /// Made as the client reads: the route writes one piece and awaits the writer, which waits for
-    /// the socket (backpressure), before it asks for the next. A download holds one store page
-    /// (at most 65 536 samples, 1.5 MB: `SessionStore.chunksPerSamplePage`) and one 64 kB piece
-    /// of text, whatever the session's length and the client's speed.
-    public func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error> {
-        let record = try await storedSession(id)
-        let cursor = SampleCSVCursor(store: dependencies.store, session: record.id)
-        return AsyncThrowingStream { try await cursor.next() }
-    }
-
     /// A stop whose session's end is not in the store: never reported as success.
     static func unsavedEnd(_ failure: StoreError, session: String, stateDirectory: String) -> ControlError {
         if failure.code == .spilled {
@@ -160,44 +148,5 @@ extension DetectionProfile {
                 fix: "use one of \(DetectionProfile.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return profile
-    }
-}
-
-/// The state of one samples CSV download: the current store page and the position in it.
-private actor SampleCSVCursor {
-    static let pieceBytes = 64 * 1024
-
-    let store: SessionStore
-    let session: UUID
-    private var page: [StoredSample] = []
-    private var offset = 0
-    private var next: SamplePosition?
-    private var started = false
-    private var exhausted = false
-
-    init(store: SessionStore, session: UUID) {
-        self.store = store
-        self.session = session
-    }
-
-    /// The next piece of the CSV (the header first), about 64 kB; nil at the end.
-    func next() async throws -> String? {
-        guard started else {
-            started = true
-            return SampleCSV.header + "\n"
-        }
-        var piece = ""
-        while piece.utf8.count < Self.pieceBytes {
-            if offset == page.count {
-                guard !exhausted else { break }
-                let loaded = try await store.samplePage(of: session, after: next)
-                (page, offset, next, exhausted) = (loaded.samples, 0, loaded.next, loaded.next == nil)
-                continue
-            }
-            piece += SampleCSV.line(page[offset].acceleration) + "\n"
-            offset += 1
-        }
-        if offset == page.count { (page, offset) = ([], 0) }
-        return piece.isEmpty ? nil : piece
     }
 }

@@ -30,6 +30,8 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
     public var logger: Logger
     /// Replication's status now; nil without `[replication]`.
     public var replicationStatus: (@Sendable () -> ReplicationStatus)?
+    /// Where downloads (samples CSV, event pages) are made: off the cooperative pool.
+    public var downloads: any TaskExecutor = DownloadExecutor.shared
 
     /// Creates dependencies; only the store, state directory, configuration and clock are required.
     public init(
