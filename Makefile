@@ -312,7 +312,7 @@ bench-replication: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	scripts/bench-replication.sh .build/release/sportsensor-dev
 
-## bench-gateway: the daemon's own CPU, RSS, allocations, disk bytes per sample and notification-to-SSE latency
+## bench-gateway: the daemon's own CPU, VmRSS, Pss and anonymous memory, allocations, disk bytes per sample and notification-to-SSE latency
 ## under 1-128 emulated sensors served from another process (Docs/PERFORMANCE.md, "The gateway's own cost");
 ## BENCH_GATEWAY_FLAGS narrows the matrix (--sensors 64 --rates 100 --subscribers 10)
 BENCH_GATEWAY_DIR ?= /var/tmp
