@@ -315,7 +315,7 @@ bench-replication: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	scripts/bench-replication.sh .build/release/sportsensor-dev
 
-## bench-gateway: the daemon's own CPU, RSS, allocations, disk bytes per sample and notification-to-SSE latency
+## bench-gateway: the daemon's own CPU, VmRSS, Pss and anonymous memory, allocations, disk bytes per sample and notification-to-SSE latency
 ## under 1-128 emulated sensors served from another process (Docs/PERFORMANCE.md, "The gateway's own cost");
 ## BENCH_GATEWAY_FLAGS narrows the matrix (--sensors 64 --rates 100 --subscribers 10)
 BENCH_GATEWAY_DIR ?= /var/tmp
@@ -327,14 +327,31 @@ bench-gateway: deps
 	.build/release/sportsensor-dev bench-gateway --daemon .build/release/sportsensord \
 		--malloc-counter $(CURDIR)/.build/release/malloc-count.so --directory $(BENCH_GATEWAY_DIR) $(BENCH_GATEWAY_FLAGS)
 
-## bench-store: disk bytes written per stored sample, 10 minutes of 1, 16 and 64 virtual sensors at 100 Hz
+## bench-store: stored bytes per sample of each profile's recording beside flac -8, xz -9e and zstd -19 on the same
+## samples, then disk bytes written per stored sample, 10 minutes of 1, 16 and 64 virtual sensors at 100 Hz
 ## (/proc/self/io write_bytes; BENCH_STORE_DIR must be on a real disk, not tmpfs)
 BENCH_STORE_DIR ?= /var/tmp
 BENCH_STORE_MINUTES ?= 10
 # BENCH_STORE_FLAGS=--realtime: at the daemon's pace (10 minutes per sensor count, Docs/PERFORMANCE.md)
 BENCH_STORE_FLAGS ?=
+# The compressors bench-store measures beside the store, on the same samples (Debian's packages).
+BENCH_STORE_APT_PACKAGES := flac xz-utils zstd
+BENCH_STORE_PROFILES ?= table-tennis jump throw steps
+BENCH_STORE_PROFILE_SAMPLES ?= 1000000
 bench-store: deps
+	@missing=""; for p in $(BENCH_STORE_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
+	@for p in $(BENCH_STORE_PROFILES); do \
+		dir=$$(mktemp -d $(BENCH_STORE_DIR)/sportsensord-bench-store.XXXXXX); \
+		out=$$(.build/release/sportsensor-dev bench-store --motion $$p --samples $(BENCH_STORE_PROFILE_SAMPLES) \
+			--state-dir $$dir 2>&1); status=$$?; rm -rf "$$dir"; \
+		echo "== $$p, seed 2026, $(BENCH_STORE_PROFILE_SAMPLES) samples, a record per 100"; \
+		echo "$$out" | grep -E '^(chunk bytes|peer|Error)'; [ $$status -eq 0 ] || exit 1; \
+	done
 	@for n in 1 16 64; do \
 		dir=$$(mktemp -d $(BENCH_STORE_DIR)/sportsensord-bench-store.XXXXXX); \
 		out=$$(.build/release/sportsensor-dev bench-store --sensors $$n --minutes $(BENCH_STORE_MINUTES) \

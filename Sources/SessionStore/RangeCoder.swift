@@ -84,10 +84,11 @@ struct RangeEncoder {
         if remaining > 0 { encodeUniform(value, bits: remaining) }
     }
 
-    /// Flushes the coder and appends its bytes to `out`.
-    mutating func finish(into out: inout [UInt8]) {
+    /// Flushes the coder and appends its bytes to `out`; without `leadingZero` the first byte,
+    /// always 0, is left out (a sealed segment's records, Docs/FORMATS.md, "Tail segments").
+    mutating func finish(into out: inout [UInt8], leadingZero: Bool = true) {
         for _ in 0..<5 { shiftLow() }
-        out.append(contentsOf: bytes)
+        out.append(contentsOf: leadingZero ? bytes[...] : bytes.dropFirst())
         bytes = []
     }
 }
@@ -99,18 +100,19 @@ struct RangeDecoder {
     private var range: UInt32 = 0xFFFF_FFFF
     private var code: UInt32 = 0
 
-    /// Starts decoding at `start`: the first byte must be 0, the next four start the code.
-    init(bytes: [UInt8], start: Int) throws(SampleChunkCodec.DecodeError) {
+    /// Starts decoding at `start`: the first byte must be 0 (unless the encoder left it out,
+    /// `leadingZero` false), the next four start the code.
+    init(bytes: [UInt8], start: Int, leadingZero: Bool = true) throws(SampleChunkCodec.DecodeError) {
         self.bytes = bytes
-        cursor = start
-        guard bytes.count - start >= 5 else {
+        let skip = leadingZero ? 1 : 0
+        guard bytes.count - start >= 4 + skip else {
             throw SampleChunkCodec.DecodeError(code: .truncated, message: "chunk ends before its sample data")
         }
-        guard bytes[start] == 0 else {
+        guard !leadingZero || bytes[start] == 0 else {
             throw SampleChunkCodec.DecodeError(code: .malformed, message: "sample data does not start with 0")
         }
-        for offset in 1...4 { code = code << 8 | UInt32(bytes[start + offset]) }
-        cursor = start + 5
+        for offset in skip..<(skip + 4) { code = code << 8 | UInt32(bytes[start + offset]) }
+        cursor = start + skip + 4
     }
 
     /// Whether every byte has been used (a well-formed stream ends exactly at the end of the BLOB).

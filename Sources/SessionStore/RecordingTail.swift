@@ -63,6 +63,9 @@ struct RecordingTail: Sendable, Hashable {
     private(set) var counts: SessionCounts?
     /// Records in the segment (0: there is no segment).
     private(set) var records: Int64
+    /// The open segment is of an older format, which this build reads but does not append to:
+    /// the next flush seals it as a chunk (however short) and goes on in a new segment.
+    private(set) var sealsFirst: Bool
 
     /// A tail at chunk `chunk`, empty, or resuming `segment` (a segment of that chunk left by an
     /// earlier recorder).
@@ -73,6 +76,7 @@ struct RecordingTail: Sendable, Hashable {
         events = segment?.events ?? []
         counts = segment?.counts
         records = Int64(segment?.records.count ?? 0)
+        sealsFirst = (segment?.header.version ?? TailSegment.version) != TailSegment.version && records > 0
     }
 
     /// What to write for rows handed over since the last flush, in order. A chunk that fills gets
@@ -112,6 +116,7 @@ struct RecordingTail: Sendable, Hashable {
             fresh = []
             counts = nil
         }
+        if open.sealsFirst { compact(nil) }
         while open.samples.count + rest.count >= chunkLength {
             let missing = max(0, chunkLength - open.samples.count)
             if missing > 0 { append(missing) }
@@ -132,18 +137,30 @@ struct RecordingTail: Sendable, Hashable {
     func spill(
         samples new: [StoredSample], events newEvents: [SequencedEvent], close: Close
     ) -> Step {
+        // An older format's segment is not appended to: the spill starts the next chunk's, and
+        // crash recovery registers both.
         let record = TailSegment.Record(
-            ordinal: records, samples: new, events: newEvents, counts: close.counts,
+            ordinal: sealsFirst ? 0 : records, samples: new, events: newEvents, counts: close.counts,
             ending: TailSegment.Ending(
                 endedAt: close.endedAt, reason: close.reason, unsavedSamples: close.unsavedSamples))
         return Step(
-            action: .append(Append(chunk: chunk, record: record)), newSamples: new.count, newEvents: newEvents.count)
+            action: .append(Append(chunk: sealsFirst ? chunk + 1 : chunk, record: record)), newSamples: new.count,
+            newEvents: newEvents.count)
     }
 
     /// Takes in a step that was written.
     mutating func apply(_ step: Step) {
         switch step.action {
         case .append(let append):
+            if append.chunk != chunk {
+                // A spill past an older format's segment opens the next chunk's.
+                chunk = append.chunk
+                samples = []
+                events = []
+                counts = nil
+                records = 0
+                sealsFirst = false
+            }
             samples += append.record.samples
             events += append.record.events
             if let newCounts = append.record.counts { counts = newCounts }
@@ -154,6 +171,7 @@ struct RecordingTail: Sendable, Hashable {
             events = []
             counts = nil
             records = 0
+            sealsFirst = false
         }
     }
 

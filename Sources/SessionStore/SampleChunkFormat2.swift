@@ -12,7 +12,7 @@ extension SampleChunkCodec {
     static let timeMaxClass = 41
 
     /// The eight previous values of one axis, which the version-2 predictors extrapolate from.
-    struct Format2History {
+    struct Format2History: Hashable {
         /// Most recent first.
         var values = SIMD8<Int32>(repeating: 0)
 
@@ -38,7 +38,7 @@ extension SampleChunkCodec {
 
     /// The adaptive model of one residual stream (one axis, or the times): a running mean of the
     /// zig-zagged values that predicts their magnitude class, and the probabilities of each decision.
-    struct ResidualModel {
+    struct ResidualModel: Hashable {
         let maxClass: Int
         /// Sixteen times the running mean of the zig-zagged values.
         var mean: UInt64 = 16 << 4
@@ -141,7 +141,7 @@ extension SampleChunkCodec {
     }
 
     /// The per-axis state of a version-2 stream: history, predictor choice contexts, residual model.
-    struct Format2Axis {
+    struct Format2Axis: Hashable {
         var history = Format2History()
         var selection = [BitProbability](repeating: evenBitProbability, count: 8)
         var model = ResidualModel(maxClass: axisMaxClass)

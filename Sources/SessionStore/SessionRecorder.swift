@@ -123,6 +123,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var segment: TailSegmentWriter?
         /// Where an earlier recorder's segment of the open chunk ends (appends continue there).
         var resumeLength: Int?
+        /// The samples' coder after that segment's last record (appends continue it).
+        var resumeStream = SampleStream()
     }
 
     /// The session being recorded.
@@ -139,7 +141,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     init(
         store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resumeLength: Int?,
-        configuration: Configuration, clock: C, logger: Logger
+        resumeStream: SampleStream, configuration: Configuration, clock: C, logger: Logger
     ) {
         self.store = store
         self.session = session
@@ -149,7 +151,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         logger[metadataKey: "session.id"] = "\(session.idText)"
         self.logger = logger
         self.buffer = Mutex(Buffer(nextSequence: nextSequence))
-        self.writer = Mutex(WriterState(tail: tail, resumeLength: resumeLength))
+        self.writer = Mutex(WriterState(tail: tail, resumeLength: resumeLength, resumeStream: resumeStream))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -419,7 +421,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             state.segment = try TailSegmentWriter.resume(
                 directory.filePath(session: session.id, chunk: append.chunk), chunk: append.chunk,
-                validLength: state.resumeLength ?? TailSegment.headerLength)
+                validLength: state.resumeLength ?? TailSegment.headerLength, stream: state.resumeStream)
             state.resumeLength = nil
         }
         try state.segment?.append(append.record, session: session.id)

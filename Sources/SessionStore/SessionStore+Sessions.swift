@@ -319,7 +319,8 @@ extension SessionStore {
             segment: resumed)
         return SessionRecorder(
             store: self, session: session, nextSequence: lastSequence + 1, tail: open,
-            resumeLength: resumed?.validLength, configuration: configuration, clock: clock,
+            resumeLength: resumed?.validLength, resumeStream: resumed?.stream ?? SampleStream(),
+            configuration: configuration, clock: clock,
             logger: logger ?? self.logger)
     }
 

@@ -113,6 +113,8 @@ struct TailSegmentWriter: Sendable {
     let chunk: Int64
     let path: String
     private(set) var length: Int
+    /// The samples' coder after the last record written: the next record continues it.
+    private(set) var stream: SampleStream
 
     /// Creates (or empties) segment `header.chunk` and writes its header with the first record.
     static func create(
@@ -128,33 +130,43 @@ struct TailSegmentWriter: Sendable {
         case .success(let opened): descriptor = opened
         case .failure(let errno): throw failure(errno, file, "create the tail segment")
         }
-        var writer = TailSegmentWriter(descriptor: descriptor, chunk: header.chunk, path: file, length: 0)
+        var writer = TailSegmentWriter(
+            descriptor: descriptor, chunk: header.chunk, path: file, length: 0, stream: SampleStream())
         var bytes: [UInt8] = []
         header.encode(into: &bytes)
-        record.encode(session: header.session, into: &bytes)
+        var stream = writer.stream
+        record.encode(session: header.session, stream: &stream, into: &bytes)
         do { try writer.write(bytes) } catch {
             writer.closeDescriptor()
             throw error
         }
+        writer.stream = stream
         return writer
     }
 
-    /// Reopens a segment an earlier recorder left, cutting a torn record off its end.
-    static func resume(_ file: String, chunk: Int64, validLength: Int) throws(StoreError) -> TailSegmentWriter {
+    /// Reopens a segment an earlier recorder left, cutting a torn record off its end; appends
+    /// continue `stream`, the coder's state after its last whole record (`TailSegment.stream`).
+    static func resume(
+        _ file: String, chunk: Int64, validLength: Int, stream: SampleStream = SampleStream()
+    ) throws(StoreError) -> TailSegmentWriter {
         let descriptor: Int32
         switch syscall("open", { open(file, O_WRONLY | O_CLOEXEC) }) {
         case .success(let opened): descriptor = opened
         case .failure(let errno): throw failure(errno, file, "reopen the tail segment")
         }
         _ = syscall("ftruncate") { ftruncate(descriptor, off_t(validLength)) }
-        return TailSegmentWriter(descriptor: descriptor, chunk: chunk, path: file, length: validLength)
+        return TailSegmentWriter(
+            descriptor: descriptor, chunk: chunk, path: file, length: validLength, stream: stream)
     }
 
-    /// Appends one framed record.
+    /// Appends one framed record. The coder moves on only when the whole record is written, so a
+    /// failed append leaves the writer as it was.
     mutating func append(_ record: TailSegment.Record, session: UUID) throws(StoreError) {
         var bytes: [UInt8] = []
-        record.encode(session: session, into: &bytes)
+        var next = stream
+        record.encode(session: session, stream: &next, into: &bytes)
         try write(bytes)
+        stream = next
     }
 
     private mutating func write(_ bytes: [UInt8]) throws(StoreError) {

@@ -23,8 +23,11 @@ struct TailSegment: Hashable, Sendable {
 
     /// "SSTS": sportsensord tail segment.
     static let magic: [UInt8] = [0x53, 0x53, 0x54, 0x53]
-    /// The format version written in the header.
-    static let version: UInt8 = 1
+    /// The format version written in the header: 2, whose records' samples continue one coder
+    /// (`SampleStream`). Version 1 (each record's samples a chunk BLOB of their own) is still read.
+    static let version: UInt8 = 2
+    /// The versions this build reads.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     /// Bytes of the header: magic, version, session id (16), chunk number (8, little-endian).
     static let headerLength = 29
     /// Bytes before a record's payload: its length and its checksum (4 each, little-endian).
@@ -38,6 +41,8 @@ struct TailSegment: Hashable, Sendable {
         var session: UUID
         /// The chunk these samples will become.
         var chunk: Int64
+        /// The segment's format version (only `TailSegment.version` is written).
+        var version: UInt8 = TailSegment.version
 
         init(session: UUID, chunk: Int64) {
             self.session = session
@@ -51,7 +56,7 @@ struct TailSegment: Hashable, Sendable {
             guard Array(bytes[0..<4]) == TailSegment.magic else {
                 throw DecodeError(code: .malformed, message: "not a tail segment (no SSTS magic)")
             }
-            guard bytes[4] == TailSegment.version else {
+            guard TailSegment.readableVersions.contains(bytes[4]) else {
                 throw DecodeError(
                     code: .unknownVersion,
                     message: "tail segment version \(bytes[4]) is newer than this build: upgrade sportsensord")
@@ -65,6 +70,7 @@ struct TailSegment: Hashable, Sendable {
             var number: UInt64 = 0
             for offset in 0..<8 { number |= UInt64(bytes[21 + offset]) << UInt64(8 * offset) }
             chunk = Int64(bitPattern: number)
+            version = bytes[4]
         }
 
         func encode(into out: inout [UInt8]) {
@@ -111,16 +117,25 @@ struct TailSegment: Hashable, Sendable {
             self.ending = ending
         }
 
-        /// Reads a payload (without its frame). Events are decoded through `EventRow`, as the table
-        /// holds them.
-        init(parsing payload: [UInt8], session: UUID) throws(DecodeError) {
+        /// Reads a payload (without its frame) of a segment of format `version`; in version 2 its
+        /// samples continue `stream`. Events are decoded through `EventRow`, as the table holds them.
+        init(
+            parsing payload: [UInt8], session: UUID, version: UInt8, stream: inout SampleStream
+        ) throws(DecodeError) {
             var cursor = 0
             ordinal = Int64(bitPattern: try SampleChunkCodec.readVarint(payload, &cursor))
             let blobLength = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
             guard blobLength <= payload.count - cursor else {
                 throw DecodeError(code: .truncated, message: "tail record ends inside its samples")
             }
-            samples = blobLength == 0 ? [] : try SampleChunkCodec.decode(Array(payload[cursor..<cursor + blobLength]))
+            let section = Array(payload[cursor..<cursor + blobLength])
+            if blobLength == 0 {
+                samples = []
+            } else if version == 1 {
+                samples = try SampleChunkCodec.decode(section)
+            } else {
+                samples = try stream.decode(section)
+            }
             cursor += blobLength
             let eventCount = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
             guard eventCount <= payload.count - cursor else {
@@ -177,11 +192,13 @@ struct TailSegment: Hashable, Sendable {
             }
         }
 
-        /// Appends the framed record: length, CRC-32 and payload.
-        func encode(session: UUID, into out: inout [UInt8]) {
+        /// Appends the framed record in format 2, its samples continuing `stream`: length, CRC-32
+        /// and payload.
+        func encode(session: UUID, stream: inout SampleStream, into out: inout [UInt8]) {
             var payload: [UInt8] = []
             SampleChunkCodec.appendVarint(UInt64(bitPattern: ordinal), to: &payload)
-            let blob = samples.isEmpty ? [] : SampleChunkCodec.encode(samples)
+            var blob: [UInt8] = []
+            if !samples.isEmpty { stream.encode(samples, into: &blob) }
             SampleChunkCodec.appendVarint(UInt64(blob.count), to: &payload)
             payload += blob
             SampleChunkCodec.appendVarint(UInt64(events.count), to: &payload)
@@ -270,12 +287,15 @@ struct TailSegment: Hashable, Sendable {
     var records: [Record]
     /// Bytes up to the end of the last valid record: where the next append goes.
     var validLength: Int
+    /// The samples' coder after the last valid record (format 2): where the next append continues.
+    var stream: SampleStream
 
     /// Reads a whole file. Throws only when the header is unusable; a torn or damaged record ends
     /// the segment there.
     init(parsing bytes: [UInt8]) throws(DecodeError) {
         header = try Header(parsing: bytes)
         records = []
+        stream = SampleStream()
         var cursor = Self.headerLength
         while bytes.count - cursor >= Self.frameLength {
             let length = Int(Self.readUInt32(bytes, at: cursor))
@@ -283,11 +303,14 @@ struct TailSegment: Hashable, Sendable {
             let start = cursor + Self.frameLength
             guard length <= Self.maxPayload, length <= bytes.count - start else { break }
             let payload = Array(bytes[start..<start + length])
+            var next = stream
             guard CRC32.checksum(payload) == checksum,
-                let record = try? Record(parsing: payload, session: header.session),
+                let record = try? Record(
+                    parsing: payload, session: header.session, version: header.version, stream: &next),
                 record.ordinal == Int64(records.count)
             else { break }
             records.append(record)
+            stream = next
             cursor = start + length
         }
         validLength = cursor
@@ -302,11 +325,39 @@ struct TailSegment: Hashable, Sendable {
     /// The session's end, when a record spilled it.
     var ending: Ending? { records.last(where: { $0.ending != nil })?.ending }
 
+    /// A whole segment of format 2: `header` and `records` in order.
+    static func encode(_ header: Header, _ records: [Record]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        header.encode(into: &bytes)
+        var stream = SampleStream()
+        for record in records { record.encode(session: header.session, stream: &stream, into: &bytes) }
+        return bytes
+    }
+
     static func appendUInt32(_ value: UInt32, to out: inout [UInt8]) {
         for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
     static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
+    }
+}
+
+/// A tail segment file's samples as bytes in, values out, for tools and the fuzzer (Docs/FORMATS.md,
+/// "Tail segments"): the store itself reads segments through `TailSegment`.
+public enum TailSegmentFile {
+    /// The samples of each whole record of a segment file in any readable version, in order.
+    /// Throws when the header is unusable; a torn or damaged record ends the file there.
+    public static func records(parsing bytes: [UInt8]) throws(SampleChunkCodec.DecodeError) -> [[StoredSample]] {
+        try TailSegment(parsing: bytes).records.map(\.samples)
+    }
+
+    /// A segment file in the current format holding one record per element of `records`.
+    public static func encode(session: UUID, chunk: Int64, records: [[StoredSample]]) -> [UInt8] {
+        TailSegment.encode(
+            TailSegment.Header(session: session, chunk: chunk),
+            records.enumerated().map { ordinal, samples in
+                TailSegment.Record(ordinal: Int64(ordinal), samples: samples, events: [], counts: nil)
+            })
     }
 }

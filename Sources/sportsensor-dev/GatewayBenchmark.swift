@@ -14,8 +14,8 @@ struct GatewayBenchmark: AsyncParsableCommand {
             For each combination of --sensors, --rates and --subscribers: starts sportsensord (--daemon) in a \
             fresh state directory with --dev-virtual-sensor-socket, serves its N virtual sensors from this \
             process over AF_UNIX SOCK_SEQPACKET connections, starts a session on each, opens the SSE streams, \
-            and after --warm-up reads over --seconds: the daemon's utime+stime (/proc/PID/stat), VmRSS, \
-            write_bytes (/proc/PID/io), heap allocations (with --malloc-counter, the preloaded counter \
+            and after --warm-up reads over --seconds: the daemon's utime+stime (/proc/PID/stat), VmRSS, Pss and anonymous \
+            memory (/proc/PID/smaps_rollup) idle and loaded, write_bytes (/proc/PID/io), heap allocations (with --malloc-counter, the preloaded counter \
             scripts/malloc-count.c) and its samples and notifications (/metrics). The latency is from the \
             sensor's last notification sent before a detection item arrives to its arrival, both on this \
             process's monotonic clock. Prints one table row per run.

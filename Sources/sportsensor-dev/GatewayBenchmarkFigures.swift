@@ -8,6 +8,12 @@ struct GatewayProcessReading: Equatable, Sendable {
     var cpuTicks: Int
     /// Resident set, bytes (`/proc/PID/status` `VmRSS`).
     var residentBytes: Int
+    /// Proportional set, bytes (`/proc/PID/smaps_rollup` `Pss`: shared pages divided among the
+    /// processes mapping them).
+    var proportionalBytes = 0
+    /// Anonymous memory, bytes (`/proc/PID/smaps_rollup` `Anonymous`: pages backed by no file,
+    /// the heap, stacks and written copies of data pages; what the daemon costs beyond its code).
+    var anonymousBytes = 0
     /// Bytes whose pages the process dirtied for the disk (`/proc/PID/io` `write_bytes`).
     var writeBytes: Int
     /// Heap allocations so far (the preloaded counter; nil without it).
@@ -42,6 +48,20 @@ enum GatewayProcessFiles {
             return kilobytes * 1024
         }
         return nil
+    }
+
+    /// `Pss` and `Anonymous` of `/proc/PID/smaps_rollup`, in bytes.
+    static func rollup(smaps: String) -> (proportional: Int, anonymous: Int)? {
+        var proportional: Int?
+        var anonymous: Int?
+        for line in smaps.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count >= 2, let kilobytes = Int(parts[1]) else { continue }
+            if parts[0] == "Pss:" { proportional = kilobytes * 1024 }
+            if parts[0] == "Anonymous:" { anonymous = kilobytes * 1024 }
+        }
+        guard let proportional, let anonymous else { return nil }
+        return (proportional, anonymous)
     }
 
     /// `write_bytes` of `/proc/PID/io`.
@@ -79,16 +99,21 @@ struct GatewayBenchmarkFigures: Equatable, Sendable {
     var cpuPerNotificationMicroseconds: Double
     var idleResidentBytes: Int
     var loadedResidentBytes: Int
+    var idleProportionalBytes: Int
+    var loadedProportionalBytes: Int
+    var idleAnonymousBytes: Int
+    var loadedAnonymousBytes: Int
     var allocationsPerNotification: Double?
     var diskBytesPerSample: Double
     var lostSamples: Double
     /// Notification → SSE item, milliseconds; nil without subscribers or events.
     var latency: LatencySummary?
 
-    /// The figures of a window from `start` to `end`.
+    /// The figures of a window from `start` to `end`; memory idle from `idle` (before any sample),
+    /// loaded from `end`.
     init(
         sensors: Int, rate: Int, subscribers: Int, start: GatewayProcessReading, end: GatewayProcessReading,
-        idleResidentBytes: Int, ticksPerSecond: Int, latencies: [Double]
+        idle: GatewayProcessReading, ticksPerSecond: Int, latencies: [Double]
     ) {
         self.sensors = sensors
         self.rate = rate
@@ -101,8 +126,12 @@ struct GatewayBenchmarkFigures: Equatable, Sendable {
         coreShare = cpuSeconds / seconds
         cpuPerSampleMicroseconds = samples > 0 ? cpuSeconds / samples * 1e6 : 0
         cpuPerNotificationMicroseconds = notifications > 0 ? cpuSeconds / notifications * 1e6 : 0
-        self.idleResidentBytes = idleResidentBytes
+        idleResidentBytes = idle.residentBytes
         loadedResidentBytes = end.residentBytes
+        idleProportionalBytes = idle.proportionalBytes
+        loadedProportionalBytes = end.proportionalBytes
+        idleAnonymousBytes = idle.anonymousBytes
+        loadedAnonymousBytes = end.anonymousBytes
         if let first = start.allocations, let last = end.allocations, notifications > 0 {
             allocationsPerNotification = Double(last - first) / notifications
         }
@@ -140,8 +169,9 @@ extension GatewayBenchmarkFigures {
     /// The table's header.
     static let header = [
         "| sensors × Hz | SSE subs | samples/s (offered) | core % | CPU µs/sample | CPU µs/notif. "
-            + "| RSS idle MB | RSS loaded MB | allocs/notif. | disk B/sample | notif.→SSE ms p50 / p99 / max (n) |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            + "| RSS idle / loaded MB | Pss idle / loaded MB | anonymous idle / loaded MB | allocs/notif. "
+            + "| disk B/sample | notif.→SSE ms p50 / p99 / max (n) |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ].joined(separator: "\n")
 
     /// One row of the table.
@@ -153,7 +183,10 @@ extension GatewayBenchmarkFigures {
             latency.map { "\(fixed($0.p50, 2)) / \(fixed($0.p99, 2)) / \(fixed($0.max, 2)) (\($0.count))" } ?? "-"
         return "| \(sensors) × \(rate) | \(subscribers) | \(fixed(samplesPerSecond, 0)) (\(sensors * rate)) "
             + "| \(fixed(coreShare * 100, 1)) | \(fixed(cpuPerSampleMicroseconds, 2)) "
-            + "| \(fixed(cpuPerNotificationMicroseconds, 2)) | \(megabytes(idleResidentBytes)) "
-            + "| \(megabytes(loadedResidentBytes)) | \(allocations) | \(fixed(diskBytesPerSample, 1)) | \(latencyText) |"
+            + "| \(fixed(cpuPerNotificationMicroseconds, 2)) "
+            + "| \(megabytes(idleResidentBytes)) / \(megabytes(loadedResidentBytes)) "
+            + "| \(megabytes(idleProportionalBytes)) / \(megabytes(loadedProportionalBytes)) "
+            + "| \(megabytes(idleAnonymousBytes)) / \(megabytes(loadedAnonymousBytes)) "
+            + "| \(allocations) | \(fixed(diskBytesPerSample, 1)) | \(latencyText) |"
     }
 }

@@ -84,7 +84,7 @@ struct GatewayBenchmarkRun {
         process.waitUntilExit()
         return GatewayBenchmarkFigures(
             sensors: sensors, rate: rate, subscribers: subscribers, start: start, end: end,
-            idleResidentBytes: idle.residentBytes, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)), latencies: latencies)
+            idle: idle, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)), latencies: latencies)
     }
 
     /// The daemon's counters now.
@@ -96,14 +96,16 @@ struct GatewayBenchmarkRun {
         }
         guard let ticks = GatewayProcessFiles.cpuTicks(stat: try file("stat")),
             let resident = GatewayProcessFiles.residentBytes(status: try file("status")),
-            let written = GatewayProcessFiles.writeBytes(io: try file("io"))
-        else { throw ValidationError("cannot read /proc/\(pid)/stat, status or io") }
+            let written = GatewayProcessFiles.writeBytes(io: try file("io")),
+            let rollup = GatewayProcessFiles.rollup(smaps: try file("smaps_rollup"))
+        else { throw ValidationError("cannot read /proc/\(pid)/stat, status, io or smaps_rollup") }
         var allocations: Int?
         if let counter, let data = FileManager.default.contents(atPath: counter), data.count >= 8 {
             allocations = Int(data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
         }
         return GatewayProcessReading(
-            cpuTicks: ticks, residentBytes: resident, writeBytes: written, allocations: allocations,
+            cpuTicks: ticks, residentBytes: resident, proportionalBytes: rollup.proportional,
+            anonymousBytes: rollup.anonymous, writeBytes: written, allocations: allocations,
             samples: GatewayProcessFiles.metric("sportsensord_samples_total", in: metrics) ?? 0,
             notifications: GatewayProcessFiles.metric("sportsensord_notifications_total", in: metrics) ?? 0,
             lostSamples: GatewayProcessFiles.metric("sportsensord_lost_samples_total", in: metrics) ?? 0, at: at)

@@ -84,6 +84,12 @@ struct StoreBenchmark: AsyncParsableCommand {
         help: "With --motion: the sensor noise's standard deviation in g (the script draws 0.003–0.02 when absent).")
     var noise: Double?
 
+    @Option(help: "With --motion: the seed of the recording.")
+    var seed: UInt64 = 2026
+
+    @Flag(help: "With --motion: skip the flac, xz and zstd figures on the same samples.")
+    var noPeers = false
+
     @Option(
         help: """
             Measure disk bytes written per stored sample instead: this many virtual sensors recording at 100 Hz \
@@ -113,10 +119,15 @@ struct StoreBenchmark: AsyncParsableCommand {
         defer { if stateDir == nil { try? FileManager.default.removeItem(atPath: directory) } }
         let store = try SessionStore.open(at: StateDirectory(path: directory))
         let signal =
-            motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise) } ?? BenchmarkSignal(count: samples)
+            motion.map { BenchmarkSignal(script: $0, count: samples, noise: noise, seed: seed) }
+            ?? BenchmarkSignal(count: samples)
         let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(for: session)
-        let runner = Task { await recorder.run() }
+        // A motion script is recorded as the daemon records a sensor at 100 Hz: one flush, one
+        // segment record, per second of samples. The synthetic signal measures the sustained rate,
+        // flushed by the recorder's own loop.
+        let runner = Task { if motion == nil { await recorder.run() } }
+        let batch = motion == nil ? batch : 100
         let clock = ContinuousClock()
         let started = clock.now
         var offset = 0
@@ -124,11 +135,13 @@ struct StoreBenchmark: AsyncParsableCommand {
         while offset < signal.samples.count {
             let end = min(offset + batch, signal.samples.count)
             recorder.record(samples: signal.samples[offset..<end])
-            for _ in 0..<((end - offset) / max(samplesPerEvent, 1)) {
+            // A motion script's figure is the samples' cost alone: no events in its records.
+            for _ in 0..<(motion == nil ? (end - offset) / max(samplesPerEvent, 1) : 0) {
                 recorder.record(event: EventRecord(type: "hit", t: signal.samples[offset].t, peakG: 1.5))
                 events += 1
             }
             offset = end
+            if motion != nil { try await recorder.flush() }
             // Hand over at a steady pace: yield so the writer can run, as a live pipeline would.
             if offset % (batch * 64) == 0 { await Task.yield() }
             // Never let the producer run ahead of the bound: that would measure dropping, not storing.
@@ -154,6 +167,15 @@ struct StoreBenchmark: AsyncParsableCommand {
         print(
             "chunk bytes/sample:    \(String(format: "%.3f", Double(storage.bytes) / Double(max(storage.samples, 1))))")
         print("file bytes/sample:     \(String(format: "%.3f", Double(fileBytes) / Double(max(storage.samples, 1))))")
+        guard motion != nil, !noPeers else { return }
+        let stored = Double(storage.bytes) / Double(max(storage.samples, 1))
+        for peer in try CompressionPeers.measure(signal.samples.map(\.raw), directory: directory) {
+            let perSample = Double(peer.bytes) / Double(max(signal.samples.count, 1))
+            print(
+                "peer \(peer.name):".padding(toLength: 23, withPad: " ", startingAt: 0)
+                    + "\(String(format: "%.3f", perSample)) bytes/sample (store ÷ peer \(String(format: "%.3f", stored / perSample)))"
+            )
+        }
     }
 }
 
@@ -196,13 +218,13 @@ struct BenchmarkSignal {
     var samples: [StoredSample] = []
 
     /// `count` samples of a motion script at 100 Hz, as a virtual sensor would stream them.
-    init(script: MotionScript, count: Int, noise: Double?) {
+    init(script: MotionScript, count: Int, noise: Double?, seed: UInt64) {
         var options = MotionOptions()
         options.noise = noise
         let recording = MotionGenerator.render(
-            script: script, seed: 2026, rate: 100, duration: Double(count) / 100, options: options)
+            script: script, seed: seed, rate: 100, duration: Double(count) / 100, options: options)
         samples = recording.raw.prefix(count).enumerated().map { index, raw in
-            StoredSample(index: Int64(index), t: Double(index) / 100, raw: raw)
+            StoredSample(index: Int64(index), t: StoreTime.microseconds(Double(index) / 100), raw: raw)
         }
     }
 

@@ -155,12 +155,12 @@ struct RecordingTailTests {
 
     @Test("resuming a segment: its rows are the open chunk's, and records continue its numbering")
     func resuming() throws {
-        var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 4).encode(into: &bytes)
-        TailSegment.Record(
-            ordinal: 0, samples: samples(0..<20), events: [event(9)], counts: SessionCounts(received: 20)
-        )
-        .encode(session: Self.session, into: &bytes)
+        let bytes = TailSegment.encode(
+            TailSegment.Header(session: Self.session, chunk: 4),
+            [
+                TailSegment.Record(
+                    ordinal: 0, samples: samples(0..<20), events: [event(9)], counts: SessionCounts(received: 20))
+            ])
         let segment = try TailSegment(parsing: bytes)
         let tail = RecordingTail(chunkLength: 100, chunk: 4, segment: segment)
         #expect(tail.samples == samples(0..<20) && tail.events == [event(9)] && tail.records == 1)
@@ -203,9 +203,9 @@ struct TailSegmentFormatTests {
         5840
         """
 
-    /// The same segment as the encoder writes it now (its samples in chunk format 3). A change to
-    /// these bytes is a new segment or chunk version (or a bug).
-    static let currentFixture = """
+    /// The same segment as the last build of segment format 1 wrote it (its samples in chunk format
+    /// 3). Every later build must read it.
+    static let version1Fixture = """
         53535453015e55e55e111142228333444455556666020000000000000098000000d3e6eb9d001d03020e0004e0c50800\
         0000000088c340008d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f000002000000000000e0\
         3f02cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e8\
@@ -220,16 +220,15 @@ struct TailSegmentFormatTests {
 
     @Test("header and records round-trip: samples, events bit for bit, counters")
     func roundTrip() throws {
-        var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &bytes)
-        #expect(bytes.count == TailSegment.headerLength)
-        Self.record.encode(session: Self.session, into: &bytes)
+        var header: [UInt8] = []
+        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &header)
+        #expect(header.count == TailSegment.headerLength)
         var second = Self.record
         second.ordinal = 1
         second.counts = nil
         second.events = []
         second.samples = []
-        second.encode(session: Self.session, into: &bytes)
+        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 2), [Self.record, second])
         let segment = try TailSegment(parsing: bytes)
         #expect(segment.header == TailSegment.Header(session: Self.session, chunk: 2))
         #expect(segment.records == [Self.record, second])
@@ -242,11 +241,13 @@ struct TailSegmentFormatTests {
     func damage() throws {
         var bytes: [UInt8] = []
         TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
-        Self.record.encode(session: Self.session, into: &bytes)
+        var stream = SampleStream()
+        Self.record.encode(session: Self.session, stream: &stream, into: &bytes)
         let whole = bytes.count
+        let afterFirst = stream
         var next = Self.record
         next.ordinal = 1
-        next.encode(session: Self.session, into: &bytes)
+        next.encode(session: Self.session, stream: &stream, into: &bytes)
         for cut in [whole + 1, whole + 7, whole + 8, bytes.count - 1] {
             let torn = try TailSegment(parsing: Array(bytes[..<cut]))
             #expect(torn.records == [Self.record], "cut at \(cut)")
@@ -257,7 +258,8 @@ struct TailSegmentFormatTests {
         #expect(try TailSegment(parsing: corrupted).records == [Self.record])
         // A stale record (an earlier, longer write's bytes) cannot follow with the wrong ordinal.
         var stale = Array(bytes[..<whole])
-        Self.record.encode(session: Self.session, into: &stale)
+        var staleStream = afterFirst
+        Self.record.encode(session: Self.session, stream: &staleStream, into: &stale)
         #expect(try TailSegment(parsing: stale).records == [Self.record])
         #expect(try TailSegment(parsing: stale).validLength == whole)
     }
@@ -276,14 +278,25 @@ struct TailSegmentFormatTests {
         }
     }
 
-    @Test("the fixtures: the encoder's bytes are stable, and both the first and the current decode to the record")
+    /// The same segment as the encoder writes it now (segment format 2: its samples continue one
+    /// coder). A change to these bytes is a new segment version (or a bug).
+    static let currentFixture = """
+        53535453025e55e55e111142228333444455556666020000000000000096000000c5515c4a001b020e0004e0c5080000\
+        00000088c3408d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f000002000000000000e03f02\
+        cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e83f00\
+        000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
+        """
+
+    @Test("the fixtures: the encoder's bytes are stable; format 2 and both format-1 segments decode to the record")
     func fixture() throws {
-        var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &bytes)
-        Self.record.encode(session: Self.session, into: &bytes)
+        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 2), [Self.record])
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
         #expect(hex == Self.currentFixture)
         #expect(try TailSegment(parsing: bytes).records == [Self.record])
-        #expect(try TailSegment(parsing: [UInt8](hex: Self.fixture)).records == [Self.record])
+        for old in [Self.fixture, Self.version1Fixture] {
+            let segment = try TailSegment(parsing: [UInt8](hex: old))
+            #expect(segment.header.version == 1)
+            #expect(segment.records == [Self.record])
+        }
     }
 }

@@ -85,11 +85,8 @@ struct SpillTests {
         let last = TailSegment.Record(
             ordinal: 1, samples: Array(samples[100...]), events: [],
             counts: SessionCounts(received: 300, lost: 0, sampleRate: 99.5), ending: ending)
-        var bytes: [UInt8] = []
-        TailSegment.Header(session: id, chunk: 4).encode(into: &bytes)
-        first.encode(session: id, into: &bytes)
-        let firstEnd = bytes.count
-        last.encode(session: id, into: &bytes)
+        let firstEnd = TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first]).count
+        let bytes = TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first, last])
         let segment = try TailSegment(parsing: bytes)
         #expect(segment.records.count == 2)
         #expect(segment.ending == ending)

@@ -272,4 +272,59 @@ struct TailStoreTests {
         #expect(counts == [400, 400, 100])
         #expect(try await openSegments(store).isEmpty)
     }
+
+    /// A segment file of format 1, as builds before segment format 2 wrote it: each record's
+    /// samples a chunk BLOB of their own (Docs/FORMATS.md, "Tail segments").
+    static func version1Segment(session: UUID, chunk: Int64, records: [[StoredSample]]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        TailSegment.Header(session: session, chunk: chunk).encode(into: &bytes)
+        bytes[4] = 1
+        for (ordinal, samples) in records.enumerated() {
+            var payload: [UInt8] = []
+            SampleChunkCodec.appendVarint(UInt64(ordinal), to: &payload)
+            let blob = SampleChunkCodec.encode(samples)
+            SampleChunkCodec.appendVarint(UInt64(blob.count), to: &payload)
+            payload += blob
+            payload += [0, 0]  // no events, no counters
+            TailSegment.appendUInt32(UInt32(payload.count), to: &bytes)
+            TailSegment.appendUInt32(CRC32.checksum(payload), to: &bytes)
+            bytes += payload
+        }
+        return bytes
+    }
+
+    @Test("a format-1 segment left open is read, then sealed as its chunk; recording goes on in format 2")
+    func resumesAVersion1Segment() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .jump)))
+        let samples = SyntheticMotion.trainingSession(count: 700, seed: 17)
+        let old = Self.version1Segment(
+            session: session.id, chunk: 0, records: [Array(samples[..<100]), Array(samples[100..<250])])
+        try FileManager.default.createDirectory(atPath: store.tailDirectory.path, withIntermediateDirectories: true)
+        let oldFile = store.tailDirectory.filePath(session: session.id, chunk: 0)
+        try Data(old).write(to: URL(fileURLWithPath: oldFile))
+        #expect(sameSamples(try await store.samples(of: session.id), samples[..<250]), "readers see the old tail")
+
+        let recorder = try await store.recorder(
+            for: session, configuration: .init(chunkLength: 400), clock: ContinuousClock())
+        recorder.record(samples: samples[250...])
+        try await recorder.flush()
+        #expect(sameSamples(try await store.samples(of: session.id), samples))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: oldFile)) == Data(old), "never appended to")
+        let next = try TailSegment(
+            parsing: [UInt8](
+                Data(
+                    contentsOf: URL(
+                        fileURLWithPath:
+                            store.tailDirectory.filePath(session: session.id, chunk: 1)))))
+        #expect(next.header.version == TailSegment.version)
+        try await recorder.finish(reason: .stopped)
+        #expect(sameSamples(try await store.samples(of: session.id), samples))
+        let counts = try await store.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
+        }
+        #expect(counts == [250, 400, 50])
+    }
 }

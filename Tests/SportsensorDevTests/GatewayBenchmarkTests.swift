@@ -24,6 +24,24 @@ struct GatewayBenchmarkTests {
         #expect(GatewayProcessFiles.writeBytes(io: io) == 4_096_000)
     }
 
+    @Test("Pss and Anonymous are read from smaps_rollup in kB and given in bytes; a rollup without them is nil")
+    func rollup() throws {
+        let smaps = """
+            55d0c0a00000-7ffd1e5f3000 ---p 00000000 00:00 0                          [rollup]
+            Rss:               44120 kB
+            Pss:               22711 kB
+            Pss_Anon:           4512 kB
+            Pss_File:          18199 kB
+            Shared_Clean:      21500 kB
+            Private_Dirty:      4600 kB
+            Anonymous:          4512 kB
+            AnonHugePages:         0 kB
+            """
+        let figures = try #require(GatewayProcessFiles.rollup(smaps: smaps))
+        #expect(figures.proportional == 22711 * 1024 && figures.anonymous == 4512 * 1024)
+        #expect(GatewayProcessFiles.rollup(smaps: "Rss: 10 kB\nPss_Anon: 3 kB\n") == nil)
+    }
+
     @Test("an unlabelled Prometheus series, not one whose name it prefixes")
     func metric() {
         let text = """
@@ -40,14 +58,18 @@ struct GatewayBenchmarkTests {
     @Test("figures per sample, per notification and per second from two readings")
     func figures() {
         let start = ContinuousClock.now
+        let idle = GatewayProcessReading(
+            cpuTicks: 900, residentBytes: 20 << 20, proportionalBytes: 12 << 20, anonymousBytes: 4 << 20,
+            writeBytes: 0, allocations: 0, samples: 0, notifications: 0, lostSamples: 0, at: start)
         let first = GatewayProcessReading(
             cpuTicks: 1000, residentBytes: 30 << 20, writeBytes: 1000, allocations: 5000, samples: 10_000,
             notifications: 3_000, lostSamples: 2, at: start)
         let last = GatewayProcessReading(
-            cpuTicks: 1010, residentBytes: 32 << 20, writeBytes: 1_001_000, allocations: 65_000, samples: 110_000,
+            cpuTicks: 1010, residentBytes: 32 << 20, proportionalBytes: 20 << 20, anonymousBytes: 9 << 20,
+            writeBytes: 1_001_000, allocations: 65_000, samples: 110_000,
             notifications: 33_000, lostSamples: 2, at: start + .seconds(10))
         let figures = GatewayBenchmarkFigures(
-            sensors: 100, rate: 100, subscribers: 1, start: first, end: last, idleResidentBytes: 20 << 20,
+            sensors: 100, rate: 100, subscribers: 1, start: first, end: last, idle: idle,
             ticksPerSecond: 100, latencies: [3, 1, 2, 4])
         // 10 ticks at 100 Hz is 0.1 s of CPU over 10 s of wall clock, 100 000 samples, 30 000 notifications.
         #expect(abs(figures.coreShare - 0.01) < 1e-9)
@@ -58,7 +80,10 @@ struct GatewayBenchmarkTests {
         #expect(figures.diskBytesPerSample == 10)
         #expect(figures.loadedResidentBytes == 32 << 20 && figures.idleResidentBytes == 20 << 20)
         #expect(figures.latency == LatencySummary([1, 2, 3, 4]))
+        #expect(figures.idleAnonymousBytes == 4 << 20 && figures.loadedAnonymousBytes == 9 << 20)
+        #expect(figures.idleProportionalBytes == 12 << 20 && figures.loadedProportionalBytes == 20 << 20)
         #expect(figures.row.hasPrefix("| 100 × 100 | 1 | 10000 (10000) | 1.0 | 1.00 |"))
+        #expect(figures.row.contains("| 20.0 / 32.0 | 12.0 / 20.0 | 4.0 / 9.0 |"))
     }
 
     @Test("latency quantiles by nearest rank; none without values")
