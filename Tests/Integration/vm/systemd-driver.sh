@@ -3,19 +3,22 @@
 #
 # The systemd stage's guest side: run by itest-driver.service (image.sh) as root, in a VM whose
 # PID 1 is systemd, with bluetooth.service as Debian ships it. Usage: systemd-driver.sh PAYLOAD OUT
-#   PAYLOAD (9p, read-only): sportsensord_<version>_<arch>.deb, params.sh, sportsensor-dev with
-#           swift-runtime/ (the Swift libraries it, not the package, links), btvirt, guest-lib.sh,
-#           this script; OUT (9p): results, logs, `result`.
-# It does what an admin and a coach would: `apt install ./sportsensord_*.deb` on a box with no
-# Swift toolchain, the config edited, a user in group sportsensor, `systemctl start sportsensord`,
-# then sportsensorctl as that user (doctor, scan, pair, start, tail), `bluetoothctl scan on`, one
-# central adapter powered off mid-run, stop, sessions, `systemctl stop`, a KILL and restart,
-# `systemd-analyze security`; then `apt remove` (sessions and config kept) and `apt purge`
-# (both gone). The host (systemd-stage.sh) compares the exported sessions
-# with the virtual sensors' ground truth.
+#   PAYLOAD (9p, read-only): the package and the older one to upgrade from (DEB, PREV_DEB),
+#           params.sh, sportsensor-dev with swift-runtime/ (the Swift libraries it, not the
+#           package, links), btvirt, guest-lib.sh, upgrade.sh, this script; OUT (9p): results,
+#           logs, `result`.
+# It does what an admin and a coach would: `apt install` of the older package on a box with no
+# Swift toolchain, the config edited, a user in group sportsensor, `systemctl enable --now
+# sportsensord`, then sportsensorctl as that user (doctor, scan, pair), a session recorded, the
+# upgrade to this package with a schema migration (systemd-upgrade.sh), then the four sessions
+# (start, tail), `bluetoothctl scan on`, one central adapter powered off mid-run, stop, sessions,
+# `systemctl stop`, a KILL and restart, `systemd-analyze security`, a reinstall while running;
+# then `apt remove` (sessions and config kept) and `apt purge` (both gone). The host
+# (systemd-stage.sh) compares the exported sessions with the virtual sensors' ground truth.
 PAYLOAD=$1
 OUT=$2
 source "$PAYLOAD/guest-lib.sh"
+source "$PAYLOAD/upgrade.sh"
 # btmgmt (BlueZ's shell) quits without output when its standard input is at end of file, as a
 # service's /dev/null is: give every command an input that stays open and silent.
 mkfifo /run/itest-stdin
@@ -92,20 +95,19 @@ step "systemd stage: guest up, PID 1 is $(cat /proc/1/comm)"
 [ "$(cat /proc/1/comm)" = systemd ] || fail_env "PID 1 is not systemd"
 systemctl is-enabled bluetooth.service | grep -q enabled || fail_env "bluetooth.service is not enabled in the image"
 
-# --- install the package, as Docs/OPERATIONS.md tells an admin -----------------------------------
+# --- install the older package, as Docs/OPERATIONS.md tells an admin -----------------------------
 command -v swift swiftc >/dev/null && fail_env "the image has a Swift toolchain"
-DEB=$(ls "$PAYLOAD"/sportsensord_*.deb)
-cp "$DEB" /var/tmp/ && DEB=/var/tmp/$(basename "$DEB")
+# apt reads local packages as its sandbox user, who cannot read the 9p share: copies in /var/tmp.
+cp "$PAYLOAD/$DEB" "$PAYLOAD/$PREV_DEB" /var/tmp/ || fail "copying the packages"
+NEW_DEB=/var/tmp/$DEB
 t_cmd=$EPOCHREALTIME
-DEBIAN_FRONTEND=noninteractive apt-get install -y "$DEB" >$W/apt-install.log 2>&1 ||
-    fail "apt install $DEB: $(tail -5 $W/apt-install.log)"
+DEBIAN_FRONTEND=noninteractive apt-get install -y "/var/tmp/$PREV_DEB" </dev/null >$W/apt-install.log 2>&1 ||
+    fail "apt install $PREV_DEB: $(tail -5 $W/apt-install.log)"
 awk -v a="$t_cmd" -v b="$EPOCHREALTIME" 'BEGIN { printf "  apt install took %.1f s\n", b - a }'
-check "the package installed is version $VERSION" test "$(dpkg-query -W -f='${Version}' sportsensord)" = "$VERSION"
+check "the package installed is version $PREV_VERSION" test "$(dpkg-query -W -f='${Version}' sportsensord)" = "$PREV_VERSION"
 check "the binaries find every library they link (no Swift runtime on the box)" \
     test "$(ldd /usr/bin/sportsensord /usr/bin/sportsensorctl | grep -c 'not found')" = 0
 check "no Swift runtime library is known to the dynamic linker" test "$(ldconfig -p | grep -c libswiftCore)" = 0
-/usr/bin/sportsensord --version | tee $W/version.txt
-check "sportsensord --version names the package version" grep -qF "$VERSION (commit " $W/version.txt
 check "the service is installed disabled" test "$(systemctl is-enabled sportsensord)" = disabled
 check "the service is not started by the installation" test "$(systemctl is-active sportsensord)" = inactive
 check "the package made the sportsensor user" getent passwd sportsensor
@@ -170,7 +172,7 @@ wait_until 60 advertising || fail "the virtual sensors did not all start adverti
 step "$SENSORS virtual sensors advertising: ${SENSOR_ADDRS[*]}"
 
 # --- the gateway under systemd, then the coach's commands ----------------------------------------
-systemctl start sportsensord || fail "systemctl start sportsensord"
+systemctl enable --now sportsensord || fail "systemctl enable --now sportsensord"
 wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not appear"
 step "sportsensord $(systemctl show -p ActiveState --value sportsensord), pid $(systemctl show -p MainPID --value sportsensord)"
 ctl doctor >$W/doctor.log 2>&1
@@ -201,6 +203,13 @@ done
 WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected within 180 s: $(sensors_json)"
 sensors_json | jq -r '.[] | "  \(.alias) \(.address) \(.link_state) on \(.adapter)"'
 step "all $SENSORS sensors connected"
+
+# --- a session under the older package, the upgrade, the migration (systemd-upgrade.sh) ----------
+upgrade_with_migration
+/usr/bin/sportsensord --version | tee $W/version.txt
+check "sportsensord --version names the package version" grep -qF "$VERSION (commit " $W/version.txt
+WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected again after the upgrade: $(sensors_json)"
+step "all $SENSORS sensors connected again"
 for n in $(seq 1 $SENSORS); do ctl start --sensor s$n --profile table-tennis || fail "start s$n"; done
 
 # tail --json for TAIL_SECONDS, each line stamped with the guest's clock.
@@ -269,7 +278,8 @@ awk -v a="$t_stop" -v b="$EPOCHREALTIME" 'BEGIN { printf "  systemctl stop took 
 systemctl show -p Result -p ExecMainStatus -p ExecMainCode sportsensord | tr '\n' ' ' | sed 's/^/  /'
 echo
 check "systemctl stop: clean exit" test "$(systemctl show -p Result --value sportsensord)" = success
-sessions_json >$W/sessions-final.json
+# The run's sessions: all but the one recorded before the upgrade.
+sessions_json | jq --arg up "$UPGRADE_ID" '[.[] | select(.id != $up)]' >$W/sessions-final.json
 check "$HALF stopped sessions ended as stopped" test "$(jq '[.[] | select(.end_reason == "stopped")] | length' $W/sessions-final.json)" = "$HALF"
 check "the live session ended as shutdown" test "$(jq '[.[] | select(.end_reason == "shutdown")] | length' $W/sessions-final.json)" = $((SENSORS - HALF))
 # The host compares every session with its sensor's ground truth.
@@ -310,6 +320,7 @@ journalctl -u sportsensord --no-pager -o short-monotonic >$W/sportsensord.journa
 
 # --- apt remove keeps the sessions and the config; apt purge deletes them (Docs/OPERATIONS.md) ----
 systemctl start sportsensord || fail "systemctl start sportsensord (before the removal)"
+reinstall_while_running
 DEBIAN_FRONTEND=noninteractive apt-get remove -y sportsensord >$W/apt-remove.log 2>&1 || fail "apt remove: $(tail -5 $W/apt-remove.log)"
 check "apt remove stopped the service" test "$(systemctl is-active sportsensord)" != active
 check "apt remove took the binaries and the unit" test ! -e /usr/bin/sportsensord -a ! -e /usr/lib/systemd/system/sportsensord.service

@@ -3,12 +3,14 @@
 #
 # The systemd stage of `make itest` (host side): the gateway installed from its Debian package on a
 # Debian box with no Swift toolchain whose PID 1 is systemd, next to bluetoothd, with SENSORS (4)
-# virtual sensors and two central adapters; then the package removed and purged.
+# virtual sensors and two central adapters: an older package first, a session recorded, the
+# upgrade to this one with a schema migration; then the package removed and purged.
 #
 # 1. image.sh builds (or reuses from its cache) a Debian image from Debian's packages; btvirt.sh
 #    builds btvirt from Debian's BlueZ source with one fix a central with several links needs.
 # 2. The Debian package: the sportsensord_<version>_<arch>.deb `make test` built for this commit
-#    (`make deb`), or `make deb` now when there is none. The payload for the guest: that .deb,
+#    (`make deb`), or `make deb` now when there is none, and the same repackaged at <version>~prev
+#    for the upgrade (systemd-upgrade.sh). The payload for the guest: both .debs,
 #    sportsensor-dev for the virtual sensors with the Swift runtime libraries it links (kept
 #    under /opt/itest in the guest, reached through LD_LIBRARY_PATH only: the installed package
 #    must run without them), and the guest scripts.
@@ -45,6 +47,17 @@ if [ ! -s "$DEB" ]; then
 fi
 say "package $(basename "$DEB"): $(du -k "$DEB" | cut -f1) KiB"
 cp "$DEB" "$PAYLOAD/" || exit 1
+# The package the box has before the upgrade: this one's contents at a lower version ("~prev"
+# sorts before the version itself), so apt treats the new one as an upgrade and runs both sides'
+# maintainer scripts. Its binaries are this commit's: the store it leaves is made older by the
+# guest (systemd-upgrade.sh). Uncompressed: it is built and installed once per run.
+PREV_VERSION="$VERSION~prev"
+PREV_DEB="sportsensord_${PREV_VERSION}_$(dpkg --print-architecture).deb"
+dpkg-deb -R "$DEB" "$RUN/prev-root" &&
+    sed -i "s/^Version: .*/Version: $PREV_VERSION/" "$RUN/prev-root/DEBIAN/control" &&
+    dpkg-deb --root-owner-group -Znone --build "$RUN/prev-root" "$PAYLOAD/$PREV_DEB" >/dev/null ||
+    { say "FAIL: repackaging $(basename "$DEB") as $PREV_VERSION"; exit 1; }
+rm -rf "$RUN/prev-root"
 # sportsensor-dev (the test's virtual sensors, not part of the package) links Swift's runtime
 # from the toolchain: the guest gets those libraries for it alone.
 ldd "$BINDIR/sportsensor-dev" |
@@ -52,8 +65,10 @@ ldd "$BINDIR/sportsensor-dev" |
     { say "FAIL: collecting the Swift runtime libraries"; exit 1; }
 [ -n "$(ls "$PAYLOAD/swift-runtime")" ] || { say "FAIL: ldd named no Swift runtime library"; exit 1; }
 cp "$BINDIR/sportsensor-dev" "$BTVIRT" "$HERE/guest-lib.sh" "$PAYLOAD/"
+cp "$HERE/systemd-upgrade.sh" "$PAYLOAD/upgrade.sh"
 cp "$HERE/systemd-driver.sh" "$PAYLOAD/driver.sh"
-printf 'SENSORS=%s\nBTMON=%s\nVERSION=%s\n' "${SENSORS:-4}" "${BTMON:-0}" "$VERSION" >"$PAYLOAD/params.sh"
+printf 'SENSORS=%s\nBTMON=%s\nVERSION=%s\nDEB=%s\nPREV_VERSION=%s\nPREV_DEB=%s\n' "${SENSORS:-4}" "${BTMON:-0}" \
+    "$VERSION" "$(basename "$DEB")" "$PREV_VERSION" "$PREV_DEB" >"$PAYLOAD/params.sh"
 qemu-img create -q -f qcow2 -F qcow2 -b "$IMAGE/base.qcow2" "$RUN/root.qcow2" || { say "FAIL: qemu-img create"; exit 2; }
 
 # TCG (software emulation) as in CI; -svm keeps the guest from probing the kvm module.
