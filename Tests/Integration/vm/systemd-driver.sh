@@ -330,6 +330,7 @@ check "apt remove kept the session database" test -s $STATE/sportsensord.sqlite
 DEBIAN_FRONTEND=noninteractive apt-get purge -y sportsensord >$W/apt-purge.log 2>&1 || fail "apt purge: $(tail -5 $W/apt-purge.log)"
 check "apt purge deleted /var/lib/sportsensord" test ! -e $STATE
 check "apt purge deleted /etc/sportsensord" test ! -e /etc/sportsensord
+check "apt purge kept the sportsensor user and group" getent passwd sportsensor
 check "apt purge left no trace in dpkg" test -z "$(dpkg-query -W -f='${db:Status-Abbrev}' sportsensord 2>/dev/null)"
 step "removed and purged"
 
