@@ -102,8 +102,8 @@ struct SpillTests {
         noted.unsavedSamples = 7842
         let note = TailSegment.Record(
             ordinal: 2, samples: [], events: [], counts: SessionCounts(received: 8142), ending: noted)
-        note.encode(session: id, into: &bytes)
-        let withNote = try TailSegment(parsing: bytes)
+        let withNote = try TailSegment(
+            parsing: TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first, last, note]))
         #expect(withNote.records.count == 3)
         #expect(withNote.ending == noted)
         #expect(withNote.ending?.unsavedSamples == 7842)
