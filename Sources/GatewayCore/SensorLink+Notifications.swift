@@ -2,8 +2,8 @@
 import GATTClient
 import SDUSensor
 
-/// The notification path: the GATT client calls `handle` on the thread that read each
-/// notification; the gate and the watchdog's deadline run under the link's lock, and the
+/// The notification path: the GATT client's sink (``SensorLinkConnection``) calls `handle` on
+/// the thread that read each notification; the gate and the watchdog's deadline run under the link's lock, and the
 /// samples go to the sink after it is released.
 extension SensorLink {
     /// Samples to hand to a sink, once the lock is released.
@@ -16,24 +16,11 @@ extension SensorLink {
         case done
     }
 
-    /// Waits until the notification stream ends (the notifications themselves go to `handle`,
-    /// from the GATT client's reading thread); returns the machine's actions for the end.
-    func consume(_ notifications: GATTClient<C>.Notifications) async -> [Action] {
-        var failure: (any Error)?
-        do {
-            for try await notification in notifications { handle(GATTClient<C>.NotificationSlice(notification)) }
-        } catch {
-            failure = error
-        }
-        guard !Task.isCancelled else { return [] }
-        return streamEnded(failure)
-    }
-
     /// One notification, on the thread that read it. Specialized for the daemon's clock: the
     /// generic entry finds the specialization with one type check, not a metadata lookup per
     /// generic type it touches.
     @_specialize(where C == ContinuousClock)
-    func handle(_ notification: GATTClient<C>.NotificationSlice) {
+    func handle(_ notification: GATTClient<C>.Notification) {
         let delivery = core.withLock { core -> Delivery? in
             guard notification.handle == core.accelerometerHandle else {
                 logger.debug(
@@ -65,7 +52,7 @@ extension SensorLink {
                     core.drainingEarly = false
                     return .done
                 }
-                let notification = GATTClient<C>.NotificationSlice(core.early.removeFirst())
+                let notification = core.early.removeFirst()
                 return accept(notification, into: &core).map(EarlyStep.deliver) ?? .next
             }
             switch step {
@@ -78,7 +65,7 @@ extension SensorLink {
 
     /// Runs `notification` through the gate and moves the watchdog's deadline; returns the
     /// samples to hand over, if any. Called under the lock, while streaming.
-    func accept(_ notification: GATTClient<C>.NotificationSlice, into core: inout Core) -> Delivery? {
+    func accept(_ notification: GATTClient<C>.Notification, into core: inout Core) -> Delivery? {
         let arrival = origin.duration(to: notification.receivedAt).inSeconds
         let verdict = notification.value.withUnsafeBytes { value in
             core.gate.accept(notification: value, arrivalTime: arrival, into: &core.samples)

@@ -65,6 +65,8 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         /// True while set-up hands the early notifications over: later ones queue behind them.
         var drainingEarly = false
         var sink: (any SensorSampleSink)?
+        /// The GATT client's sink of the current connection, whose end `stream()` awaits.
+        var connection: SensorLinkConnection<C>?
         /// The samples of the notification being handled: one buffer, reused.
         var samples: [SDUDecodedSample] = []
         var stopRequested = false
@@ -237,12 +239,14 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         guard let bearer = core.withLock({ $0.bearer }) else {
             return attemptFailed(SensorLinkError(.setupFailed, "no bearer to set up (internal error)"))
         }
+        let connection = SensorLinkConnection(link: self)
         let client = GATTClient(
-            bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout, logger: logger)
-        core.withLock { $0.client = client }
-        // A strong reference (a weak load per notification costs more than the rest of the
-        // hand-over): closeBearer() drops the client, which ends the cycle.
-        client.handleNotifications { [self] notification in handle(notification) }
+            bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout,
+            notifications: connection, logger: logger)
+        core.withLock { core in
+            core.client = client
+            core.connection = connection
+        }
         do {
             do {
                 try await client.exchangeMTU(clientRxMTU: configuration.preferredMTU)
@@ -309,13 +313,17 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     // MARK: Streaming
 
     private func stream() async -> [Action] {
-        guard let client = core.withLock({ $0.client }) else {
+        guard let connection = core.withLock({ $0.connection }) else {
             let error = SensorLinkError(.disconnected, "no GATT client (internal error)")
             return core.withLock { $0.machine.bearerEnded(error, at: clock.now) }
         }
-        let notifications = client.notifications
         return await withTaskGroup(of: [Action].self) { group in
-            group.addTask { await self.consume(notifications) }
+            group.addTask {
+                // The notifications themselves go to `handle`, from the reading thread.
+                let error = await connection.ended()
+                guard !Task.isCancelled else { return [] }
+                return self.streamEnded(error)
+            }
             group.addTask { await self.watch() }
             var actions = await group.next() ?? []
             group.cancelAll()
@@ -375,6 +383,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         let (client, bearer) = core.withLock { core in
             defer {
                 core.client = nil
+                core.connection = nil
                 core.bearer = nil
                 core.accelerometerHandle = nil
                 core.early = []

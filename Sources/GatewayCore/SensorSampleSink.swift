@@ -15,7 +15,7 @@ import SDUSensor
 /// `SensorLink.core` → `SensorChannel.state` (to find the session) → `SessionPipeline.state` →
 /// `SessionRecorder.buffer` → `EventBus`. Held while calling something else are only leaves: the
 /// standard library's `AsyncStream` continuations and swift-log. Docs/ARCHITECTURE.md ("Locks")
-/// says the same.
+/// says the same; `make tsan` checks it under load.
 public protocol SensorSampleSink: AnyObject, Sendable {
     /// The new samples of one notification, in index order; never empty, never a sample whose
     /// index is at or below one handed over before. `batch` is the link's reused buffer: copy
