@@ -36,7 +36,7 @@ FUZZ_BUILD := Fuzz/.build
 
 .PHONY: browser-deps browser-test
 .PHONY: all deps build release test unit-test lint format fuzz fuzz-smoke fuzz-build demo demo-smoke clean eval validate bench bench-store bench-replication bench-gateway \
-	install install-binaries install-check security-check itest deb deb-deps
+	install install-binaries install-check security-check itest deb deb-deps tsan
 
 all: build
 
@@ -92,6 +92,15 @@ unit-test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --skip '$(ISOLATED_SUITES)|$(SOAK_SUITES)'
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(ISOLATED_SUITES)'
 	for suite in $(subst |, ,$(SOAK_SUITES)); do $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter "$$suite" || exit 1; done
+
+## tsan: the churn stress test and the concurrency-sensitive suites under ThreadSanitizer, in a build of
+## their own (.build-tsan: every target and dependency instrumented); fails on any report (Docs/TESTING.md)
+TSAN_SCRATCH ?= .build-tsan
+TSAN_SUITES ?= GatewayChurnTests|GatewayConcurrencyTests|SensorLinkTests|SynchronousNotificationTests|SocketReactorTests
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
+		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
 ## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and

@@ -5,7 +5,8 @@ import BLEWire
 ///
 /// `GATTClient` feeds it every request, every received PDU, timer expiry and link loss, and
 /// performs the actions it returns (send a PDU, arm or stop the transaction timer, complete a
-/// request, deliver a notification, close the bearer). The rules it enforces (Core Vol 3 Part F
+/// request, deliver a notification, close the bearer): a notification is an action like any
+/// other. The rules it enforces (Core Vol 3 Part F
 /// 3.3.2 and 3.4):
 ///
 /// - **One outstanding request.** A request is sent only when no other is awaiting its response;
@@ -75,24 +76,15 @@ public struct ATTClientStateMachine: Sendable {
         case succeed(RequestID, ATTPDU)
         /// The request failed.
         case fail(RequestID, GATTError)
-        /// Deliver a value the peer pushed. For an indication the confirmation follows as a
-        /// separate `.send`.
-        case deliver(handle: UInt16, value: [UInt8], isIndication: Bool)
+        /// Deliver a value the peer pushed: a slice of the received PDU. For an indication the
+        /// confirmation follows as a separate `.send`.
+        case deliver(handle: UInt16, value: ArraySlice<UInt8>, isIndication: Bool)
         /// Log this; nothing else to do.
         case note(Note)
         /// End the notification stream: normally for nil, with the error otherwise.
         case finishNotifications(GATTError?)
         /// Close the bearer. Comes once, after every other consequence of closing.
         case closeBearer
-    }
-
-    /// What a received PDU asks for (``receive(_:)``): a notification on its own, without an
-    /// action array, so handling one allocates nothing; any other PDU as actions.
-    public enum Reception: Sendable {
-        /// Deliver this notification; its value is a slice of the received PDU.
-        case notification(ATTHandleValueNotification.Slice)
-        /// Perform these actions, as ``received(_:)`` returns them.
-        case actions([Action])
     }
 
     /// Running totals of what the peer sent besides responses.
@@ -212,21 +204,23 @@ public struct ATTClientStateMachine: Sendable {
         return shutDown(reason, notificationError: reason)
     }
 
-    /// A PDU arrived from the peer, read in place: what ``received(_:)`` does, with a well-formed
-    /// notification returned as itself. Never traps, whatever the bytes.
-    public mutating func receive(_ pdu: ArraySlice<UInt8>) -> Reception {
-        guard closeReason == nil else { return .actions([]) }
+    /// A PDU arrived from the peer: its actions are appended to `actions`, a buffer the caller
+    /// reuses, so a notification (read in place, its value a slice of `pdu`) allocates nothing.
+    /// Never traps, whatever the bytes.
+    public mutating func received(_ pdu: ArraySlice<UInt8>, into actions: inout [Action]) {
+        guard closeReason == nil else { return }
         if pdu.first == ATTOpcode.handleValueNotification.rawValue,
             let notification = try? ATTHandleValueNotification.Slice(parsing: pdu)
         {
             counters.notifications += 1
-            return .notification(notification)
+            actions.append(.deliver(handle: notification.handle, value: notification.value, isIndication: false))
+            return
         }
-        return .actions(received(Array(pdu)))
+        actions += received(Array(pdu))
     }
 
-    /// A PDU arrived from the peer. Never traps, whatever the bytes.
-    public mutating func received(_ pdu: [UInt8]) -> [Action] {
+    /// Any PDU but a well-formed notification.
+    private mutating func received(_ pdu: [UInt8]) -> [Action] {
         guard closeReason == nil else { return [] }
         let parsed: ATTPDU
         do {
@@ -237,11 +231,11 @@ public struct ATTClientStateMachine: Sendable {
         switch parsed {
         case .handleValueNotification(let notification):
             counters.notifications += 1
-            return [.deliver(handle: notification.handle, value: notification.value, isIndication: false)]
+            return [.deliver(handle: notification.handle, value: notification.value[...], isIndication: false)]
         case .handleValueIndication(let indication):
             counters.indications += 1
             return [
-                .deliver(handle: indication.handle, value: indication.value, isIndication: true),
+                .deliver(handle: indication.handle, value: indication.value[...], isIndication: true),
                 .send(ATTHandleValueConfirmation().bytes),
             ]
         case .errorResponse(let response):

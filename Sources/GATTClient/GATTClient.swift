@@ -3,25 +3,24 @@ import BLEWire
 import Logging
 import Synchronization
 
-/// A GATT client over any `ATTBearer`: MTU exchange, discovery, reads, writes and the stream of
-/// notifications, with the ATT rules enforced by `ATTClientStateMachine`.
+/// A GATT client over any `ATTBearer`: MTU exchange, discovery, reads, writes and notifications,
+/// with the ATT rules enforced by `ATTClientStateMachine`.
 ///
 /// The client owns the bearer. It stamps every received PDU with `clock.now` and feeds it to the
 /// state machine: on the bearer's reading thread when the bearer delivers synchronously
 /// (``ATTBearer/deliverSynchronously(to:)``, as `SeqPacketBearer` does), otherwise in a read
 /// loop task. A writer task sends PDUs in the order the state machine produced them (so reading
-/// never waits for the bearer's flow control). Notifications go to `notifications`, or, once
-/// ``handleNotifications(with:)`` installed a handler, straight to that handler on the reading
-/// thread, without a task switch.
+/// never waits for the bearer's flow control). Notifications go to the ``GATTNotificationSink``
+/// given at init, on the reading thread, without a task switch, after the client released its
+/// lock; so does the end of the link.
 /// Each request is a transaction guarded by `transactionTimeout` on `clock`; when it expires the
 /// link is closed for good, as the specification demands, and every later call fails at once.
 ///
 /// ```swift
-/// let client = GATTClient(bearer: bearer, logger: logger)
+/// let client = GATTClient(bearer: bearer, notifications: sink, logger: logger)
 /// try await client.exchangeMTU()
 /// let accel = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
-/// try await client.enableNotifications(for: accel)
-/// for try await notification in client.notifications { … }
+/// try await client.enableNotifications(for: accel)  // sink.notified(_:) from now on
 /// ```
 ///
 /// Requests may be issued from several tasks at once; they are sent one at a time. Call
@@ -29,30 +28,18 @@ import Synchronization
 public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// A value the peer pushed, stamped on this client's clock.
     public typealias Notification = GATTNotification<C.Instant>
-    /// A pushed value as a synchronous handler gets it: the value is a slice of the PDU.
-    public typealias NotificationSlice = GATTNotificationSlice<C.Instant>
-    /// The stream of pushed values.
-    public typealias Notifications = AsyncThrowingStream<Notification, any Error>
     private typealias Action = ATTClientStateMachine.Action
     private typealias RequestID = ATTClientStateMachine.RequestID
 
-    /// Every notification and indication the peer sends, in arrival order, with the instant it was
-    /// read from the bearer. Single consumer. Finishes normally after `close()`; throws a
-    /// `GATTError` (`.disconnected`, `.timeout`, `.protocolViolation`) when the link ends any other
-    /// way. Holds at most `notificationBufferCapacity` unconsumed values; newer ones are dropped
-    /// and counted in `droppedNotificationCount`, never silently.
-    public let notifications: Notifications
     /// How long a request may wait for its response before the link is given up (30 s by
     /// default, the specification's value).
     public let transactionTimeout: Duration
-    /// How many unconsumed notifications `notifications` holds before dropping.
-    public let notificationBufferCapacity: Int
 
     private let bearer: any ATTBearer
     private let clock: C
     private let logger: Logger
     private let outgoing: AsyncStream<OutgoingPDU>.Continuation
-    private let notificationSink: Notifications.Continuation
+    private let sink: (any GATTNotificationSink<C.Instant>)?
     private let state: Mutex<State>
 
     private struct OutgoingPDU: Sendable {
@@ -61,25 +48,15 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         var sent: CheckedContinuation<Void, any Error>?
     }
 
-    /// The handler of ``handleNotifications(with:)``, boxed: a function value that leaves
-    /// `Mutex.withLock` through its generic result is reabstracted, which allocates a thunk per
-    /// notification; a class reference is only retained.
-    private final class NotificationHandler: Sendable {
-        let handle: @Sendable (NotificationSlice) -> Void
-
-        init(_ handle: @escaping @Sendable (NotificationSlice) -> Void) {
-            self.handle = handle
-        }
-    }
-
     private struct State {
         var machine = ATTClientStateMachine()
         var nextRequestID: UInt64 = 0
         var waiting: [RequestID: CheckedContinuation<ATTPDU, any Error>] = [:]
         var timers: [RequestID: Task<Void, Never>] = [:]
         var mtu: UInt16 = ATTExchangeMTURequest.minimumMTU
-        var droppedNotifications = 0
-        var notificationHandler: NotificationHandler?
+        /// The actions of the event being run: one buffer, reused, so a notification allocates
+        /// nothing. Empty between events (it would hold slices of the last PDU).
+        var actions: [Action] = []
         var closeTask: Task<Void, Never>?
         var loops: [Task<Void, Never>] = []
     }
@@ -88,9 +65,8 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         case resume(CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, any Error>)
         case cancel(Task<Void, Never>)
         case note(ATTClientStateMachine.Note)
-        case dropped(total: Int)
         case finish(GATTError?)
-        case handle(NotificationHandler, NotificationSlice)
+        case notify(Notification)
     }
 
     /// Starts a client on `bearer`, which it now owns.
@@ -98,21 +74,20 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// - Parameters:
     ///   - clock: the clock for transaction timeouts and notification arrival instants.
     ///   - transactionTimeout: how long a request may go unanswered (30 s in the specification).
-    ///   - notificationBufferCapacity: unconsumed notifications held before dropping (at least 1).
+    ///   - notifications: where pushed values and the end of the link go; nil drops them.
     ///   - logger: carries the caller's metadata (`ble.address`); the client adds `att.opcode`.
     public init(
         bearer: any ATTBearer, clock: C, transactionTimeout: Duration = .seconds(30),
-        notificationBufferCapacity: Int = 4096, logger: Logger = Logger(label: "sportsensord.gatt")
+        notifications sink: (any GATTNotificationSink<C.Instant>)? = nil,
+        logger: Logger = Logger(label: "sportsensord.gatt")
     ) {
         self.bearer = bearer
         self.clock = clock
         self.transactionTimeout = transactionTimeout
-        self.notificationBufferCapacity = max(1, notificationBufferCapacity)
+        self.sink = sink
         self.logger = logger
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: OutgoingPDU.self)
         self.outgoing = outgoing
-        (notifications, notificationSink) = Notifications.makeStream(
-            bufferingPolicy: .bufferingOldest(self.notificationBufferCapacity))
         state = Mutex(State())
         let writer = Task { await self.writeLoop(outgoingStream) }
         // The bearer keeps the client alive until the flow ends, as the read loop would.
@@ -128,9 +103,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The ATT MTU in effect: 23 until `exchangeMTU` succeeds.
     public var mtu: UInt16 { state.withLock { $0.mtu } }
-
-    /// Notifications dropped because the consumer of `notifications` fell behind.
-    public var droppedNotificationCount: Int { state.withLock { $0.droppedNotifications } }
 
     /// PDUs from the peer that could not be parsed.
     public var malformedPDUCount: Int { state.withLock { $0.machine.counters.malformedPDUs } }
@@ -149,7 +121,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             statistics.unexpectedPDUsIgnored = counters.unexpectedPDUsIgnored
             statistics.notificationsReceived = counters.notifications
             statistics.indicationsReceived = counters.indications
-            statistics.notificationsDropped = state.droppedNotifications
             statistics.queuedRequests = state.machine.queuedRequests
             statistics.hasOutstandingRequest = state.machine.hasOutstandingRequest
             statistics.mtu = state.mtu
@@ -393,18 +364,8 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         try await configure(characteristic, 0x0000)
     }
 
-    /// Hands every later notification and indication to `handler`, in arrival order, on the
-    /// thread that read it (the bearer's, or the client's read task), instead of to
-    /// `notifications`, which then only finishes (or throws) when the link ends. `handler` must
-    /// not block; it is never called twice at once. Install it before enabling notifications.
-    /// The value is a slice of the received PDU: `handler` copies what it keeps
-    /// (``GATTNotificationSlice/owned``).
-    public func handleNotifications(with handler: @escaping @Sendable (NotificationSlice) -> Void) {
-        state.withLock { $0.notificationHandler = NotificationHandler(handler) }
-    }
-
-    /// Closes the link: pending requests fail with `.disconnected`, `notifications` finishes
-    /// normally, the bearer is closed. Returns once the bearer is closed and both loops have
+    /// Closes the link: pending requests fail with `.disconnected`, the sink's `linkEnded(nil)`
+    /// is called, the bearer is closed. Returns once the bearer is closed and both loops have
     /// ended. Safe to call more than once and after the link ended by itself.
     public func close() async {
         run { $0.machine.close() }
@@ -485,30 +446,23 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     // MARK: I/O
 
     /// Runs one state machine event under the lock, performs the actions that must keep their
-    /// order (sending, notification delivery) there too, and the rest after unlocking.
-    private func run(receivedAt: C.Instant? = nil, _ event: (inout State) -> [Action]) {
-        run(receivedAt: receivedAt) { state -> ATTClientStateMachine.Reception in .actions(event(&state)) }
+    /// order (sending) there too, and the rest after unlocking: completions, logging, and the
+    /// sink's calls, so the sink runs with no lock held.
+    private func run(_ event: (inout State) -> [Action]) {
+        run(receivedAt: nil) { state, actions in actions += event(&state) }
     }
 
-    /// ``run(receivedAt:_:)`` for a received PDU: a notification comes without an action array,
-    /// and goes to the handler as a slice of the PDU, so handling one allocates nothing.
-    private func run(receivedAt: C.Instant?, _ event: (inout State) -> ATTClientStateMachine.Reception) {
-        // A notification for the handler is kept apart from `effects`, so handling one allocates
-        // no effect array (an event delivers at most one).
-        let (effects, handled): ([Effect], Handled?) = state.withLock { state in
+    /// ``run(_:)`` with the actions appended to the reused buffer (`State.actions`); a received
+    /// PDU's values are stamped `receivedAt`.
+    private func run(receivedAt: C.Instant?, _ event: (inout State, inout [Action]) -> Void) {
+        // A notification for the sink is kept apart from `effects`, so handling one allocates no
+        // effect array (an event delivers at most one).
+        let (effects, notification) = state.withLock { state -> ([Effect], Notification?) in
+            var actions: [Action] = []
+            swap(&actions, &state.actions)
+            event(&state, &actions)
             var effects: [Effect] = []
-            var handled: Handled?
-            let actions: [Action]
-            switch event(&state) {
-            case .notification(let pushed):
-                let notification = NotificationSlice(
-                    handle: pushed.handle, value: pushed.value, isIndication: false,
-                    receivedAt: receivedAt ?? clock.now)
-                deliver(notification, owned: nil, &state, &effects, &handled)
-                actions = []
-            case .actions(let list):
-                actions = list
-            }
+            var notification: Notification?
             for action in actions {
                 switch action {
                 case .send(let pdu):
@@ -526,9 +480,15 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                         effects.append(.resume(waiter, .failure(error)))
                     }
                 case .deliver(let handle, let value, let isIndication):
-                    let notification = Notification(
+                    guard sink != nil else { break }
+                    let pushed = Notification(
                         handle: handle, value: value, isIndication: isIndication, receivedAt: receivedAt ?? clock.now)
-                    deliver(NotificationSlice(notification), owned: notification, &state, &effects, &handled)
+                    // PDUs are read one at a time, so delivering after unlocking keeps the order.
+                    if notification == nil {
+                        notification = pushed
+                    } else {
+                        effects.append(.notify(pushed))
+                    }
                 case .note(let note):
                     effects.append(.note(note))
                 case .finishNotifications(let error):
@@ -538,54 +498,26 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                     state.closeTask = Task { [bearer] in await bearer.close() }
                 }
             }
-            return (effects, handled)
+            // Emptied, its capacity kept: no slice of this PDU outlives the event.
+            actions.removeAll(keepingCapacity: true)
+            state.actions = actions
+            return (effects, notification)
         }
-        if let handled { handled.handler.handle(handled.notification) }
+        if let notification { sink?.notified(notification) }
         for effect in effects {
             switch effect {
             case .resume(let waiter, let result): waiter.resume(with: result)
             case .cancel(let timer): timer.cancel()
             case .note(let note): log(note)
-            case .dropped(let total):
-                if total == 1 || total % 1000 == 0 {
-                    logger.warning(
-                        "notification consumer is behind: notifications dropped",
-                        metadata: ["gatt.dropped": "\(total)", "gatt.buffer": "\(notificationBufferCapacity)"])
-                }
-            case .handle(let handler, let notification):
-                handler.handle(notification)
+            case .notify(let notification): sink?.notified(notification)
             case .finish(let error):
                 if let error {
                     logger.warning("GATT link closed", metadata: ["gatt.reason": "\(error)"])
-                    notificationSink.finish(throwing: error)
                 } else {
                     logger.debug("GATT link closed by this side")
-                    notificationSink.finish()
                 }
+                sink?.linkEnded(error)
             }
-        }
-    }
-
-    /// A notification for the handler, called after unlocking.
-    private typealias Handled = (handler: NotificationHandler, notification: NotificationSlice)
-
-    /// Hands `notification` to the handler (as `handled`, or as an effect when one is already
-    /// there) or, without a handler, `owned` (or a copy) to the stream. A method with `inout`
-    /// arguments, not a nested function: capturing `run`'s variables boxed them on the heap.
-    private func deliver(
-        _ notification: NotificationSlice, owned: Notification?, _ state: inout State, _ effects: inout [Effect],
-        _ handled: inout Handled?
-    ) {
-        if let handler = state.notificationHandler {
-            // Outside the lock: PDUs are read one at a time, so the order holds.
-            if handled == nil {
-                handled = (handler, notification)
-            } else {
-                effects.append(.handle(handler, notification))
-            }
-        } else if case .dropped = notificationSink.yield(owned ?? notification.owned) {
-            state.droppedNotifications += 1
-            effects.append(.dropped(total: state.droppedNotifications))
         }
     }
 
@@ -607,7 +539,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         switch input {
         case .pdu(let pdu):
             let now = clock.now
-            run(receivedAt: now) { $0.machine.receive(pdu) }
+            run(receivedAt: now) { state, actions in state.machine.received(pdu, into: &actions) }
         case .ended(let error):
             run { $0.machine.bearerEnded(error: error) }
         }
@@ -627,7 +559,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 return
             }
             let now = clock.now
-            run(receivedAt: now) { $0.machine.received(pdu) }
+            run(receivedAt: now) { state, actions in state.machine.received(pdu[...], into: &actions) }
         }
     }
 
@@ -718,11 +650,12 @@ extension GATTClient where C == ContinuousClock {
     /// Starts a client on `bearer` that times transactions and stamps notifications with
     /// `ContinuousClock`.
     public convenience init(
-        bearer: any ATTBearer, transactionTimeout: Duration = .seconds(30), notificationBufferCapacity: Int = 4096,
+        bearer: any ATTBearer, transactionTimeout: Duration = .seconds(30),
+        notifications sink: (any GATTNotificationSink<ContinuousClock.Instant>)? = nil,
         logger: Logger = Logger(label: "sportsensord.gatt")
     ) {
         self.init(
             bearer: bearer, clock: ContinuousClock(), transactionTimeout: transactionTimeout,
-            notificationBufferCapacity: notificationBufferCapacity, logger: logger)
+            notifications: sink, logger: logger)
     }
 }

@@ -14,9 +14,6 @@ public struct GATTClientStatistics: Hashable, Sendable {
     public var notificationsReceived = 0
     /// Indications received (each confirmed).
     public var indicationsReceived = 0
-    /// Notifications and indications dropped because the consumer of `notifications` fell
-    /// `notificationBufferCapacity` values behind.
-    public var notificationsDropped = 0
     /// Requests waiting behind the outstanding one.
     public var queuedRequests = 0
     /// True while a request awaits its response.

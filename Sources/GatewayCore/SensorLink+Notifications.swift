@@ -2,78 +2,95 @@
 import GATTClient
 import SDUSensor
 
-/// The notification path: the GATT client calls `handle` on the thread that read each
-/// notification; the gate, the watchdog's deadline and the hand-over of the samples run under
-/// the link's lock, never on the actor.
+/// The notification path: the GATT client's sink (``SensorLinkConnection``) calls `handle` on
+/// the thread that read each notification; the gate and the watchdog's deadline run under the link's lock, and the
+/// samples go to the sink after it is released.
 extension SensorLink {
-    /// Waits until the notification stream ends (the notifications themselves go to `handle`,
-    /// from the GATT client's reading thread); returns the machine's actions for the end.
-    nonisolated func consume(_ notifications: GATTClient<C>.Notifications) async -> [Action] {
-        var failure: (any Error)?
-        do {
-            for try await notification in notifications { handle(GATTClient<C>.NotificationSlice(notification)) }
-        } catch {
-            failure = error
-        }
-        guard !Task.isCancelled else { return [] }
-        return await streamEnded(failure)
+    /// Samples to hand to a sink, once the lock is released.
+    typealias Delivery = (sink: any SensorSampleSink, batch: [SDUDecodedSample])
+
+    /// One step of ``handOverEarly()``.
+    enum EarlyStep {
+        case deliver(Delivery)
+        case next
+        case done
     }
 
     /// One notification, on the thread that read it. Specialized for the daemon's clock: the
     /// generic entry finds the specialization with one type check, not a metadata lookup per
     /// generic type it touches.
     @_specialize(where C == ContinuousClock)
-    nonisolated func handle(_ notification: GATTClient<C>.NotificationSlice) {
-        core.withLock { core in
+    func handle(_ notification: GATTClient<C>.Notification) {
+        let delivery = core.withLock { core -> Delivery? in
             guard notification.handle == core.accelerometerHandle else {
                 logger.debug(
                     "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
-                return
+                return nil
             }
             switch core.machine.phase {
-            case .streaming:
-                accept(notification, into: &core)
-            case .discovering:
+            case .streaming where !core.drainingEarly:
+                return accept(notification, into: &core)
+            case .discovering, .streaming:
                 if core.early.count < Self.earlyCapacity { core.early.append(notification.owned) }
+                return nil
             default:
-                break
+                return nil
+            }
+        }
+        // The batch is the link's buffer: the sink does not keep it, so it stays unshared and the
+        // next notification reuses it.
+        if let delivery { delivery.sink.samplesArrived(delivery.batch) }
+    }
+
+    /// Hands the notifications that came during set-up to the sink, one at a time, then lets
+    /// later ones through (`drainingEarly`).
+    func handOverEarly() {
+        while true {
+            let step = core.withLock { core -> EarlyStep in
+                guard case .streaming = core.machine.phase, !core.early.isEmpty else {
+                    core.early = []
+                    core.drainingEarly = false
+                    return .done
+                }
+                let notification = core.early.removeFirst()
+                return accept(notification, into: &core).map(EarlyStep.deliver) ?? .next
+            }
+            switch step {
+            case .deliver(let delivery): delivery.sink.samplesArrived(delivery.batch)
+            case .next: continue
+            case .done: return
             }
         }
     }
 
-    /// Runs `notification` through the gate, moves the watchdog's deadline and hands the samples
-    /// on. Called under the lock, while streaming.
-    nonisolated func accept(_ notification: GATTClient<C>.NotificationSlice, into core: inout Core) {
+    /// Runs `notification` through the gate and moves the watchdog's deadline; returns the
+    /// samples to hand over, if any. Called under the lock, while streaming.
+    func accept(_ notification: GATTClient<C>.Notification, into core: inout Core) -> Delivery? {
         let arrival = origin.duration(to: notification.receivedAt).inSeconds
-        let result = notification.value.withUnsafeBytes { value in
+        let verdict = notification.value.withUnsafeBytes { value in
             core.gate.accept(notification: value, arrivalTime: arrival, into: &core.samples)
         }
-        switch result.outcome.event {
+        switch verdict.outcome.event {
         case .malformed(let error):
             logger.debug("malformed notification dropped", metadata: ["error": "\(error)"])
         case .duplicate:
             logger.debug("replayed notification dropped")
         case .resync:
             logger.info(
-                "sample counter restarted: indices continue", metadata: ["samples.skipped": "\(result.missingBefore)"])
+                "sample counter restarted: indices continue", metadata: ["samples.skipped": "\(verdict.missingBefore)"])
         default:
             break
         }
-        if result.droppedAsDuplicates > 0 {
+        if verdict.droppedAsDuplicates > 0 {
             logger.debug(
-                "samples already published dropped", metadata: ["samples.dropped": "\(result.droppedAsDuplicates)"])
+                "samples already published dropped", metadata: ["samples.dropped": "\(verdict.droppedAsDuplicates)"])
         }
         // The watchdog counts from when the link handled the notification, so a backlog in the
         // gateway itself is never taken for a silent sensor.
         let samplesCarried = max(1, (notification.value.count - SDUProfile.headerLength) / SDUProfile.sampleLength)
         _ = core.machine.notificationReceived(
             at: clock.now, sampleRate: Self.watchdogRate(core.gate), sampleCount: samplesCarried)
-        guard !core.samples.isEmpty else { return }
-        if let handler = core.sampleHandler {
-            // The handler does not keep the batch, so the buffer stays unshared and is reused.
-            handler(core.samples)
-        } else {
-            emit(.samples(core.samples), counters: &core.counters)
-        }
+        guard !core.samples.isEmpty, let sink = core.sink else { return nil }
+        return (sink, core.samples)
     }
 }

@@ -7,57 +7,52 @@ import Synchronization
 
 /// Owns one paired sensor: connects through the injected `SensorConnector`, sets up GATT, turns
 /// notifications into samples with one decoder that lives as long as the link, watches for
-/// silence, reconnects with backoff, and publishes everything on `events`.
+/// silence, reconnects with backoff, hands the samples to its ``SensorSampleSink`` and publishes
+/// its state changes on `events`.
 ///
 /// The rules are in pure structs — `SensorLinkStateMachine` (phases and what to do on each
 /// event), `ReconnectBackoff` (when to retry), `LinkWatchdog` (when silence means dead),
-/// `SensorSampleGate` (no sample twice) — and this actor only performs their actions: open and
+/// `SensorSampleGate` (no sample twice) — and this class only performs their actions: open and
 /// close bearers, run the GATT client, sleep on `clock`.
 ///
-/// Notifications do not wait for the actor: the GATT client hands each one to the link on the
-/// thread that read it, and the link runs the gate and moves the watchdog's deadline under a
-/// lock it shares with the actor (`Core`), then hands the samples to the handler installed with
-/// ``handleSamples(with:)``, or publishes them on `events` when there is none. State changes
-/// always go through `events`.
+/// All of its state is one `Core` under one lock, taken by the task that runs the link
+/// (``run()``) and by the thread that reads the notifications. That thread runs the gate and
+/// moves the watchdog's deadline under the lock, releases it, and only then hands the samples
+/// to the sink (``deliverSamples(to:)``): no lock is held while the link calls out.
 ///
 /// ```swift
 /// let link = SensorLink(address: address, connector: connector, clock: ContinuousClock(), logger: logger)
+/// link.deliverSamples(to: recorder)
 /// async let running: Void = link.run()
-/// for await event in link.events {
-///     switch event {
-///     case .samples(let batch): recorder.append(batch)
-///     case .state(let state): logger.info("link \(state)")
-///     }
-/// }
+/// for await state in link.events { logger.info("link \(state)") }
 /// ```
 ///
 /// `run()` returns when the link gave up or was stopped (`stop()`, or cancelling the task that
 /// runs it); in both cases the bearer is closed and `events` finishes after the final state.
 /// `run()` runs once per link.
-public actor SensorLink<C: Clock> where C.Duration == Duration {
+public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     /// The phase type of this link's state machine.
     public typealias Phase = SensorLinkStateMachine<C.Instant, JitterRandom>.Phase
     typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
 
     /// The sensor this link owns.
-    public nonisolated let address: BluetoothAddress
+    public let address: BluetoothAddress
     /// The link's settings.
-    public nonisolated let configuration: SensorLinkConfiguration
-    /// Samples (one batch per notification) and state changes, in order. Single consumer;
-    /// finishes after `.stopped` or `.gaveUp`.
-    public nonisolated let events: AsyncStream<SensorLinkEvent>
+    public let configuration: SensorLinkConfiguration
+    /// The link's state changes, in order. Single consumer; finishes after `.stopped` or
+    /// `.gaveUp`.
+    public let events: AsyncStream<LinkState>
 
-    private let eventSink: AsyncStream<SensorLinkEvent>.Continuation
+    private let eventSink: AsyncStream<LinkState>.Continuation
     private let stopSignal: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
-    private let stopFlag = Mutex(false)
     private let connector: any SensorConnector
     let clock: C
     /// When the link was made: sample times are seconds after this instant.
     public let origin: C.Instant
     let logger: Logger
 
-    /// What the notification path and the actor share, under one lock.
+    /// Everything the link knows, under one lock.
     struct Core {
         var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
         var gate: SensorSampleGate
@@ -67,17 +62,22 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         /// Notifications that arrived between enabling them and the end of set-up, handled
         /// once streaming starts (at most `earlyCapacity`).
         var early: [GATTClient<C>.Notification] = []
-        var sampleHandler: (@Sendable ([SDUDecodedSample]) -> Void)?
+        /// True while set-up hands the early notifications over: later ones queue behind them.
+        var drainingEarly = false
+        var sink: (any SensorSampleSink)?
+        /// The GATT client's sink of the current connection, whose end `stream()` awaits.
+        var connection: SensorLinkConnection<C>?
         /// The samples of the notification being handled: one buffer, reused.
         var samples: [SDUDecodedSample] = []
+        var stopRequested = false
+        var hasRun = false
+        var bearer: (any ATTBearer)?
+        var client: GATTClient<C>?
     }
 
     static var earlyCapacity: Int { 64 }
 
     let core: Mutex<Core>
-    private var bearer: (any ATTBearer)?
-    private var client: GATTClient<C>?
-    private var hasRun = false
 
     /// A link to `address` that opens bearers with `connector` and keeps time with `clock`.
     ///
@@ -97,7 +97,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         logger[metadataKey: "ble.address"] = "\(address)"
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(
-            of: SensorLinkEvent.self, bufferingPolicy: .bufferingOldest(configuration.eventBufferCapacity))
+            of: LinkState.self, bufferingPolicy: .bufferingOldest(configuration.eventBufferCapacity))
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var seedSource = SystemRandomNumberGenerator()
         let seed = configuration.jitterSeed ?? seedSource.next()
@@ -129,33 +129,30 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// The highest sample index published so far; nil before the first sample.
-    public var lastSampleIndex: Int64? { core.withLock { $0.gate.lastEmittedIndex } }
-
-    /// Hands every later batch of samples (one per notification, in order) to `handler` instead
-    /// of publishing it on `events`. `handler` runs on the thread that read the notification,
-    /// under the link's lock: it must not block or call back into the link, and should not keep
-    /// the batch (the link reuses its buffer, which a kept batch makes it copy). Install it before
-    /// `run()`; the link lets go of it when `run()` returns.
-    public nonisolated func handleSamples(with handler: @escaping @Sendable ([SDUDecodedSample]) -> Void) {
-        core.withLock { $0.sampleHandler = handler }
+    /// Hands every later batch of samples (one per notification, in order) to `sink`. Install
+    /// it before `run()`; the link lets go of it when `run()` returns.
+    public func deliverSamples(to sink: any SensorSampleSink) {
+        core.withLock { $0.sink = sink }
     }
 
     /// Asks the link to stop: whatever it is doing is cancelled, the bearer is closed, `.stopped`
     /// is published and `run()` returns. Safe to call at any time, also before `run()`.
-    public nonisolated func stop() {
-        stopFlag.withLock { $0 = true }
+    public func stop() {
+        core.withLock { $0.stopRequested = true }
         stopSink.yield()
     }
 
     /// Runs the link until it gives up or is stopped. Cancelling the calling task stops it like
     /// `stop()`. A second call returns at once.
     public func run() async {
-        guard !hasRun else {
+        let first = core.withLock { core in
+            defer { core.hasRun = true }
+            return !core.hasRun
+        }
+        guard first else {
             logger.warning("SensorLink.run() called again: a link runs once; create a new link to start over")
             return
         }
-        hasRun = true
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.loop() }
             group.addTask { [stopSignal] in
@@ -165,8 +162,8 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
             group.cancelAll()
         }
         eventSink.finish()
-        // The handler may refer to whoever owns the link; nothing is handed over any more.
-        core.withLock { $0.sampleHandler = nil }
+        // The sink may refer to whoever owns the link; nothing is handed over any more.
+        core.withLock { $0.sink = nil }
     }
 
     // MARK: The action loop
@@ -174,11 +171,11 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     private func loop() async {
         var pending = core.withLock { $0.machine.start(at: clock.now) }
         while true {
-            if Task.isCancelled || stopFlag.withLock({ $0 }),
-                let stopping = core.withLock({ $0.machine.isFinished ? nil : $0.machine.stopRequested() })
-            {
-                pending = stopping
+            let stopping = core.withLock { core -> [Action]? in
+                guard Task.isCancelled || core.stopRequested, !core.machine.isFinished else { return nil }
+                return core.machine.stopRequested()
             }
+            if let stopping { pending = stopping }
             guard !pending.isEmpty else {
                 if core.withLock({ $0.machine.isFinished }) { return }
                 // Every event method that leaves the machine running returns a next action; an
@@ -223,8 +220,10 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
                 await opened.close()
                 return []
             }
-            bearer = opened
-            return core.withLock { $0.machine.connected(at: clock.now) }
+            return core.withLock { core in
+                core.bearer = opened
+                return core.machine.connected(at: clock.now)
+            }
         } catch {
             guard !Task.isCancelled else { return [] }
             return attemptFailed(
@@ -237,15 +236,17 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     }
 
     private func setUpGATT() async -> [Action] {
-        guard let bearer else {
+        guard let bearer = core.withLock({ $0.bearer }) else {
             return attemptFailed(SensorLinkError(.setupFailed, "no bearer to set up (internal error)"))
         }
+        let connection = SensorLinkConnection(link: self)
         let client = GATTClient(
-            bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout, logger: logger)
-        self.client = client
-        // A strong reference (a weak load per notification costs more than the rest of the
-        // hand-over): closeBearer() drops the client, which ends the cycle.
-        client.handleNotifications { [self] notification in handle(notification) }
+            bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout,
+            notifications: connection, logger: logger)
+        core.withLock { core in
+            core.client = client
+            core.connection = connection
+        }
         do {
             do {
                 try await client.exchangeMTU(clientRxMTU: configuration.preferredMTU)
@@ -275,23 +276,24 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         }
         logger.info(
             "sensor link streaming", metadata: ["att.mtu": "\(client.mtu)", "link.connects": "\(connects)"])
-        // Under the lock the notification path takes: `.connected` is published before the first
-        // sample, and the notifications that came early are handled before any later one.
-        return core.withLock { core in
-            var actions = core.machine.setupCompleted(
-                at: clock.now, sampleRate: Self.watchdogRate(core.gate))
-            while case .publish(let state) = actions.first {
-                actions.removeFirst()
-                publish(state, counters: &core.counters)
-            }
-            let early = core.early
-            core.early = []
-            // Not streaming: set-up was overtaken by a stop; the early ones are dropped.
+        // `.connected` is published before the first sample is handed over. Notifications that
+        // arrive while the early ones are handed over queue behind them, so the order holds.
+        var actions = core.withLock { core in
+            let actions = core.machine.setupCompleted(at: clock.now, sampleRate: Self.watchdogRate(core.gate))
             if case .streaming = core.machine.phase {
-                for notification in early { accept(GATTClient<C>.NotificationSlice(notification), into: &core) }
+                core.drainingEarly = true
+            } else {
+                // Set-up was overtaken by a stop; the early ones are dropped.
+                core.early = []
             }
             return actions
         }
+        while case .publish(let state) = actions.first {
+            actions.removeFirst()
+            publish(state)
+        }
+        handOverEarly()
+        return actions
     }
 
     private func attemptFailed(_ failure: SensorLinkError) -> [Action] {
@@ -311,13 +313,17 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     // MARK: Streaming
 
     private func stream() async -> [Action] {
-        guard let client else {
+        guard let connection = core.withLock({ $0.connection }) else {
             let error = SensorLinkError(.disconnected, "no GATT client (internal error)")
             return core.withLock { $0.machine.bearerEnded(error, at: clock.now) }
         }
-        let notifications = client.notifications
         return await withTaskGroup(of: [Action].self) { group in
-            group.addTask { await self.consume(notifications) }
+            group.addTask {
+                // The notifications themselves go to `handle`, from the reading thread.
+                let error = await connection.ended()
+                guard !Task.isCancelled else { return [] }
+                return self.streamEnded(error)
+            }
             group.addTask { await self.watch() }
             var actions = await group.next() ?? []
             group.cancelAll()
@@ -360,7 +366,7 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
         return []
     }
 
-    private nonisolated func linkLost(_ reason: SensorLinkError, counters: inout SensorLinkStatistics) {
+    private func linkLost(_ reason: SensorLinkError, counters: inout SensorLinkStatistics) {
         counters.linksLost += 1
         counters.lastFailure = reason
         logger.warning("sensor link lost", metadata: ["error": "\(reason)"])
@@ -374,47 +380,46 @@ public actor SensorLink<C: Clock> where C.Duration == Duration {
     // MARK: I/O helpers
 
     private func closeBearer() async {
+        let (client, bearer) = core.withLock { core in
+            defer {
+                core.client = nil
+                core.connection = nil
+                core.bearer = nil
+                core.accelerometerHandle = nil
+                core.early = []
+                core.drainingEarly = false
+            }
+            return (core.client, core.bearer)
+        }
         if let client {
             await client.close()
         } else if let bearer {
             await bearer.close()
         }
-        client = nil
-        bearer = nil
-        core.withLock { core in
-            core.accelerometerHandle = nil
-            core.early = []
-        }
     }
 
+    /// Publishes a state change. Only the task that runs the link publishes, so the order holds
+    /// without the lock.
     private func publish(_ state: LinkState) {
-        core.withLock { publish(state, counters: &$0.counters) }
-    }
-
-    private nonisolated func publish(_ state: LinkState, counters: inout SensorLinkStatistics) {
         switch state {
         case .connected, .stopped: logger.info("sensor link \(state)")
         case .retrying: logger.info("sensor link \(state)")
         case .lost, .gaveUp: logger.warning("sensor link \(state)")
         }
-        emit(.state(state), counters: &counters)
-    }
-
-    nonisolated func emit(_ event: SensorLinkEvent, counters: inout SensorLinkStatistics) {
-        if case .dropped = eventSink.yield(event) {
-            counters.eventsDropped += 1
-            if counters.eventsDropped == 1 || counters.eventsDropped.isMultiple(of: 1000) {
-                logger.warning(
-                    "event consumer too slow: events dropped", metadata: ["events.dropped": "\(counters.eventsDropped)"]
-                )
-            }
+        guard case .dropped = eventSink.yield(state) else { return }
+        let dropped = core.withLock { core in
+            core.counters.eventsDropped += 1
+            return core.counters.eventsDropped
+        }
+        if dropped == 1 || dropped.isMultiple(of: 1000) {
+            logger.warning("event consumer too slow: events dropped", metadata: ["events.dropped": "\(dropped)"])
         }
     }
 }
 
 extension SensorLink where C == ContinuousClock {
     /// A link timed by the system's continuous clock.
-    public init(
+    public convenience init(
         address: BluetoothAddress, connector: some SensorConnector,
         configuration: SensorLinkConfiguration = SensorLinkConfiguration(),
         logger: Logger = Logger(label: "sportsensord.link")

@@ -13,19 +13,6 @@ import SDUSensor
 /// decoder's verdict were wrong. Index gaps between emitted samples are counted as missing: that
 /// is what was really lost (dropped over the air, or produced while the link was down).
 public struct SensorSampleGate: Sendable {
-    /// What one notification yielded.
-    public struct Result: Hashable, Sendable {
-        /// The decoder's verdict.
-        public var outcome: SDUNotificationOutcome
-        /// The samples to publish, in index order, all above every index published before.
-        public var samples: [SDUDecodedSample]
-        /// Samples of this notification the gate dropped because their index was not new (on top
-        /// of a whole notification the decoder dropped as a duplicate).
-        public var droppedAsDuplicates: Int
-        /// Indices skipped between the previous published sample and this notification's first.
-        public var missingBefore: Int
-    }
-
     /// The decoder, kept for the sensor's lifetime.
     public private(set) var decoder: SDUStreamDecoder
     /// The highest index published; nil before the first sample.
@@ -50,26 +37,16 @@ public struct SensorSampleGate: Sendable {
     public struct Verdict: Hashable, Sendable {
         /// The decoder's verdict.
         public var outcome: SDUNotificationOutcome
-        /// Samples of this notification the gate dropped because their index was not new.
+        /// Samples of this notification the gate dropped because their index was not new (on top
+        /// of a whole notification the decoder dropped as a duplicate).
         public var droppedAsDuplicates: Int
         /// Indices skipped between the previous published sample and this notification's first.
         public var missingBefore: Int
     }
 
     /// Decodes one notification value that arrived at `arrivalTime` (seconds on the link's
-    /// monotonic time line) and returns what to publish.
-    public mutating func accept(notification value: [UInt8], arrivalTime: Double) -> Result {
-        var samples: [SDUDecodedSample] = []
-        let verdict = value.withUnsafeBytes { bytes in
-            accept(notification: bytes, arrivalTime: arrivalTime, into: &samples)
-        }
-        return Result(
-            outcome: verdict.outcome, samples: samples, droppedAsDuplicates: verdict.droppedAsDuplicates,
-            missingBefore: verdict.missingBefore)
-    }
-
-    /// Decodes one notification into `samples` (emptied first, its capacity kept: the link reuses
-    /// one buffer, so a notification allocates nothing) and returns the verdict.
+    /// monotonic time line) into `samples`, the ones to publish (emptied first, its capacity kept:
+    /// the link reuses one buffer, so a notification allocates nothing), and returns the verdict.
     public mutating func accept(
         notification value: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [SDUDecodedSample]
     ) -> Verdict {

@@ -184,7 +184,8 @@ func runDemo<C: Clock>(
                 // The demo was interrupted: nothing to report.
             }
         }
-        let client = GATTClient(bearer: clientEnd, clock: clock, logger: logger)
+        let notifications = DemoNotifications<C.Instant>()
+        let client = GATTClient(bearer: clientEnd, clock: clock, notifications: notifications, logger: logger)
         var decoder = SDUStreamDecoder(
             configuration: .init(clock: .init(nominalRate: Double(options.rate))))
         var seconds: [DemoSecond] = []
@@ -204,7 +205,7 @@ func runDemo<C: Clock>(
             try await client.exchangeMTU()
             let accelerometer = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
             try await client.enableNotifications(for: accelerometer)
-            for try await notification in client.notifications {
+            for try await notification in notifications.stream {
                 samples.removeAll(keepingCapacity: true)
                 let arrival = origin.duration(to: notification.receivedAt)
                 let outcome = decoder.decode(
@@ -285,5 +286,28 @@ struct DemoStrokeSource: AccelerationSource {
     /// Raw counts at 16384 per g, clipped to Int16 as the sensor's ADC does.
     private func counts(_ g: Double) -> Int16 {
         Int16(clamping: Int((g * SDUProfile.countsPerG).rounded()))
+    }
+}
+
+/// The demo's GATT sink: the notifications as a stream its loop reads at its own pace (the CLI
+/// is an edge that wants one), ending with the link.
+private final class DemoNotifications<Instant: InstantProtocol>: GATTNotificationSink {
+    let stream: AsyncThrowingStream<GATTNotification<Instant>, any Error>
+    private let continuation: AsyncThrowingStream<GATTNotification<Instant>, any Error>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncThrowingStream.makeStream()
+    }
+
+    func notified(_ notification: GATTNotification<Instant>) {
+        continuation.yield(notification.owned)
+    }
+
+    func linkEnded(_ error: GATTError?) {
+        if let error {
+            continuation.finish(throwing: error)
+        } else {
+            continuation.finish()
+        }
     }
 }

@@ -7,6 +7,7 @@ import GATTClient
 import GatewayCore
 import Logging
 import SDUSensor
+import Synchronization
 
 /// `sportsensor-dev stream`: samples from a real SDU sensor (or a `virtual-sensor`) through the
 /// gateway's own transport and `SensorLink`, reconnecting when the link drops.
@@ -159,40 +160,63 @@ func runStream(_ options: StreamOptions) async throws -> StreamOutcome {
         address: address,
         connector: ClosureSensorConnector { peer in try await connector.connect(to: peer) },
         configuration: configuration, clock: ContinuousClock(), logger: logger)
-    let rate = Double(options.rate)
     let deadline = Task {
         try? await Task.sleep(for: options.timeout)
         if !Task.isCancelled { link.stop() }
     }
     defer { deadline.cancel() }
 
+    let sink = StreamSampleSink(
+        limit: options.samples, rate: Double(options.rate), output: output, link: link)
+    link.deliverSamples(to: sink)
     return await withTaskGroup(of: Void.self) { group in
         group.addTask { await link.run() }
-        var received = 0
         var ending = "stopped"
-        for await event in link.events {
-            switch event {
-            case .samples(let batch):
-                guard received < options.samples else { continue }
-                let wanted = batch.prefix(options.samples - received)
-                output?.append(
-                    wanted.map { sample in
-                        SampleCSV.line(AccelerationSample(t: Double(sample.index) / rate, raw: sample.raw))
-                    })
-                received += wanted.count
-                if received >= options.samples { link.stop() }
-            case .state(let state):
-                if case .retrying = state, let failure = await link.statistics.lastFailure {
-                    ConsoleLine.out("link: \(state) after: \(failure)")
-                } else {
-                    ConsoleLine.out("link: \(state)")
-                }
-                if case .gaveUp = state { ending = "\(state)" }
-                if case .stopped = state, received < options.samples { ending = "timed out" }
+        for await state in link.events {
+            if case .retrying = state, let failure = link.statistics.lastFailure {
+                ConsoleLine.out("link: \(state) after: \(failure)")
+            } else {
+                ConsoleLine.out("link: \(state)")
             }
+            if case .gaveUp = state { ending = "\(state)" }
+            if case .stopped = state, sink.received < options.samples { ending = "timed out" }
         }
         await group.waitForAll()
-        return StreamOutcome(address: address, received: received, link: await link.statistics, ending: ending)
+        return StreamOutcome(address: address, received: sink.received, link: link.statistics, ending: ending)
+    }
+}
+
+/// Writes the link's samples to the CSV file until `limit` arrived, then stops the link.
+private final class StreamSampleSink<C: Clock>: SensorSampleSink where C.Duration == Duration {
+    private let limit: Int
+    private let rate: Double
+    private let output: SampleFileWriter?
+    private let link: SensorLink<C>
+    private let count = Mutex(0)
+
+    init(limit: Int, rate: Double, output: SampleFileWriter?, link: SensorLink<C>) {
+        self.limit = limit
+        self.rate = rate
+        self.output = output
+        self.link = link
+    }
+
+    /// Samples written so far.
+    var received: Int { count.withLock { $0 } }
+
+    func samplesArrived(_ batch: [SDUDecodedSample]) {
+        let (wanted, reached) = count.withLock { received -> (ArraySlice<SDUDecodedSample>, Bool) in
+            guard received < limit else { return ([], false) }
+            let wanted = batch.prefix(limit - received)
+            received += wanted.count
+            return (wanted, received >= limit)
+        }
+        guard !wanted.isEmpty else { return }
+        output?.append(
+            wanted.map { sample in
+                SampleCSV.line(AccelerationSample(t: Double(sample.index) / rate, raw: sample.raw))
+            })
+        if reached { link.stop() }
     }
 }
 

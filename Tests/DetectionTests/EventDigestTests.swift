@@ -7,7 +7,10 @@ import VirtualSensor
 /// Every profile's detectors (standard and baseline rules) over recordings of both motion models,
 /// compared with digests of the events the per-sample detectors emitted before the block path
 /// replaced them (`EventDigests.expected`): a change of any event, to the last digit, fails here.
-@Suite("Events identical to the per-sample detectors")
+// Serialized: its recordings are ~30 s of CPU, and run side by side they would hold every thread of
+// the cooperative pool, so tests in the same process that wait on the pool (QueuedSensorConnector)
+// would time out.
+@Suite("Events identical to the per-sample detectors", .serialized)
 struct EventDigestTests {
     /// One recording: model, script, rate and seed.
     struct Recording: Sendable, CustomStringConvertible {

@@ -15,7 +15,7 @@ private func describe(_ actions: [ATTClientStateMachine.Action]) -> [String] {
         case .succeed(let id, let pdu): "succeed \(id) \(pdu.bytes.hexString)"
         case .fail(let id, let error): "fail \(id) \(error.code)"
         case .deliver(let handle, let value, let isIndication):
-            "deliver \(handle) \(value.hexString)\(isIndication ? " indication" : "")"
+            "deliver \(handle) \(Array(value).hexString)\(isIndication ? " indication" : "")"
         case .note(let note): "note \(note)"
         case .finishNotifications(let error): "finish \(error.map { "\($0.code)" } ?? "normally")"
         case .closeBearer: "close"
@@ -24,6 +24,15 @@ private func describe(_ actions: [ATTClientStateMachine.Action]) -> [String] {
 }
 
 private typealias ID = ATTClientStateMachine.RequestID
+
+extension ATTClientStateMachine {
+    /// The actions of one received PDU, in a fresh buffer.
+    fileprivate mutating func received(_ pdu: [UInt8]) -> [Action] {
+        var actions: [Action] = []
+        received(pdu[...], into: &actions)
+        return actions
+    }
+}
 
 @Suite("ATT client state machine")
 struct ATTClientStateMachineTests {

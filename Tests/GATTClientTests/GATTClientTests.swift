@@ -168,7 +168,7 @@ struct GATTClientTests {
     @Test("notifications arrive in order with exact values and the clock's arrival instant")
     func notificationsInOrder() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         try await h.peer.send("1b 1000 0100 0040 0000 00c0")
         let first = try #require(try await iterator.next())
         #expect(first.handle == 0x0010)
@@ -193,7 +193,7 @@ struct GATTClientTests {
     @Test("an indication is delivered and confirmed")
     func indicationConfirmed() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         try await h.peer.send("1d 1000 aabb")
         try await h.peer.expect("1e")
         let indication = try #require(try await iterator.next())
@@ -311,7 +311,7 @@ struct GATTClientTests {
     @Test("a silent peer times out after 30 s of manual time; the link is closed for good")
     func timeout() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         async let error = gattError { try await h.client.read(handle: 0x0003) }
         try await h.peer.expect("0a 0300")
         try await h.clock.waitForSleepers(count: 1)
@@ -354,7 +354,7 @@ struct GATTClientTests {
     @Test("malformed PDUs are counted and dropped, the link carries on")
     func malformed() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         try await h.peer.send("1b 10")  // truncated notification
         try await h.peer.send("")  // empty PDU
         try await h.peer.send("09 07 0b00")  // malformed response, nothing outstanding
@@ -387,7 +387,7 @@ struct GATTClientTests {
     @Test("the peer closing mid-request fails it with disconnected and ends the notifications")
     func peerCloses() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         async let error = gattError { try await h.client.read(handle: 0x0003) }
         try await h.peer.expect("0a 0300")
         await h.peer.bearer.close()
@@ -402,27 +402,13 @@ struct GATTClientTests {
     @Test("close() fails queued requests and finishes the notifications normally")
     func localClose() async throws {
         let h = Harness()
-        var iterator = h.client.notifications.makeAsyncIterator()
+        var iterator = h.notifications.makeAsyncIterator()
         async let error = gattError { try await h.client.read(handle: 0x0003) }
         try await h.peer.expect("0a 0300")
         await h.client.close()
         #expect(await error?.code == .disconnected)
         #expect(try await iterator.next() == nil)
         #expect(try await h.peer.receive() == nil)
-    }
-
-    @Test("a consumer that falls behind loses notifications, counted")
-    func droppedNotifications() async throws {
-        let h = Harness(notificationBufferCapacity: 4)
-        for counter in 0..<10 { try await h.peer.send("1b 1000 " + [UInt8(counter)].hexString) }
-        // A request answered after the notifications proves the client has read them all.
-        async let value = h.client.read(handle: 0x0003)
-        try await h.peer.answer("0a 0300", with: "0b 00")
-        _ = try await value
-        #expect(h.client.droppedNotificationCount == 6)
-        var iterator = h.client.notifications.makeAsyncIterator()
-        for counter in 0..<4 { #expect(try await iterator.next()?.value == [UInt8(counter)]) }
-        await h.client.close()
     }
 
     static let acceleration = GATTCharacteristic(

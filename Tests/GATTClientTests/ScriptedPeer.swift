@@ -69,11 +69,17 @@ struct Harness {
     let client: GATTClient<ManualClock>
     let peer: ScriptedPeer
     let clock: ManualClock
+    let collector = NotificationCollector<ManualClock.Instant>()
 
-    init(notificationBufferCapacity: Int = 4096) {
+    /// What the client handed its sink, then the end of the link.
+    var notifications: AsyncThrowingStream<GATTNotification<ManualClock.Instant>, any Error> {
+        collector.notifications
+    }
+
+    init() {
         let (near, far) = LoopbackATTBearer.pair()
         clock = ManualClock()
-        client = GATTClient(bearer: near, clock: clock, notificationBufferCapacity: notificationBufferCapacity)
+        client = GATTClient(bearer: near, clock: clock, notifications: collector)
         peer = ScriptedPeer(bearer: far)
     }
 }

@@ -63,9 +63,9 @@ final class GatewayBench: Sendable {
         }
     }
 
-    /// Real-time waits (up to 5 s) until `condition` holds.
-    func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<500 {
+    /// Real-time waits (up to `seconds`, 5 by default) until `condition` holds.
+    func waitUntil(seconds: Int = 5, _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<(seconds * 100) {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(10))
         }

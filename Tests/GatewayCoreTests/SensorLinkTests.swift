@@ -78,8 +78,8 @@ struct SensorLinkTests {
             pacing: .asFastAsPossible)
         let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: first), .init(sensor: second)])
         let link = Self.link(bench)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
 
         #expect(await reader.nextState() == .connected(Self.address))
         let lost = await reader.nextState()
@@ -102,7 +102,7 @@ struct SensorLinkTests {
 
         #expect(reader.samples.map(\.raw) == (0..<60).map(CountingSource.sample))
         Self.expectContiguous(reader.samples)
-        let statistics = await link.statistics
+        let statistics = link.statistics
         #expect(statistics.connects == 2)
         #expect(statistics.reconnects == 1)
         #expect(statistics.linksLost == 2)
@@ -110,32 +110,35 @@ struct SensorLinkTests {
         #expect(statistics.duplicateSamplesDropped == 0)
         #expect(statistics.missingSamples == 0)
         #expect(statistics.watchdogTrips == 0)
-        #expect(await link.phase == .stopped)
+        #expect(link.phase == .stopped)
     }
 
-    @Test("a sample handler takes every batch in order before the link's lost state; events carry only states")
-    func sampleHandler() async throws {
+    @Test("the sink takes every batch in order before the link's lost state; events carry only states")
+    func sampleSink() async throws {
         let clock = ManualClock()
         let sensor = try Self.sensor(
             clock: clock, initialCounter: 100, faults: .init(disconnectAfterSamples: 30), pacing: .asFastAsPossible)
         let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: sensor)])
         let link = Self.link(bench)
-        let handled = Mutex<[SDUDecodedSample]>([])
-        link.handleSamples { batch in handled.withLock { $0 += batch } }
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
 
         #expect(await reader.nextState() == .connected(Self.address))
         #expect(await reader.nextState()?.reason?.code == .disconnected)
-        // Handed over before the loss was published, and none went to `events`.
-        let samples = handled.withLock { $0 }
+        // Handed over before the loss was published.
+        let samples = reader.samples
         #expect(samples.map(\.raw) == (0..<30).map(CountingSource.sample))
         Self.expectContiguous(samples)
-        #expect(reader.samples.isEmpty)
+        #expect(reader.collector.batches > 0)
         link.stop()
         while await reader.nextState() != nil {}
         await running.value
-        #expect(await link.statistics.samples == 30)
+        #expect(link.statistics.samples == 30)
+    }
+
+    static func isStreaming(_ link: SensorLink<ManualClock>) -> Bool {
+        if case .streaming = link.phase { return true }
+        return false
     }
 
     @Test("silent sensor at 25 Hz: the watchdog fires exactly 2 s after the last notification and the link reconnects")
@@ -148,15 +151,16 @@ struct SensorLinkTests {
         let bench = VirtualSensorBench(
             clock: clock, plans: [.init(sensor: sensor, stallAfter: 20), .init(sensor: sensor)])
         let link = Self.link(bench)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         #expect(await reader.nextState() == .connected(Self.address))
 
         // 20 notifications of 3 samples, one every 120 ms (3 / 25 Hz).
         for step in 1...20 {
             try await clock.waitForSleepers(count: 2)  // the sensor's pacing and the watchdog
             clock.advance(by: .milliseconds(120))
-            #expect(await reader.readSamples(until: step * 3) == [])
+            await reader.readSamples(until: step * 3)
+            #expect(Self.isStreaming(link))
         }
         #expect(clock.now == Instant(offset: .milliseconds(2400)))
         // The 21st is produced at 2.52 s and never delivered: the sensor hangs, the link stays up.
@@ -168,11 +172,11 @@ struct SensorLinkTests {
         clock.advance(to: Instant(offset: .milliseconds(4399)))
         try await clock.waitForSleepers(count: 1)
         #expect(clock.sleeperDeadlines == [Instant(offset: .milliseconds(4400))])
-        #expect(await link.statistics.watchdogTrips == 0)
+        #expect(link.statistics.watchdogTrips == 0)
         clock.advance(by: .milliseconds(1))
         let lost = await reader.nextState()
         #expect(lost?.reason?.code == .silent)
-        #expect(await link.statistics.watchdogTrips == 1)
+        #expect(link.statistics.watchdogTrips == 1)
         let retrying = await reader.nextState()
         // The dead link's bearer was closed although the socket never said anything.
         await #expect(throws: (any Error).self) { try await bench.linkEnds[0].send([0x1B, 0x15, 0x00]) }
@@ -181,7 +185,8 @@ struct SensorLinkTests {
         for step in 1...5 {
             try await clock.waitForSleepers(count: 2)
             clock.advance(by: .milliseconds(120))
-            #expect(await reader.readSamples(until: 60 + step * 3) == [])
+            await reader.readSamples(until: 60 + step * 3)
+            #expect(Self.isStreaming(link))
         }
         link.stop()
         #expect(await reader.nextState() == .stopped)
@@ -195,7 +200,7 @@ struct SensorLinkTests {
         #expect(
             reader.samples.map(\.raw) == ((0..<60).map(CountingSource.sample) + (63..<78).map(CountingSource.sample)))
         #expect(reader.samples[60].index == reader.samples[59].index + 4)
-        let statistics = await link.statistics
+        let statistics = link.statistics
         #expect(statistics.missingSamples == 3)
         #expect(statistics.duplicateSamplesDropped == 0)
         #expect(statistics.connects == 2)
@@ -215,8 +220,8 @@ struct SensorLinkTests {
         let link = SensorLink(
             address: Self.address, connector: connector,
             configuration: SensorLinkConfiguration(backoff: .init(maximumAttempts: 4), jitterSeed: 11), clock: clock)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         var expectedCalls = [Instant(offset: .zero)]
         for attempt in 1...4 {
             let delay = try await Self.expectRetry(
@@ -237,7 +242,7 @@ struct SensorLinkTests {
 
         #expect(calls.withLock { $0 } == expectedCalls)
         #expect(reader.samples.isEmpty)
-        let statistics = await link.statistics
+        let statistics = link.statistics
         #expect(statistics.connectAttempts == 5)
         #expect(statistics.failedAttempts == 5)
         #expect(statistics.connects == 0)
@@ -251,8 +256,8 @@ struct SensorLinkTests {
         let sensor = try Self.sensor(clock: clock, initialCounter: 0, pacing: .realTime)
         let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: sensor)])
         let link = Self.link(bench)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         #expect(await reader.nextState() == .connected(Self.address))
         try await clock.waitForSleepers(count: 2)
 
@@ -261,7 +266,7 @@ struct SensorLinkTests {
         #expect(await reader.nextState() == nil)
         await running.value
         await bench.waitForSensors()
-        #expect(await link.phase == .stopped)
+        #expect(link.phase == .stopped)
         await #expect(throws: (any Error).self) { try await bench.linkEnds[0].send([0x1B, 0x15, 0x00]) }
         #expect(await !sensor.isStreaming)
         #expect(clock.sleepers == 0)
@@ -277,8 +282,8 @@ struct SensorLinkTests {
             address: Self.address, connector: ClosureSensorConnector { _ in throw Unreachable() },
             configuration: SensorLinkConfiguration(backoff: .init(initialDelay: .seconds(1)), jitterSeed: 1),
             clock: clock)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         let retry = try #require(await reader.nextState()?.retry)
         if retry.delay > .zero { try await clock.waitForSleepers(count: 1) }
         running.cancel()
@@ -286,7 +291,7 @@ struct SensorLinkTests {
         #expect(await reader.nextState() == nil)
         await running.value
         #expect(clock.sleepers == 0)
-        #expect(await link.statistics.connectAttempts == 1)
+        #expect(link.statistics.connectAttempts == 1)
     }
 
     @Test("stop() before run(): run returns at once with only stopped, and never connects")
@@ -300,7 +305,7 @@ struct SensorLinkTests {
             }, clock: ManualClock())
         link.stop()
         await link.run()
-        var reader = LinkEventReader(link.events)
+        var reader = LinkEventReader(link)
         #expect(await reader.nextState() == .stopped)
         #expect(await reader.nextState() == nil)
         #expect(connects.withLock { $0 } == 0)
@@ -317,8 +322,8 @@ struct SensorLinkTests {
             pacing: .asFastAsPossible)
         let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: first), .init(sensor: replaying)])
         let link = Self.link(bench)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         #expect(await reader.nextState() == .connected(Self.address))
         #expect(await reader.nextState()?.reason?.code == .disconnected)
         try await Self.expectRetry(await reader.nextState(), attempt: 1, ceiling: .seconds(1), clock: clock)
@@ -330,7 +335,7 @@ struct SensorLinkTests {
 
         #expect(reader.samples.map(\.raw) == (0..<51).map(CountingSource.sample))
         Self.expectContiguous(reader.samples)
-        let statistics = await link.statistics
+        let statistics = link.statistics
         #expect(statistics.duplicateSamplesDropped == 9)
         #expect(statistics.missingSamples == 0)
         #expect(statistics.samples == 51)
@@ -346,8 +351,8 @@ struct SensorLinkTests {
             pacing: .asFastAsPossible, log: log)
         let bench = VirtualSensorBench(clock: clock, plans: [.init(sensor: sensor)])
         let link = Self.link(bench)
+        var reader = LinkEventReader(link)
         let running = Task { await link.run() }
-        var reader = LinkEventReader(link.events)
         #expect(await reader.nextState() == .connected(Self.address))
         #expect(await reader.nextState()?.reason?.code == .disconnected)
         link.stop()
@@ -364,7 +369,7 @@ struct SensorLinkTests {
         let lostBetween = produced[firstIntact...lastIntact].filter { $0.fate != .sent }.reduce(0) {
             $0 + $1.samples.count
         }
-        let statistics = await link.statistics
+        let statistics = link.statistics
         #expect(statistics.malformedNotifications == produced.filter { $0.fate == .malformed }.count)
         #expect(statistics.missingSamples == lostBetween)
         #expect(statistics.duplicateSamplesDropped == 0)

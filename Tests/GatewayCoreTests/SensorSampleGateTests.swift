@@ -24,12 +24,19 @@ struct SensorSampleGateTests {
         var counter = header
         for first in stride(from: from, to: to, by: 3) {
             time += 0.03
-            published +=
-                gate.accept(notification: sduPayload(header: counter, firstSample: first, count: 3), arrivalTime: time)
-                .samples
+            published += accept(&gate, sduPayload(header: counter, firstSample: first, count: 3), at: time).samples
             counter &+= 3
         }
         return published
+    }
+
+    /// One notification through the gate: its verdict and the samples it publishes.
+    static func accept(
+        _ gate: inout SensorSampleGate, _ value: [UInt8], at time: Double
+    ) -> (verdict: SensorSampleGate.Verdict, samples: [SDUDecodedSample]) {
+        var samples: [SDUDecodedSample] = []
+        let verdict = value.withUnsafeBytes { gate.accept(notification: $0, arrivalTime: time, into: &samples) }
+        return (verdict, samples)
     }
 
     @Test("a replay after a reconnect is dropped and counted; indices continue without a gap")
@@ -97,7 +104,7 @@ struct SensorSampleGateTests {
     @Test("malformed notifications publish nothing and are counted by the decoder")
     func malformed() {
         var gate = SensorSampleGate()
-        let result = gate.accept(notification: [1, 2, 3, 4, 5], arrivalTime: 0)
+        let result = Self.accept(&gate, [1, 2, 3, 4, 5], at: 0)
         #expect(result.samples.isEmpty)
         #expect(gate.decoder.statistics.malformedNotifications == 1)
         #expect(gate.lastEmittedIndex == nil)

@@ -102,36 +102,27 @@ final class VirtualSensorBench: Sendable {
 
 /// Reads a link's events: collects samples, returns state changes.
 struct LinkEventReader {
-    private var iterator: AsyncStream<SensorLinkEvent>.Iterator
-    /// Every sample published so far, in order.
-    private(set) var samples: [SDUDecodedSample] = []
+    private var iterator: AsyncStream<LinkState>.Iterator
+    /// Collects what the link hands over.
+    let collector = SampleCollector()
 
-    init(_ events: AsyncStream<SensorLinkEvent>) {
-        iterator = events.makeAsyncIterator()
+    /// Reads `link`'s states and collects its samples; before the link runs.
+    init<C>(_ link: SensorLink<C>) {
+        iterator = link.events.makeAsyncIterator()
+        link.deliverSamples(to: collector)
     }
 
-    /// The next state change, collecting the samples before it; nil when the stream finished.
+    /// Every sample handed over so far, in order.
+    var samples: [SDUDecodedSample] { collector.samples }
+
+    /// The next state change; nil when the stream finished.
     mutating func nextState() async -> LinkState? {
-        while let event = await iterator.next() {
-            switch event {
-            case .samples(let batch): samples += batch
-            case .state(let state): return state
-            }
-        }
-        return nil
+        await iterator.next()
     }
 
-    /// Reads until `count` samples in total were published; returns the state changes met on
-    /// the way (a healthy stream has none).
-    mutating func readSamples(until count: Int) async -> [LinkState] {
-        var states: [LinkState] = []
-        while samples.count < count, let event = await iterator.next() {
-            switch event {
-            case .samples(let batch): samples += batch
-            case .state(let state): states.append(state)
-            }
-        }
-        return states
+    /// Waits until `count` samples in total were handed over.
+    func readSamples(until count: Int) async {
+        await collector.waitForSamples(count: count)
     }
 }
 

@@ -5,17 +5,17 @@ import Foundation
 import SDUSensor
 
 /// What a sensor's link delivers: samples into its session (or the auto-start rule), on the
-/// thread that read their notification, state changes into the channel, the metrics and the
-/// event stream, in a task per sensor.
+/// thread that read their notification (``ChannelSampleSink``), state changes into the channel,
+/// the metrics and the event stream, in a task per sensor.
 extension Gateway {
     /// Makes the link hand its samples to ``samplesArrived(_:on:)``; before the link runs.
-    func handleSamples(of channel: SensorChannel<C>) {
-        // Strong references: the link drops its handler when its run ends, which ends the cycle.
-        channel.link.handleSamples { [self] batch in samplesArrived(batch, on: channel) }
+    func deliverSamples(of channel: SensorChannel<C>) {
+        channel.link.deliverSamples(to: ChannelSampleSink(gateway: self, channel: channel))
     }
 
-    /// One notification's samples, on the thread that read it (the link's lock is held: nothing
-    /// here waits). Auto-start, which does wait, runs in a task of its own.
+    /// One notification's samples, on the thread that read it, no lock held. The channel's lock
+    /// is taken and released to find the session, then the pipeline takes its own. Auto-start,
+    /// which waits, runs in a task of its own.
     @_specialize(where C == ContinuousClock)
     func samplesArrived(_ batch: [SDUDecodedSample], on channel: SensorChannel<C>) {
         metrics.notifications.increment()
@@ -27,14 +27,10 @@ extension Gateway {
         }
     }
 
+    /// The link's state changes, until its run ends.
     func consume(_ channel: SensorChannel<C>) async {
-        for await event in channel.link.events {
-            switch event {
-            case .samples(let batch):
-                samplesArrived(batch, on: channel)
-            case .state(let linkState):
-                await linkChanged(channel, linkState)
-            }
+        for await linkState in channel.link.events {
+            await linkChanged(channel, linkState)
         }
     }
 
@@ -99,7 +95,7 @@ extension Gateway {
             do { try await dependencies.clock.sleep(for: .seconds(5)) } catch { return }
             guard !isShuttingDown else { return }
             for link in registry.all.map(\.link) {
-                let statistics = await link.statistics
+                let statistics = link.statistics
                 let previous = seen[link.address] ?? (0, 0)
                 metrics.lostSamples.increment(by: Int64(max(0, statistics.missingSamples - previous.lost)))
                 metrics.malformedNotifications.increment(
@@ -110,5 +106,21 @@ extension Gateway {
             metrics.eventBusDropped.increment(by: Int64(max(0, drops - seenDrops)))
             seenDrops = drops
         }
+    }
+}
+
+/// A link's sink in the gateway: the samples of one channel into ``Gateway/samplesArrived(_:on:)``.
+/// Strong references: the link lets go of its sink when its run ends, which ends the cycle.
+final class ChannelSampleSink<C: Clock>: SensorSampleSink where C.Duration == Duration {
+    let gateway: Gateway<C>
+    let channel: SensorChannel<C>
+
+    init(gateway: Gateway<C>, channel: SensorChannel<C>) {
+        self.gateway = gateway
+        self.channel = channel
+    }
+
+    func samplesArrived(_ batch: [SDUDecodedSample]) {
+        gateway.samplesArrived(batch, on: channel)
     }
 }

@@ -206,7 +206,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
             adapterPool: isVirtual ? nil : adapterPool,
             linkParameters: { address in bluetooth?.linkParameters(address) })
         registry.add(channel)
-        handleSamples(of: channel)
+        deliverSamples(of: channel)
         jobSink.yield { await link.run() }
         jobSink.yield { await self.consume(channel) }
     }

@@ -85,10 +85,11 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
         state.withLock { $0.session = pipeline.map { .live($0) } ?? .free }
     }
 
-    /// Frees the slot and returns the session that recorded, if any.
-    func takePipeline() -> SessionPipeline<C>? {
+    /// Frees the slot and returns the session that recorded, if any (with `only`, only when it
+    /// is that one).
+    func takePipeline(only: SessionPipeline<C>? = nil) -> SessionPipeline<C>? {
         state.withLock { state in
-            guard case .live(let pipeline) = state.session else { return nil }
+            guard case .live(let pipeline) = state.session, only == nil || only === pipeline else { return nil }
             state.session = .free
             return pipeline
         }

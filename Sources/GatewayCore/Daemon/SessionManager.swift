@@ -54,7 +54,12 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
             let pipeline = try await makePipeline(on: channel, id: id, profile: profile, athlete: athlete)
             channel.completeReservation(with: pipeline)
             metrics.liveSessions.record(registry.liveCount)
-            spawn { await pipeline.run() }
+            spawn { await pipeline.record() }
+            spawn { [weak self] in
+                // The idle rule returns the end to perform; the pipeline never ends itself.
+                guard let reason = await pipeline.watch() else { return }
+                await self?.end(on: channel, reason: reason, only: pipeline)
+            }
             bus.publish(.session(pipeline.info()))
             logger.info(
                 "session started",
@@ -103,19 +108,10 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
             session: session, address: channel.address, sensorLabel: channel.label, alias: record.alias,
             athlete: athlete?.name ?? sensorAthlete, settings: settings,
             timeOffset: link.origin.duration(to: startInstant).inSeconds, massKg: massKg, bests: bests)
-        let address = channel.address
-        let sessionID = session.idText
         let pipeline = SessionPipeline(
             context: context, recorder: recorder, bus: bus, clock: dependencies.clock, linkState: channel.linkState,
-            linkBaseline: await link.statistics, idleTimeout: dependencies.configuration.idleStop, logger: logger,
-            metrics: metrics, linkStatistics: { await link.statistics },
-            onIdle: { [weak self] reason in
-                guard let self, let channel = self.registry.channel(at: address),
-                    channel.pipeline?.sessionID == sessionID
-                else { return }
-                await self.end(on: channel, reason: reason)
-            }
-        )
+            linkBaseline: link.statistics, idleTimeout: dependencies.configuration.idleStop, logger: logger,
+            metrics: metrics, linkStatistics: { link.statistics })
         pipeline.setTargets(targets)
         return pipeline
     }
@@ -123,10 +119,13 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     /// Ends the session on `channel`, if one records. Returns nil when its end is in the store;
     /// else the store's error, logged and marking the store unhealthy: `spilled` when the rows
     /// the database could not take are in a recovery file (see `SessionRecorder`), any other code
-    /// when they are only in memory.
+    /// when they are only in memory. With `only` (the idle rule's end, which a stop may have
+    /// overtaken), ends nothing unless that pipeline is the one recording.
     @discardableResult
-    func end(on channel: SensorChannel<C>, reason: SessionEndReason) async -> StoreError? {
-        guard let pipeline = channel.takePipeline() else { return nil }
+    func end(
+        on channel: SensorChannel<C>, reason: SessionEndReason, only: SessionPipeline<C>? = nil
+    ) async -> StoreError? {
+        guard let pipeline = channel.takePipeline(only: only) else { return nil }
         metrics.liveSessions.record(registry.liveCount)
         do {
             if let record = try await pipeline.finish(reason: reason) {

@@ -14,77 +14,18 @@ extension SessionEndReason {
     static let idleStop = SessionEndReason(rawValue: "idle")
 }
 
-extension LinkState {
-    /// The state's name on the wire (`LinkPayload.state`, `SensorInfo.linkState`).
-    public var wireName: String {
-        switch self {
-        case .connected: "connected"
-        case .lost: "lost"
-        case .retrying: "retrying"
-        case .gaveUp: "gave-up"
-        case .stopped: "stopped"
-        }
-    }
-
-    /// The wire name of a link's state, `connecting` before its first change.
-    static func wireName(_ state: LinkState?) -> String { state?.wireName ?? "connecting" }
-
-    /// True for `connected`.
-    var isConnected: Bool {
-        if case .connected = self { return true }
-        return false
-    }
-}
-
 /// One live session: the link's samples go through the profile's detector into the store (via
 /// a `SessionRecorder`) and onto the event bus; once a second the session's counters are
 /// published and the idle rule is checked.
 ///
 /// `ingest(_:)` and `linkChanged(_:)` are called by the sensor's link consumer for every
 /// notification; they never suspend and never block (a mutex around the detector state, the
-/// recorder's own non-blocking buffer, the bus's drop-oldest buffers). `run()` drives the
-/// recorder's flushes and the once-a-second tick until `finish(reason:)`.
+/// recorder's own non-blocking buffer, the bus's drop-oldest buffers), and no lock is held while
+/// they call the recorder or the bus. `record()` drives the recorder's flushes until
+/// `finish(reason:)`; `watch()` ticks once a second and returns the end the idle rule asks for,
+/// which the owner performs (the pipeline never ends itself).
 public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Duration {
-    /// Fixed facts about the session.
-    public struct Context: Sendable {
-        /// The session as created in the store.
-        public var session: SessionRecord
-        /// The sensor's address.
-        public var address: BluetoothAddress
-        /// The sensor's alias or address, as shown to people.
-        public var sensorLabel: String
-        /// The sensor's alias.
-        public var alias: String?
-        /// The athlete's name.
-        public var athlete: String?
-        /// The profile, rules and parameters detection runs with (stored with the session).
-        public var settings: DetectionSettings
-        /// Seconds on the link's sample clock at the session's start: sample time − this = session time.
-        public var timeOffset: Double
-        /// The athlete's body mass, kg, for the live kcal.
-        public var massKg: Double?
-        /// The athlete's personal bests before this session, which a `record` item announces beating.
-        public var bests: [SummaryMetric: LeaderboardEntry]
-
-        /// Creates a context.
-        public init(
-            session: SessionRecord, address: BluetoothAddress, sensorLabel: String, alias: String?, athlete: String?,
-            settings: DetectionSettings, timeOffset: Double, massKg: Double? = nil,
-            bests: [SummaryMetric: LeaderboardEntry] = [:]
-        ) {
-            self.massKg = massKg
-            self.bests = bests
-            self.session = session
-            self.address = address
-            self.sensorLabel = sensorLabel
-            self.alias = alias
-            self.athlete = athlete
-            self.settings = settings
-            self.timeOffset = timeOffset
-        }
-    }
-
-    private struct State: Sendable {
+    struct State: Sendable {
         var detector: ProfileDetector
         var summary: SessionSummaryAccumulator
         var milestones: SessionMilestones
@@ -109,6 +50,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         var stored: [StoredSample] = []
         /// The notification's samples as the detector takes them, one block: one buffer, reused.
         var block: [AccelerationSample] = []
+        /// Batches between the detector and the recorder (`ingest` records after unlocking).
+        var recording = 0
+        /// `finish`, waiting for `recording` to reach 0 before it closes the recorder.
+        var recorded: CheckedContinuation<Void, Never>?
     }
 
     /// Fixed facts about the session.
@@ -120,15 +65,14 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private let clock: C
     private let started: C.Instant
     private let idleTimeout: Duration?
-    private let linkStatistics: @Sendable () async -> SensorLinkStatistics
-    private let onIdle: @Sendable (SessionEndReason) async -> Void
+    private let linkStatistics: @Sendable () -> SensorLinkStatistics
     private let logger: Logger
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let stopSignal: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
     private let abandonSignal: AsyncStream<Void>
     private let abandonSink: AsyncStream<Void>.Continuation
-    private let metrics: GatewayMetrics
+    let metrics: GatewayMetrics
 
     /// A pipeline recording through `recorder` and publishing on `bus`.
     ///
@@ -137,13 +81,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - linkBaseline: the link's counters when the session starts.
     ///   - idleTimeout: end the session after this long without movement; nil never.
     ///   - linkStatistics: reads the link's counters (for lost and malformed counts).
-    ///   - onIdle: called once when the idle rule fires, with `idle` or `link-lost` (the link was
-    ///     down the whole time); the owner ends the session.
     public init(
         context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: LinkState?,
         linkBaseline: SensorLinkStatistics = SensorLinkStatistics(), idleTimeout: Duration?, logger: Logger,
-        metrics: GatewayMetrics, linkStatistics: @escaping @Sendable () async -> SensorLinkStatistics,
-        onIdle: @escaping @Sendable (SessionEndReason) async -> Void
+        metrics: GatewayMetrics, linkStatistics: @escaping @Sendable () -> SensorLinkStatistics
     ) {
         self.context = context
         self.recorder = recorder
@@ -151,7 +92,6 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         self.clock = clock
         self.idleTimeout = idleTimeout
         self.linkStatistics = linkStatistics
-        self.onIdle = onIdle
         var logger = logger
         logger[metadataKey: "session.id"] = "\(context.session.idText)"
         logger[metadataKey: "ble.address"] = "\(context.address)"
@@ -177,8 +117,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let (detected, announced) = state.withLock { state -> ([DetectorEvent], [GatewayEvent]) in
-            guard !state.finished else { return ([], []) }
+        let produced = state.withLock { state -> ([StoredSample], [DetectorEvent], [GatewayEvent])? in
+            guard !state.finished else { return nil }
             // One buffer for every notification: emptied, its capacity kept.
             state.stored.removeAll(keepingCapacity: true)
             state.block.removeAll(keepingCapacity: true)
@@ -205,15 +145,25 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 state.eventCounts[event.kind.rawValue, default: 0] += 1
             }
             state.samples += Int64(state.stored.count)
-            // Copied into the recorder's buffer under its own lock, taken inside this one (the
-            // recorder never calls back, so the order cannot invert): no array per notification.
-            if !state.stored.isEmpty { recorder.record(samples: state.stored) }
             if moved || !detected.isEmpty { state.lastActivity = now }
             // A best beaten or a target reached by an event is announced with that event.
             let due = detected.isEmpty ? [] : self.milestones(&state)
-            return (detected, due)
+            // Recorded after unlocking; `finish` waits for it before it closes the recorder.
+            state.recording += 1
+            return (state.stored, detected, due)
         }
+        guard let produced else { return }
+        let (stored, detected, announced) = produced
+        // The buffer is shared only until this returns, so the next notification reuses it.
+        if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
+        let finishing = state.withLock { state in
+            state.recording -= 1
+            guard state.recording == 0 else { return nil as CheckedContinuation<Void, Never>? }
+            defer { state.recorded = nil }
+            return state.recorded
+        }
+        finishing?.resume()
         for item in announced { bus.publish(item) }
     }
 
@@ -231,35 +181,40 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     // MARK: Running
 
-    /// Flushes the recorder and ticks once a second until `finish(reason:)`. The recorder's loop
-    /// is never cancelled under a flush: it ends when `finish` has closed the session (or at once
-    /// when closing failed, leaving the rows to crash recovery).
-    public func run() async {
+    /// Flushes the recorder until `finish(reason:)` has closed the session (or at once when
+    /// closing failed, leaving the rows to crash recovery). Never cancelled under a flush.
+    public func record() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.recorder.run() }
-            group.addTask { [stopSignal] in
-                await withTaskGroup(of: Void.self) { ticking in
-                    ticking.addTask { await self.tick() }
-                    ticking.addTask {
-                        for await _ in stopSignal { return }
-                    }
-                    await ticking.next()
-                    ticking.cancelAll()
-                }
-            }
             group.addTask { [abandonSignal] in
                 for await _ in abandonSignal { return }
             }
-            await group.next()
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func tick() async {
+    /// Publishes the session's counters and milestones once a second until `finish(reason:)`
+    /// (returns nil) or until the idle rule fires: then it returns the end to perform, `idle`, or
+    /// `link-lost` when the link was down the whole time. The owner ends the session with
+    /// `finish`, outside this call, so the store writes that close it are never cancelled.
+    public func watch() async -> SessionEndReason? {
+        await withTaskGroup(of: SessionEndReason?.self) { ticking in
+            ticking.addTask { await self.tick() }
+            ticking.addTask { [stopSignal] in
+                for await _ in stopSignal { return nil }
+                return nil
+            }
+            let reason = await ticking.next() ?? nil
+            ticking.cancelAll()
+            return reason
+        }
+    }
+
+    private func tick() async -> SessionEndReason? {
         while !Task.isCancelled {
-            do { try await clock.sleep(for: .seconds(1)) } catch { return }
-            let statistics = await linkStatistics()
+            do { try await clock.sleep(for: .seconds(1)) } catch { return nil }
+            let statistics = linkStatistics()
             let (idleFor, linkUp) = state.withLock { state -> (Duration, Bool) in
                 state.latest = statistics
                 return (state.lastActivity.duration(to: clock.now), state.linkState?.isConnected == true)
@@ -273,41 +228,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 logger.info(
                     "no movement for \(idleTimeout): ending the session",
                     metadata: ["session.reason": "\(reason)"])
-                // The owner ends the session, which stops this tick: it must not be cancelled under
-                // the store writes that close the session.
-                let onIdle = self.onIdle
-                Task { await onIdle(reason) }
-                return
+                return reason
             }
         }
-    }
-
-    /// Adds this session's change of queue depth to the gateway's total, and the latest write's
-    /// duration when a write happened since the last tick.
-    private func reportStore(_ statistics: SessionRecorder<C>.Statistics) {
-        let (depthChange, newWrite, newFailures, degradedChange) = state.withLock {
-            state -> (Int, Bool, Int, Int) in
-            // After finish, `finish(reason:)` takes the session's share back out of the total.
-            guard !state.finished else { return (0, false, 0, 0) }
-            defer {
-                state.reportedQueueDepth = statistics.queueDepth
-                state.reportedFlushes = statistics.flushes
-                state.reportedFailures = statistics.failedFlushes
-                state.reportedDegraded = statistics.isDegraded
-            }
-            let degradedChange = statistics.isDegraded == state.reportedDegraded ? 0 : statistics.isDegraded ? 1 : -1
-            return (
-                statistics.queueDepth - state.reportedQueueDepth, statistics.flushes != state.reportedFlushes,
-                statistics.failedFlushes - state.reportedFailures, degradedChange
-            )
-        }
-        if newFailures > 0 { metrics.storeFailedWrites.increment(by: Int64(newFailures)) }
-        if degradedChange > 0 { metrics.storeDegradedSessions.increment(by: 1.0) }
-        if degradedChange < 0 { metrics.storeDegradedSessions.decrement(by: 1.0) }
-        // A meter takes positive steps only, up or down.
-        if depthChange > 0 { metrics.storeQueueDepth.increment(by: Double(depthChange)) }
-        if depthChange < 0 { metrics.storeQueueDepth.decrement(by: Double(-depthChange)) }
-        if newWrite { metrics.storeWriteSeconds.recordNanoseconds(Self.nanoseconds(statistics.lastFlushLatency)) }
+        return nil
     }
 
     /// The stream counters the store keeps.
@@ -410,8 +334,17 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         }
         guard let first else { return nil }
         let (endReason, endTime, pending) = first
+        // A batch between the detector and the recorder goes in before the recorder closes.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                guard state.recording > 0 else { return true }
+                state.recorded = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
         for event in pending { emit(event) }
-        let statistics = await linkStatistics()
+        let statistics = linkStatistics()
         state.withLock { $0.latest = statistics }
         stopSink.yield()
         let record: SessionRecord
@@ -439,23 +372,4 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Samples in the recorder's memory: after a failed end, those neither saved nor spilled.
     public var unsavedSamples: Int { recorder.statistics.bufferedSamples }
-
-    /// Takes this session's share out of the gateway's store gauges, once it has ended.
-    private func withdrawStoreReport() {
-        let (depth, degraded) = state.withLock { state in
-            defer {
-                state.reportedQueueDepth = 0
-                state.reportedDegraded = false
-            }
-            return (state.reportedQueueDepth, state.reportedDegraded)
-        }
-        if depth > 0 { metrics.storeQueueDepth.decrement(by: Double(depth)) }
-        if depth < 0 { metrics.storeQueueDepth.increment(by: Double(-depth)) }
-        if degraded { metrics.storeDegradedSessions.decrement(by: 1.0) }
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
-import SDUSensor
 
 /// A change of a sensor link's state, as published on `SensorLink.events`.
 public enum LinkState: Hashable, Sendable, CustomStringConvertible {
@@ -25,13 +24,4 @@ public enum LinkState: Hashable, Sendable, CustomStringConvertible {
         case .stopped: "stopped"
         }
     }
-}
-
-/// What a `SensorLink` publishes.
-public enum SensorLinkEvent: Hashable, Sendable {
-    /// The new samples of one notification, in index order; never empty, never a sample whose
-    /// index is at or below one published before.
-    case samples([SDUDecodedSample])
-    /// The link's state changed.
-    case state(LinkState)
 }
