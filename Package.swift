@@ -249,6 +249,7 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
+                "SDUSensor",
                 "ControlProtocol",
                 "BLEWire", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),

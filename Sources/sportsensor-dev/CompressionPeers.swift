@@ -29,16 +29,8 @@ struct CompressionPeers {
     /// Each peer's output size for `raw`, compressed from a file in `directory`.
     static func measure(_ raw: [RawAcceleration], directory: String) throws -> [Figure] {
         let input = directory + "/peer-samples.s16le"
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(raw.count * 6)
-        for sample in raw {
-            for axis in [sample.x, sample.y, sample.z] {
-                let bits = UInt16(bitPattern: axis)
-                bytes.append(UInt8(truncatingIfNeeded: bits))
-                bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-            }
-        }
-        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        // The same Int16 triplets the detection peer reads.
+        try DetectionPeer.write(raw, to: input)
         defer { try? FileManager.default.removeItem(atPath: input) }
         return try commands.map { name, arguments in
             Figure(name: name, bytes: try outputSize(arguments + [input]))
