@@ -58,7 +58,13 @@ extension SessionRecorder {
         noted.unsavedSamples = unsavedSamples
         let note = noted
         do {
-            try await store.database.writeWithoutTransaction { _ in try self.noteOnWriter(note) }
+            try await store.database.writeWithoutTransaction { _ in
+                // What the note left of the space is held again before the writer queue runs any
+                // other write: it stays for the next session's note instead of going to whichever
+                // write comes first (a retry then waits for space that really returned).
+                defer { self.store.spillReserve?.reholdNoteSpace() }
+                try self.noteOnWriter(note)
+            }
         } catch {
             logger.critical(
                 "cannot even note the loss in a recovery file: the next start closes the session at its last saved sample",

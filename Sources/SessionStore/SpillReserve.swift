@@ -62,6 +62,20 @@ final class SpillReserve: Sendable {
         }
     }
 
+    /// Holds the space for notes again after a note: as much of ``noteBytes`` as the disk still has
+    /// (whole 4 kB blocks), so a disk that is still full keeps what the note did not use.
+    func reholdNoteSpace() {
+        noteHeld.withLock { held in
+            guard !held else { return }
+            let directory = String(notePath[..<(notePath.lastIndex(of: "/") ?? notePath.endIndex)])
+            var info = statvfs()
+            guard case .success = syscall("statvfs", { statvfs(directory, &info) }) else { return }
+            let available = Int(info.f_bavail) * Int(info.f_frsize)
+            let bytes = min(Self.noteBytes, available) / 4096 * 4096
+            if bytes > 0 { held = allocate(notePath, bytes: bytes) }
+        }
+    }
+
     /// Slots held now.
     var heldSlots: Int { held.withLock { $0.filter { $0 }.count } }
     /// True while any space is held.
