@@ -43,7 +43,7 @@ struct LossNoteTests {
         let error = try #require(thrown, "finish must not report success")
         #expect(error.code != .spilled, "\(error)")
         #expect(recorder.statistics.bufferedSamples == 2000, "kept in memory for a retry")
-        #expect(!reserve.isNoteSpaceHeld, "the note took the space held for it")
+        #expect(reserve.isNoteSpaceHeld, "what the note left of its space is held again for the next note")
 
         // The process ends before space returns; then space is freed and the store opened again.
         try FileManager.default.removeItem(atPath: disk.path + "/filler")
