@@ -14,7 +14,7 @@
 #   whole stage. Meanwhile the gateway must: scan through the daemon and see the sensor (the
 #   kernel answers the gateway's Start Discovery with Busy and shares bluetoothd's results), pair
 #   it, start a session that receives samples, and stop it. The log must show the Busy report.
-# - What bluetoothd made of the gateway's link is printed for Docs/ARCHITECTURE.md: its device
+# - What bluetoothd made of the gateway's link is printed for Docs/BLUETOOTH.md: its device
 #   list, the sensor's info, and its log lines about the sensor; the host prints the kernel's
 #   side on hci0 from the capture (stage2.btsnoop) after the VM ends.
 DAEMON=$(dirname "$CTL")/sportsensord
