@@ -6,7 +6,7 @@ import SDUSensor
 /// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, with a summary
 /// for queries. The samples are either in `data`, encoded by `SampleChunkCodec` (imports, and
 /// stores before schema 7), or, when `file` is set, in that sealed tail segment file of the
-/// store's tail directory, the form a recording writes once (Docs/FORMATS.md, "Sample chunks").
+/// store's tail directory, the form a recording writes once (Docs/FORMATS.md, "Stored sample chunks").
 /// `samples(in:)` is the one place either kind is decoded.
 struct ChunkRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "sample_chunks"

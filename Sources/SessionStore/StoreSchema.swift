@@ -97,7 +97,7 @@ public enum StoreSchema {
         migrator.registerMigration("v7-sealed-chunk-files") { db in
             // A recorded chunk stays in its sealed tail segment file and its row names that file
             // (`data` is then empty) instead of holding the chunk as a BLOB written twice through
-            // the WAL (Docs/FORMATS.md, "Sample chunks"). Imported chunks keep their BLOB. An older
+            // the WAL (Docs/FORMATS.md, "Stored sample chunks"). Imported chunks keep their BLOB. An older
             // build would read a file row as an empty chunk, so it must refuse the store.
             try db.execute(
                 sql: """

@@ -97,7 +97,7 @@ public struct SystemdNotifier: Sendable {
 ///
 /// It sends `READY=1` once `waitUntilReady` returns (the store is open, the links are started and
 /// the control socket listens). Then every `watchdogInterval` (half of `WATCHDOG_USEC`) it asks `statusLine` for the current
-/// status: only when that answers (the gateway's actor is responsive) does it send `WATCHDOG=1`,
+/// status: only when that answers (the gateway is responsive) does it send `WATCHDOG=1`,
 /// so a hung gateway is restarted by systemd. Without the watchdog it still refreshes `STATUS=`
 /// every `statusInterval`. Sends `STOPPING=1` on graceful shutdown.
 public struct SystemdNotifierService<C: Clock>: Service where C.Duration == Duration {
