@@ -330,8 +330,8 @@ let package = Package(
             name: "WebDashboardTests",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
-                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
-                "GatewayCore", "SessionStore", "SDUSensor",
+                "WebDashboard", "DashboardUsers", "ControlAPI", "ControlProtocol", "GatewayTesting", "Detection",
+                "GatewayConfig", "GatewayCore", "SessionStore", "SDUSensor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
