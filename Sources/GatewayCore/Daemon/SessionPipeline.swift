@@ -366,6 +366,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         info.isLive = false
         info.endedAt = record.endedAt
         info.endReason = endReason.rawValue
+        // As the stored session reads: its own count of samples not kept (a retried end's
+        // included), and no store state, which only a live session has.
+        info.unsavedSamples = Int(clamping: record.unsavedSamples)
+        info.storeDegraded = nil
         bus.publish(.session(info))
         return record
     }
