@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
