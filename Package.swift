@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
+                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -330,8 +330,8 @@ let package = Package(
             name: "WebDashboardTests",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
-                "WebDashboard", "DashboardUsers", "ControlProtocol", "GatewayTesting", "Detection", "GatewayConfig",
-                "GatewayCore", "SessionStore", "SDUSensor",
+                "WebDashboard", "DashboardUsers", "ControlAPI", "ControlProtocol", "GatewayTesting", "Detection",
+                "GatewayConfig", "GatewayCore", "SessionStore", "SDUSensor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

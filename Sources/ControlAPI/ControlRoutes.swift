@@ -141,7 +141,10 @@ public enum ControlRoutes {
             return try ControlResponses.json(try await control.stopSession(id: try context.parameters.require("id")))
         }
         router.on(.sessionEvents) { request, context -> Response in
-            return try ControlResponses.json(try await control.sessionEvents(id: try context.parameters.require("id")))
+            // Written a page of events at a time as the client reads (`PagedDownload`).
+            let pages = try await control.sessionEventPages(id: try context.parameters.require("id"))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: PagedDownload.jsonArray(pages: pages))
         }
         router.on(.reanalyze) { request, context -> Response in
             let body = try await RequestBodies.decode(

@@ -358,14 +358,18 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     public var receivedSamples: Int?
     /// Samples the sensor's counter says it sent in this session: received plus lost.
     public var expectedSamples: Int?
+    /// True while the store cannot take the session's rows (disk full, I/O error: they wait in
+    /// memory, are retried, and past the recorder's bound are dropped), as `SessionInfo.storeDegraded`.
+    public var storeDegraded: Bool?
 
     /// Creates counters.
     public init(
         sessionId: String, sensor: String, athlete: String?, profile: String, count: Int, lastPeakG: Double?,
         maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: String,
         elapsedSeconds: Double, summary: SessionSummary? = nil, targets: [TargetProgress]? = nil,
-        receivedSamples: Int? = nil, expectedSamples: Int? = nil
+        receivedSamples: Int? = nil, expectedSamples: Int? = nil, storeDegraded: Bool? = nil
     ) {
+        self.storeDegraded = storeDegraded
         self.receivedSamples = receivedSamples
         self.expectedSamples = expectedSamples
         self.summary = summary

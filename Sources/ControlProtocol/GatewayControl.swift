@@ -31,12 +31,11 @@ public protocol GatewayControl: Sendable {
     func startSession(_ request: StartSessionRequest) async throws(ControlError) -> SessionInfo
     /// `POST /v1/sessions/{id}/stop` (UUID or unique prefix).
     func stopSession(id: String) async throws(ControlError) -> SessionInfo
-    /// `GET /v1/sessions/{id}/events`: the detected events, in time order.
-    func sessionEvents(id: String) async throws(ControlError) -> [EventRecord]
     /// `GET /v1/sessions/{id}/samples.csv`: the samples in the interchange CSV, as text chunks.
     func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error>
-    /// A session's events in time order, a page at a time (the dashboard's events CSV is written
-    /// from it as the client reads).
+    /// `GET /v1/sessions/{id}/events`: the detected events in time order (ties in recording
+    /// order), a page at a time; the API's JSON and the dashboard's downloads are written from it
+    /// as the client reads.
     func sessionEventPages(id: String) async throws(ControlError) -> AsyncThrowingStream<[EventRecord], any Error>
     /// `POST /v1/sessions/{id}/reanalyze`: detection again over the stored samples, saved; a live
     /// session is refused (409).

@@ -32,7 +32,6 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         case session(id: String)
         case startSession(StartSessionRequest)
         case stopSession(id: String)
-        case sessionEvents(id: String)
         case sessionSamplesCSV(id: String)
         case sessionEventPages(id: String)
         case reanalyze(id: String, ReanalyzeRequest)
@@ -68,7 +67,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         public var sensors = [Fixtures.sensor]
         /// `sessions(...)`, and `session`/`startSession`/`stopSession` answer the first.
         public var sessions = [Fixtures.session]
-        /// `sessionEvents(id:)`.
+        /// What `sessionEventPages(id:)` gives, in pages of `eventPageSize`.
         public var sessionEvents = Fixtures.events
         /// The chunks `sessionSamplesCSV(id:)` streams.
         public var csvChunks = Fixtures.csvChunks
@@ -201,10 +200,6 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
 
     public func stopSession(id: String) async throws(ControlError) -> SessionInfo {
         try record(.stopSession(id: id)) { $0.sessions[0] }
-    }
-
-    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
-        try record(.sessionEvents(id: id)) { $0.sessionEvents }
     }
 
     public func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error> {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Foundation
 import GRDB
 import Logging
@@ -140,9 +141,16 @@ extension SessionStore {
                                 metadata: ["session.id": "\(session.id)"])
                         }
                         if let ending = tail.ending {
-                            session.endedAt = ending.endedAt
+                            // Held within the stored ranges as the counters are: an end before the
+                            // start or past the wall clock's range keeps the one found above.
+                            if StoredRanges.wallClock.problem(with: ending.endedAt) == nil,
+                                ending.endedAt >= session.startedAt
+                            {
+                                session.endedAt = ending.endedAt
+                            }
                             session.endReason = ending.reason.rawValue
-                            session.unsavedSamples = ending.unsavedSamples
+                            session.unsavedSamples = min(
+                                max(ending.unsavedSamples, 0), StoredRanges.sampleCount.bounds.upperBound)
                             logRecovered(ending, of: session.id, samples: tail.samples.count, logger: logger)
                         }
                         try session.update(

@@ -30,18 +30,19 @@ struct HistoryPages: Sendable {
         router.get(RouterPath(DashboardPaths.sessions + ".csv")) { request, _ -> Response in
             // At most `listLimit` sessions (a few hundred kB) are held; the text is written as read.
             let sessions = try await SessionFilter(request).apply(to: control)
-            return CSVDownload.response(
-                name: "sessions.csv", header: HistoryRows.sessionsCSVHeader, pages: CSVDownload.onePage(sessions),
+            return Downloads.csv(
+                name: "sessions.csv", header: HistoryRows.sessionsCSVHeader, pages: PagedDownload.onePage(sessions),
                 line: HistoryRows.sessionCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + ".json")) { request, _ -> Response in
             let sessions = try await SessionFilter(request).apply(to: control)
-            return try Downloads.json(sessions, name: "sessions.json")
+            return Downloads.json(name: "sessions.json", pages: PagedDownload.onePage(sessions))
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}")) { _, context -> Response in
             let id = try context.parameters.require("id")
             let session = try await control.session(id: id)
-            let events = try await control.sessionEvents(id: session.id)
+            // The page charts every event: it reads them all, a page at a time.
+            let events = try await control.sessionEventPages(id: session.id).reduce(into: []) { $0 += $1 }
             let summary = try? await control.sessionSummary(id: session.id)
             var values = DashboardPages.layoutValues(context, title: "Session", section: "sessions")
             values.merge(HistoryRows.sessionPage(session, events: events)) { _, new in new }
@@ -50,14 +51,15 @@ struct HistoryPages: Sendable {
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.csv")) { _, context -> Response in
             let session = try await control.session(id: try context.parameters.require("id"))
-            return CSVDownload.response(
+            return Downloads.csv(
                 name: "session-\(session.id.prefix(8))-events.csv", header: HistoryRows.eventsCSVHeader,
                 pages: try await control.sessionEventPages(id: session.id), line: HistoryRows.eventCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.json")) { _, context -> Response in
             let session = try await control.session(id: try context.parameters.require("id"))
-            let events = try await control.sessionEvents(id: session.id)
-            return try Downloads.json(events, name: "session-\(session.id.prefix(8))-events.json")
+            return Downloads.json(
+                name: "session-\(session.id.prefix(8))-events.json",
+                pages: try await control.sessionEventPages(id: session.id))
         }
         router.get(RouterPath(DashboardPaths.athletes + "/{name}")) { _, context -> Response in
             let name = try context.parameters.require("name")
@@ -85,8 +87,12 @@ struct HistoryPages: Sendable {
             return templates.page("leaderboard", values)
         }
         router.get(RouterPath(DashboardPaths.leaderboard + ".csv")) { request, _ -> Response in
+            // The ranking holds one row per athlete; its text is written as read.
             let query = LeaderboardQuery(request)
-            return Downloads.csv(try await query.csv(control), name: "leaderboard.csv")
+            return Downloads.csv(
+                name: "leaderboard.csv", header: query.csvHeader,
+                pages: PagedDownload.onePage(try await query.rows(control)),
+                line: LeaderboardQuery.csvLine)
         }
     }
 }
@@ -150,20 +156,29 @@ struct SessionFilter {
     }
 }
 
-/// File answers: what the page shows, as an attachment.
+/// File answers: what the page shows, as an attachment, written as the browser reads
+/// (`PagedDownload`: one page of rows and one 64 kB piece held at a time).
 enum Downloads {
-    static func csv(_ text: String, name: String) -> Response {
+    static func csv<Item: Sendable>(
+        name: String, header: String, pages: AsyncThrowingStream<[Item], any Error>,
+        line: @escaping @Sendable (Item) -> String
+    ) -> Response {
         Response(
             status: .ok,
             headers: [
                 .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(name)\"",
             ],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            body: PagedDownload.csv(header: header, pages: pages, line: line))
     }
 
-    static func json(_ value: some Encodable, name: String) throws -> Response {
-        var response = try ControlResponses.json(value)
-        response.headers[.contentDisposition] = "attachment; filename=\"\(name)\""
-        return response
+    static func json<Item: Encodable & Sendable>(
+        name: String, pages: AsyncThrowingStream<[Item], any Error>
+    )
+        -> Response
+    {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .contentDisposition: "attachment; filename=\"\(name)\""],
+            body: PagedDownload.jsonArray(pages: pages))
     }
 }

@@ -74,13 +74,11 @@ struct LeaderboardQuery {
         ]
     }
 
-    func csv(_ control: any GatewayControl) async throws -> String {
-        var text = "rank,athlete,\(metric.rawValue),session_id,date\n"
-        for row in try await rows(control) {
-            text +=
-                "\(row.rank),\(CSVCell.text(row.athlete)),\(HistoryRows.number(row.value)),"
-                + "\(row.sessionId),\(HistoryRows.day(row.at))\n"
-        }
-        return text
+    /// The CSV's header: the metric's column is named for it.
+    var csvHeader: String { "rank,athlete,\(metric.rawValue),session_id,date" }
+
+    /// A row of the CSV (the athlete's name made safe for spreadsheets).
+    static func csvLine(_ row: LeaderboardRow) -> String {
+        "\(row.rank),\(CSVCell.text(row.athlete)),\(HistoryRows.number(row.value)),\(row.sessionId),\(HistoryRows.day(row.at))"
     }
 }

@@ -43,7 +43,7 @@ let gatewayRoutes: [RouteCase] = [
         call: .startSession(StartSessionRequest(sensor: "anna-left", profile: "jump"))),
     RouteCase(method: .get, uri: "/v1/sessions/6F9619FF", call: .session(id: "6F9619FF")),
     RouteCase(method: .post, uri: "/v1/sessions/6F9619FF/stop", call: .stopSession(id: "6F9619FF")),
-    RouteCase(method: .get, uri: "/v1/sessions/6F9619FF/events", call: .sessionEvents(id: "6F9619FF")),
+    RouteCase(method: .get, uri: "/v1/sessions/6F9619FF/events", call: .sessionEventPages(id: "6F9619FF")),
     RouteCase(method: .get, uri: "/v1/sessions/6F9619FF/samples.csv", call: .sessionSamplesCSV(id: "6F9619FF")),
     RouteCase(
         method: .post, uri: "/v1/sessions/6F9619FF/reanalyze", body: #"{"profile":"jump","set":["min_flight=0.2"]}"#,
@@ -190,7 +190,7 @@ struct ControlRoutesTests {
             control.calls == [
                 .sessions(athlete: "anna b", sensor: "anna-left", profile: "jump", live: true, limit: 20),
                 .startSession(StartSessionRequest(sensor: "anna-left")), .session(id: "6F96"),
-                .stopSession(id: "6F96"), .sessionEvents(id: "6F96"),
+                .stopSession(id: "6F96"), .sessionEventPages(id: "6F96"),
             ])
     }
 

@@ -56,7 +56,7 @@ struct DownloadExecutorTests {
         #expect(status.storeHealthy)
         #expect(try await gateway.session(id: id).samples == samples.count)
         #expect(try await gateway.sessions(athlete: nil, sensor: nil, profile: nil, live: nil, limit: nil).count == 1)
-        #expect(try await gateway.sessionEvents(id: id).count == events.count)
+        #expect(try await gateway.session(id: id).eventCounts["step"] == events.count)
 
         held.release()
         let expected =

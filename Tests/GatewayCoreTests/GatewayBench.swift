@@ -23,10 +23,11 @@ final class GatewayBench: Sendable {
         idleStop: Duration? = nil, connectors: [any SensorConnector] = [], linkBudget: Int = 5,
         bluetooth: (@Sendable (ManualClock) throws -> BluetoothSupport)? = nil,
         outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil,
-        faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics()
+        faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics(),
+        directory: String? = nil, recorder: SessionRecorder<ManualClock>.Configuration = .init()
     ) throws {
-        directory = NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
-        store = try SessionStore.open(at: StateDirectory(path: directory))
+        self.directory = directory ?? NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
+        store = try SessionStore.open(at: StateDirectory(path: self.directory))
         var configuration = GatewayConfiguration()
         configuration.autoStart = autoStart
         configuration.idleStop = idleStop
@@ -39,8 +40,9 @@ final class GatewayBench: Sendable {
         logger.logLevel = .warning
         gateway = Gateway(
             dependencies: GatewayDependencies(
-                store: store, stateDirectory: directory, configuration: configuration, clock: clock,
-                bluetooth: try bluetooth?(clock) ?? Self.adapters(connectors), virtualSensors: fleet, logger: logger),
+                store: store, stateDirectory: self.directory, configuration: configuration, clock: clock,
+                bluetooth: try bluetooth?(clock) ?? Self.adapters(connectors), virtualSensors: fleet,
+                recorderConfiguration: recorder, logger: logger),
             metrics: metrics)
     }
 

@@ -94,7 +94,7 @@ struct GatewayTests {
         #expect(
             offline.map(EventRecord.init) == stored,
             "re-running detection on the stored samples gives the same events")
-        let api = try await bench.gateway.sessionEvents(id: started.id)
+        let api = try await bench.gateway.sessionEventPages(id: started.id).reduce(into: []) { $0 += $1 }
         #expect(api.map(\.t) == stored.map(\.t).sorted())
         #expect(stopped.eventCounts == ["hit": stored.count])
         #expect(stopped.samples == samples.count)

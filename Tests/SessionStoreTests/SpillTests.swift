@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Detection
 import Foundation
 import Testing
@@ -74,6 +75,44 @@ struct SpillTests {
         }
         #expect(named.contains(URL(fileURLWithPath: file).lastPathComponent))
         #expect(FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test(
+        "a recovery file's counters, end time and unsaved count out of their ranges are held within them when imported",
+        arguments: [Date.distantFuture, Date(timeIntervalSince1970: 0)])
+    func recoveredValuesInRange(endedAt: Date) async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let session = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
+        try store.close()
+        // What a damaged or forged recovery file could hold: every value past its range.
+        let samples = SyntheticMotion.training(count: 300, seed: 2)
+        var ending = TailSegment.Ending(endedAt: endedAt, reason: .stopped)
+        ending.unsavedSamples = .max
+        let record = TailSegment.Record(
+            ordinal: 0, samples: samples, events: [],
+            counts: SessionCounts(received: .max, lost: .min, malformed: -1, sampleRate: 1e300), ending: ending)
+        let file = TailDirectory(databasePath: temporary.databasePath).filePath(session: session.id, chunk: 0)
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: file).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        let bytes = TailSegment.encode(TailSegment.Header(session: session.id, chunk: 0), [record])
+        #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
+
+        let reopened = try SessionStore.open(at: temporary.stateDirectory)
+        defer { try? reopened.close() }
+        #expect(reopened.recoveredSessions == [session.id])
+        let stored = try await reopened.session(id: session.id)
+        #expect(stored.endReason == .stopped)
+        #expect(stored.counts.received == StoredRanges.sampleCount.bounds.upperBound)
+        #expect(stored.counts.lost == StoredRanges.lostSamples.bounds.lowerBound)
+        #expect(stored.counts.malformed == StoredRanges.malformedNotifications.bounds.lowerBound)
+        #expect(stored.counts.sampleRate == nil)
+        #expect(stored.unsavedSamples == StoredRanges.sampleCount.bounds.upperBound)
+        // The end is the last sample's time, not the file's (far future, or before the start).
+        let end = try #require(stored.endedAt)
+        #expect(abs(end.timeIntervalSince(session.startedAt) - (samples.last?.t ?? 0)) < 0.002, "\(end)")
+        #expect(try await reopened.samples(of: session.id).count == samples.count)
     }
 
     @Test("a tail record with an end round-trips; a torn end ends the segment before it")

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLEWire
 import ControlProtocol
 import Foundation
 import GatewayTesting
@@ -54,6 +55,31 @@ struct BadInputTests {
             #expect(
                 result.standardError.contains("sample 3's time t is 1e+300 s; it must be 0 s to 604800 s"), "\(result)")
             #expect(result.standardOutput.isEmpty, "\(result)")
+        }
+    }
+
+    @Test("a btsnoop capture dated 2253 (a capture without a real clock) is stored as starting now, never in 2253")
+    func captureOutOfRange() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable))
+        let directory = TemporaryStateDirectory()
+        defer { directory.remove() }
+        // A real session's capture, every record moved 230 years on.
+        var capture = try BTSnoopCapture(parsing: SessionRecorderFixture.session(datalink: .linuxMonitor).capture)
+        for index in capture.records.indices { capture.records[index].timestamp += 230 * 31_557_600 * 1_000_000 }
+        let path = try directory.write(
+            "future.btsnoop", try BTSnoopWriter.file(datalink: capture.datalink, records: capture.records))
+        let state = directory.path + "/state"
+        let before = Date()
+        let result = try await runCommand(
+            Self.executable, ["import", "--state-dir", state, "--profile", "table-tennis", path])
+        #expect(result.status == 0, "\(result)")
+        let store = try SessionStore.openReadOnly(at: StateDirectory(path: state))
+        defer { try? store.close() }
+        let sessions = try await store.sessions()
+        #expect(sessions.count == 1)
+        for session in sessions {
+            #expect(StoredRanges.wallClock.problem(with: session.startedAt) == nil, "\(session.startedAt)")
+            #expect(session.startedAt >= before.addingTimeInterval(-1) && session.startedAt <= Date())
         }
     }
 

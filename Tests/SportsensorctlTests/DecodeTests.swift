@@ -27,8 +27,8 @@ struct RecordedSession {
 
 /// Builds captures the way a real session looks: scan, connect, GATT discovery of the
 /// accelerometer, CCCD write, then notifications from the virtual sensor's own generator (table
-/// tennis motion, 100 Hz, 3 samples each), arriving in connection events every 30 ms with a
-/// little latency, then a disconnection.
+/// tennis motion, 100 Hz unless told, 3 samples each), arriving in connection events every 30 ms
+/// (or `interval`) with a little latency, then a disconnection.
 enum SessionRecorderFixture {
     static let valueHandle: UInt16 = 0x0015
     static let rate = 100.0
@@ -36,7 +36,7 @@ enum SessionRecorderFixture {
     static func session(
         datalink: BTSnoopDatalink, notifications count: Int = 700, faults: VirtualSensorConfiguration.Faults = .none,
         discovery: Bool = true, connections: [(UInt16, BluetoothAddress)] = [(0x0040, CaptureFixtures.sensorAddress)],
-        seed: UInt64 = 11
+        seed: UInt64 = 11, rate: Double = SessionRecorderFixture.rate, interval: Double = 0.030
     ) -> RecordedSession {
         let accelerometer = SDUProfile.accelerometer
         var setup: [CaptureFixtures.ATTExchange] = []
@@ -87,7 +87,7 @@ enum SessionRecorderFixture {
                 // Taken at the last sample's time; delivered at the next 30 ms connection event, a
                 // little later, and never before the notification ahead of it on the same link.
                 let taken = Double(notification.firstSampleIndex + notification.samples.count) / rate
-                let event = (taken / 0.030).rounded(.up) * 0.030 + latency.unit() * 0.004
+                let event = (taken / interval).rounded(.up) * interval + latency.unit() * 0.004
                 let arrival = max(previous + 200, start + Int64(event * 1_000_000))
                 previous = arrival
                 let pdu = ATTHandleValueNotification(handle: valueHandle, value: notification.payload).bytes

@@ -8,7 +8,9 @@ import VirtualSensor
 /// umask 022 (the daemon sets its own umask; the CLI runs under the user's).
 @Suite("sportsensorctl: modes of the files it creates in the store")
 struct StoreFileModeTests {
-    @Test("offline import into a new directory under umask 022: database, lock, chunk files 0640, directories 0750")
+    @Test(
+        "offline import into a new directory, then users add, under umask 022: database, lock, chunk files and accounts file 0640, directories 0750"
+    )
     func importModes() async throws {
         let executable = try #require(BuiltProducts.path(of: "sportsensorctl"))
         let directory = TemporaryStateDirectory()
@@ -19,8 +21,10 @@ struct StoreFileModeTests {
         let imported = try await runCommand(
             "/bin/sh",
             [
-                "-c", "umask 022 && exec \"$0\" import \"$1\" --profile table-tennis --state-dir \"$2\"", executable,
-                csv, state,
+                "-c",
+                "umask 022 && \"$0\" import \"$1\" --profile table-tennis --state-dir \"$2\" && "
+                    + "echo coach-password | exec \"$0\" users add coach --role coach --password-stdin --state-dir \"$2\"",
+                executable, csv, state,
             ])
         #expect(imported.status == 0, "\(imported)")
 
@@ -39,6 +43,7 @@ struct StoreFileModeTests {
             }
         }
         #expect(paths.contains(state + "/sportsensord.sqlite"))
+        #expect(paths.contains(state + "/dashboard-users.json"))
         #expect(seen >= 2, "the database and its lock at least: \(paths)")
     }
 }

@@ -45,6 +45,32 @@ struct BoardTruthTests {
         }
     }
 
+    @Test("a live session the store cannot save: its tile says so (the counters' or the session's store_degraded)")
+    func degradedStore() async throws {
+        let control = FakeGatewayControl()
+        let usersFile = try WebDashboardRouterTests.usersFile()
+        try await WebDashboardRouterTests.app(control, usersFile: usersFile).test(.router) { client in
+            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
+            let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]).body)
+            #expect(html.contains(#"<p class="store-note" data-field="store" hidden>Not saving: the gateway's disk"#))
+            let script = String(
+                buffer: try await client.execute(uri: "/assets/board.js", method: .get, headers: [.cookie: cookie]).body
+            )
+            #expect(
+                script.contains(
+                    #"const degraded = Boolean(session) && (counters?.store_degraded ?? session?.store_degraded) === true;"#
+                ))
+            #expect(script.contains(#"field(tile, "store").hidden = !degraded;"#))
+        }
+        // The counters carry it under the name the script reads.
+        var counters = SessionCounters(
+            sessionId: "s", sensor: "virtual-1", athlete: nil, profile: "jump", count: 0, lastPeakG: nil, maxPeakG: nil,
+            ratePerMinute: 0, bestHeightM: nil, cadence: nil, linkState: "connected", elapsedSeconds: 1)
+        counters.storeDegraded = true
+        let json = String(decoding: try JSONEncoder.controlAPI.encode(counters), as: UTF8.self)
+        #expect(json.contains(#""store_degraded":true"#))
+    }
+
     @Test("the athlete page names the racket hand")
     func athleteHand() async throws {
         let control = FakeGatewayControl()

@@ -19,8 +19,9 @@ extension Gateway {
         return DownloadStream.make(on: dependencies.downloads) { try await cursor.next() }
     }
 
-    /// A session's events in time order, one store page (`SessionStore.eventsPerPage`) at a
-    /// time: what the dashboard's events CSV is written from.
+    /// `GET /v1/sessions/{id}/events`: a session's events in time order, one store page
+    /// (`SessionStore.eventsPerPage`, 1 024 events, a few hundred kB) at a time: what the API's
+    /// JSON and the dashboard's events CSV and JSON are written from.
     public func sessionEventPages(
         id: String
     ) async throws(ControlError)

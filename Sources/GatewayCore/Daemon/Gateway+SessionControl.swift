@@ -84,14 +84,6 @@ extension Gateway {
         return await sessionInfo(ended)
     }
 
-    /// `GET /v1/sessions/{id}/events`.
-    public func sessionEvents(id: String) async throws(ControlError) -> [EventRecord] {
-        let record = try await storedSession(id)
-        let store = dependencies.store
-        let events = try await health.mapStore { () async throws(StoreError) in try await store.events(of: record.id) }
-        return events.sorted { $0.t < $1.t }
-    }
-
     /// A stop whose session's end is not in the store: never reported as success.
     static func unsavedEnd(_ failure: StoreError, session: String, stateDirectory: String) -> ControlError {
         if failure.code == .spilled {

@@ -258,6 +258,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// The live numbers `sportsensorctl tail` shows, with the summary so far and target progress.
     public func counters() -> SessionCounters {
         let elapsed = started.duration(to: clock.now).inSeconds
+        let degraded = storeDegraded
         return state.withLock { state in
             let summary = liveSummary(state)
             let profile = context.settings.profile
@@ -273,7 +274,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 elapsedSeconds: elapsed, summary: summary, targets: progress.isEmpty ? nil : progress,
                 receivedSamples: Int(state.samples),
                 expectedSamples: Int(state.samples)
-                    + max(0, state.latest.missingSamples - state.baseline.missingSamples))
+                    + max(0, state.latest.missingSamples - state.baseline.missingSamples),
+                storeDegraded: degraded)
         }
     }
 
@@ -366,6 +368,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         info.isLive = false
         info.endedAt = record.endedAt
         info.endReason = endReason.rawValue
+        // As the stored session reads: its own count of samples not kept (a retried end's
+        // included), and no store state, which only a live session has.
+        info.unsavedSamples = Int(clamping: record.unsavedSamples)
+        info.storeDegraded = nil
         bus.publish(.session(info))
         return record
     }

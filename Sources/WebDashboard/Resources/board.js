@@ -120,6 +120,11 @@ function render(tile) {
   // and profile, so the form is not there to say something else.
   for (const control of element.querySelectorAll("[data-control]")) control.disabled = Boolean(session);
   for (const starter of element.querySelectorAll("[data-starts]")) starter.hidden = Boolean(session);
+  // The store cannot take the session's rows (disk full, I/O error): what is stored may miss
+  // samples, so the tile says so while it lasts (`store_degraded`, Docs/OPERATIONS.md "A full disk").
+  const degraded = Boolean(session) && (counters?.store_degraded ?? session?.store_degraded) === true;
+  element.classList.toggle("degraded", degraded);
+  field(tile, "store").hidden = !degraded;
   updateStale(tile, Date.now());
 }
 
