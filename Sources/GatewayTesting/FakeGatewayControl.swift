@@ -283,7 +283,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// A paired, connected sensor with a live session.
         public static let sensor = SensorInfo(
             address: "FC:97:8B:75:10:AB", addressType: "random", alias: "anna-left", name: "BC05FC978B7510AB",
-            athlete: "anna", linkState: "connected", lastSeen: startedAt, isVirtual: false,
+            athlete: "anna", linkState: .connected, lastSeen: startedAt, isVirtual: false,
             liveSessionId: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
         /// A live jump session.
         public static let session = SessionInfo(
@@ -307,10 +307,10 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// Counters of the live session.
         public static let counters = SessionCounters(
             sessionId: session.id, sensor: "anna-left", athlete: "anna", profile: "jump", count: 3, lastPeakG: nil,
-            maxPeakG: nil, ratePerMinute: 4.5, bestHeightM: 0.3316, cadence: nil, linkState: "connected",
+            maxPeakG: nil, ratePerMinute: 4.5, bestHeightM: 0.3316, cadence: nil, linkState: .connected,
             elapsedSeconds: 40)
         /// A link that is retrying.
         public static let link = LinkPayload(
-            sensor: "anna-left", address: "FC:97:8B:75:10:AB", state: "retrying", detail: "in 4 s, attempt 3")
+            sensor: "anna-left", address: "FC:97:8B:75:10:AB", state: .retrying, detail: "in 4 s, attempt 3")
     }
 }

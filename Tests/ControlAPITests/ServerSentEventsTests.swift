@@ -36,7 +36,7 @@ struct ServerSentEventsTests {
     @Test("line breaks inside strings stay escaped, so data is one line")
     func lineBreaksEscaped() throws {
         let event = GatewayEvent.link(
-            LinkPayload(sensor: "a\nb", address: "FC:97:8B:75:10:AB", state: "lost", detail: "line1\r\nline2"))
+            LinkPayload(sensor: "a\nb", address: "FC:97:8B:75:10:AB", state: .lost, detail: "line1\r\nline2"))
         let frame = try ServerSentEvents.frame(for: event)
         let parsed = try #require(parseFrame(frame))
         #expect(try GatewayEvent(kind: parsed.kind, payloadJSON: Data(parsed.json.utf8)) == event)
@@ -138,7 +138,7 @@ struct UncheckedBox<Value>: @unchecked Sendable {
 @Suite("SSE frames are encoded once per event")
 struct SSEFrameCacheTests {
     static func link(_ sensor: String) -> GatewayEvent {
-        .link(LinkPayload(sensor: sensor, address: "CA:FE:00:00:00:01", state: "connected", detail: nil))
+        .link(LinkPayload(sensor: sensor, address: "CA:FE:00:00:00:01", state: .connected, detail: nil))
     }
 
     @Test("equal events share one encoding; different ones are encoded apart")

@@ -167,7 +167,7 @@ extension Gateway: GatewayControl {
         try await health.mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }
         bus.publish(
             .link(
-                LinkPayload(sensor: channel.label, address: "\(channel.address)", state: "stopped", detail: "unpaired"))
+                LinkPayload(sensor: channel.label, address: "\(channel.address)", state: .stopped, detail: "unpaired"))
         )
         logger.info("sensor unpaired", metadata: ["ble.address": "\(channel.address)"])
     }

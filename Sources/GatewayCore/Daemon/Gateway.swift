@@ -67,7 +67,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                         .link(
                             LinkPayload(
                                 sensor: registry.channel(at: address)?.label ?? "\(address)", address: "\(address)",
-                                state: "no-slot",
+                                state: .noSlot,
                                 detail: "every adapter's link budget is in use: add an adapter or raise link_budget")))
                 })
         }
