@@ -95,7 +95,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         var calls: [Call] = []
         var answers = Answers()
         var failure: ControlError?
-        var subscribers: [UUID: AsyncStream<GatewayEvent>.Continuation] = [:]
+        var subscribers: [UUID: AsyncStream<PublishedEvent>.Continuation] = [:]
         var subscriptionsEnded = 0
     }
 
@@ -130,8 +130,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
 
     /// Sends `event` to every open subscription.
     public func emit(_ event: GatewayEvent) {
+        let published = PublishedEvent(event)
         let continuations = state.withLock { Array($0.subscribers.values) }
-        for continuation in continuations { continuation.yield(event) }
+        for continuation in continuations { continuation.yield(published) }
     }
 
     /// Ends every open subscription from the gateway's side.
@@ -247,9 +248,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         try record(.replicationStatus) { $0.replication }
     }
 
-    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+    public func events() throws(ControlError) -> AsyncStream<PublishedEvent> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<GatewayEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { state in
                 if state.subscribers.removeValue(forKey: id) != nil { state.subscriptionsEnded += 1 }

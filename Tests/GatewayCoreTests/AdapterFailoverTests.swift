@@ -105,7 +105,7 @@ struct AdapterFailoverTests {
         let events = try gateway.events()
         let noSlotEvent = Task { () -> LinkPayload? in
             for await event in events {
-                if case .link(let link) = event, link.state == .noSlot { return link }
+                if case .link(let link) = event.event, link.state == .noSlot { return link }
             }
             return nil
         }

@@ -52,7 +52,7 @@ struct GatewayTests {
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
-            for await event in events { items.append(event) }
+            for await published in events { items.append(published.event) }
             return items
         }
 
@@ -122,7 +122,7 @@ struct GatewayTests {
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
-            for await event in events { items.append(event) }
+            for await published in events { items.append(published.event) }
             return items
         }
         let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))

@@ -199,7 +199,7 @@ extension Gateway: GatewayControl {
     /// `GET /v1/events`.
     ///
     /// - Throws: `unavailable` (503) when ``EventBus/maximumSubscribers`` streams are open.
-    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+    public func events() throws(ControlError) -> AsyncStream<PublishedEvent> {
         guard let stream = bus.subscribeIfRoom() else {
             throw ControlError(
                 .unavailable, "\(bus.maximumSubscribers) live event streams are open already",
