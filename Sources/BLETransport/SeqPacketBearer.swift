@@ -12,32 +12,32 @@ import SystemPackage
 ///
 /// ## Design
 ///
-/// - **Reading on the reactor's thread.** The bearer registers its socket with a
-///   ``SocketReactor`` (``SocketReactor/shared()`` unless one is given): one thread for every
-///   bearer, asleep in `epoll_wait(2)` on all their sockets, that reads each ready socket with
-///   `recvmmsg(MSG_DONTWAIT)`, up to 16 messages a call. Blocking never happens on Swift's cooperative thread
-///   pool. Received PDUs go into an unbounded in-memory queue that ``receive()`` drains; ATT
-///   traffic is a few kilobytes per second, so the queue stays small, and a fast reader keeps the
-///   kernel's socket buffer empty so the peer never stalls.
-/// - **Synchronous delivery.** Once ``deliverSynchronously(to:)`` installed a handler (the GATT
-///   client does), PDUs skip the queue: the reactor's thread hands each one to the handler, the
-///   PDUs queued before first, then the end of the flow, so a notification costs no task switch.
+/// - **Reading on the reactor's thread, handing over on it.** The bearer registers its socket
+///   with a ``SocketReactor`` (``SocketReactor/shared()`` unless one is given): one thread for
+///   every bearer, asleep in `epoll_wait(2)` on all their sockets, that reads each ready socket
+///   with `recvmmsg(MSG_DONTWAIT)`, up to 16 messages a call. Blocking never happens on Swift's
+///   cooperative thread pool. Each PDU goes to the handler installed with ``deliver(to:)`` (the
+///   GATT client's) on that thread, so a notification costs no task switch; PDUs read before the
+///   handler was installed wait in a queue and are handed over first, in order. ATT traffic is a
+///   few kilobytes per second and the handler never blocks, so the kernel's socket buffer stays
+///   empty and the peer never stalls.
 /// - **Link loss is seen at once.** `epoll` reports `EPOLLHUP`/`EPOLLERR` as soon as the kernel
-///   knows, and the reactor then calls `recvmmsg`, which returns an empty message (peer closed: ``receive()`` returns
-///   nil) or the socket's error (``receive()`` throws a ``TransportError``, `linkLost` for
-///   `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN` and `ETIMEDOUT`, the supervision
-///   timeout; see ``TransportError/init(onLink:errno:)``). There is no polling interval, so the latency is the kernel's own
-///   (for Bluetooth, the link supervision timeout), never an extra second.
+///   knows, and the reactor then calls `recvmmsg`, which returns an empty message (peer closed:
+///   the handler gets ``ATTBearerInput/ended(_:)`` with nil) or the socket's error (`ended` with
+///   a ``TransportError``, `linkLost` for `ECONNRESET`, `ENOTCONN`, `ECONNABORTED`, `EHOSTDOWN`
+///   and `ETIMEDOUT`, the supervision timeout; see ``TransportError/init(onLink:errno:)``). There
+///   is no polling interval, so the latency is the kernel's own (for Bluetooth, the link
+///   supervision timeout), never an extra second.
 /// - **Sending without blocking.** ``send(_:)`` calls `send(MSG_DONTWAIT | MSG_NOSIGNAL)` from the
 ///   calling task; if the socket buffer is full (`EAGAIN`), it sleeps asynchronously with a short
 ///   exponential backoff (50 µs to 5 ms) and tries again. `MSG_NOSIGNAL` turns a write to a dead
 ///   link into `EPIPE` instead of `SIGPIPE`.
-/// - **Closing.** ``close()`` ends the queue (pending and later ``receive()`` calls return nil at
-///   once), asks the reactor to close the socket and waits until it has. Only the reactor's
+/// - **Closing.** ``close()`` ends the flow (undelivered PDUs are discarded and the handler is
+///   told the end), asks the reactor to close the socket and waits until it has. Only the reactor's
 ///   thread closes descriptors, exactly once, after removing the socket from its `epoll` set;
 ///   `send` and that close happen under one lock, so no call can reach a descriptor number the
 ///   kernel has already handed to someone else. ``close()`` may be called any number of times,
-///   from any task, concurrently with ``receive()`` and ``send(_:)``.
+///   from any task, concurrently with ``send(_:)`` and the handler's calls.
 /// - **Oversized messages.** `recvmmsg` is called with `MSG_TRUNC`, which makes it report a
 ///   message's real length; a message longer than ``receiveCapacity`` (far above the largest ATT
 ///   PDU, 517 bytes) is dropped with a warning instead of being delivered truncated.
@@ -113,31 +113,15 @@ public final class SeqPacketBearer: ATTBearer {
         }
     }
 
-    /// Waits for the next PDU.
-    ///
-    /// Several tasks may wait at once; each PDU goes to one of them, in the order they started
-    /// waiting.
-    ///
-    /// - Returns: the next PDU, or nil after the peer closed the link (once every PDU received
-    ///   before that was returned) or after ``close()`` (undelivered PDUs are discarded).
-    /// - Throws: ``TransportError`` (`linkLost`, `timedOut`...) when the link failed, every time
-    ///   it is called afterwards; `CancellationError` if the waiting task is cancelled.
-    public func receive() async throws -> [UInt8]? {
-        try await inbox.receive()
-    }
-
-    /// Hands every PDU not yet received, and then the end of the flow, to `handler` on the
+    /// Hands every PDU not yet handed over, and then the end of the flow, to `handler` on the
     /// reactor's thread: the GATT client's way to handle notifications without a task switch.
-    /// PDUs queued before the call are handed over first, in order.
-    ///
-    /// - Returns: true (``receive()`` must not be called afterwards).
-    public func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool {
+    /// PDUs read before the call are handed over first, in order. Call it once.
+    public func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
         inbox.handOver(to: handler)
-        return true
     }
 
-    /// Closes the link and waits until the socket is closed. A pending ``receive()`` returns nil
-    /// immediately; later ``send(_:)`` calls throw `closed`. Safe to call more than once.
+    /// Closes the link and waits until the socket is closed. The handler is told the end (nil)
+    /// at once; later ``send(_:)`` calls throw `closed`. Safe to call more than once.
     public func close() async {
         inbox.finish(.closedLocally)
         socket.close()
@@ -186,14 +170,12 @@ extension SeqPacketBearer {
         case failed(TransportError)
     }
 
-    /// Received PDUs and the tasks waiting for them, shared by the bearer's callers and its I/O
-    /// thread.
+    /// The received PDUs' way to the handler, shared by the bearer's callers and the reactor's
+    /// thread: a queue until the handler is installed, then the handler.
     final class Inbox: Sendable {
         private struct State {
-            var pdus = PDUQueue()
-            var waiters: [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)] = []
+            var pdus: [[UInt8]] = []
             var ending: Ending?
-            var nextWaiterID: UInt64 = 0
             /// Takes every PDU once installed; nil again after it was handed the end.
             var handler: (@Sendable (ATTBearerInput) -> Void)?
             /// While the PDUs queued before the handler are handed to it, new ones queue behind
@@ -221,58 +203,21 @@ extension SeqPacketBearer {
             }
         }
 
-        func receive() async throws -> [UInt8]? {
-            let id = state.withLock { state in
-                state.nextWaiterID += 1
-                return state.nextWaiterID
-            }
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    enum Immediate {
-                        case pdu([UInt8]?)
-                        case error(any Error)
-                        case wait
-                    }
-                    let immediate: Immediate = state.withLock { state in
-                        if let pdu = state.pdus.popFirst() { return .pdu(pdu) }
-                        switch state.ending {
-                        case .closedLocally, .peerClosed: return .pdu(nil)
-                        case .failed(let error): return .error(error)
-                        case nil: break
-                        }
-                        // Checked under the lock the cancellation handler takes: either the
-                        // handler already ran (and this sees the cancellation) or it will find
-                        // this waiter.
-                        if Task.isCancelled { return .error(CancellationError()) }
-                        state.waiters.append((id, continuation))
-                        return .wait
-                    }
-                    switch immediate {
-                    case .pdu(let pdu): continuation.resume(returning: pdu)
-                    case .error(let error): continuation.resume(throwing: error)
-                    case .wait: break
-                    }
-                }
-            } onCancel: {
-                let cancelled = state.withLock { state in
-                    state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
-                }
-                cancelled?.resume(throwing: CancellationError())
-            }
-        }
-
         /// Installs `handler` and hands it the PDUs queued so far (see
-        /// ``SeqPacketBearer/deliverSynchronously(to:)``).
+        /// ``SeqPacketBearer/deliver(to:)``).
         func handOver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
-            var batch = state.withLock { state in
+            var batch: [[UInt8]] = state.withLock { state in
+                precondition(state.handler == nil, "a bearer has one reader: deliver(to:) was called twice")
                 state.handler = handler
                 state.isHandingOver = true
-                return state.pdus.removeAllReturning()
+                defer { state.pdus.removeAll() }
+                return state.pdus
             }
             while true {
                 for pdu in batch { handler(.pdu(pdu[...])) }
                 let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
-                    let more = state.pdus.removeAllReturning()
+                    let more = state.pdus
+                    state.pdus.removeAll()
                     guard more.isEmpty else { return (more, nil) }
                     state.isHandingOver = false
                     guard let ending = state.ending, state.handler != nil else { return ([], nil) }
@@ -292,92 +237,34 @@ extension SeqPacketBearer {
 
         // MARK: Called by the reactor's thread
 
-        /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, a queue
-        /// or a waiting task a copy (a kept slice would make the reactor copy its whole buffer).
+        /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, the
+        /// queue a copy (a kept slice would make the reactor copy its whole buffer).
         func deliver(_ pdu: ArraySlice<UInt8>) {
-            enum Recipient {
-                case none
-                case waiter(CheckedContinuation<[UInt8]?, any Error>)
-                case handler(@Sendable (ATTBearerInput) -> Void)
+            let handler: (@Sendable (ATTBearerInput) -> Void)? = state.withLock { state in
+                guard state.ending == nil else { return nil }
+                if let handler = state.handler, !state.isHandingOver { return handler }
+                state.pdus.append(Array(pdu))
+                return nil
             }
-            let recipient: Recipient = state.withLock { state in
-                guard state.ending == nil else { return .none }
-                if let handler = state.handler, !state.isHandingOver { return .handler(handler) }
-                if state.waiters.isEmpty || state.handler != nil {
-                    state.pdus.append(Array(pdu))
-                    return .none
-                }
-                return .waiter(state.waiters.removeFirst().continuation)
-            }
-            switch recipient {
-            case .none: break
-            case .waiter(let waiter): waiter.resume(returning: Array(pdu))
-            case .handler(let handler): handler(.pdu(pdu))
-            }
+            handler?(.pdu(pdu))
         }
 
         /// Records how the flow ended (a local close overrides an earlier ending and discards
-        /// undelivered PDUs) and wakes every waiting receiver, or tells the handler.
+        /// undelivered PDUs) and tells the handler.
         func finish(_ ending: Ending) {
-            typealias Waiters = [(id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)]
-            let (waiters, handler) = state.withLock { state -> (Waiters, (@Sendable (ATTBearerInput) -> Void)?) in
+            let handler = state.withLock { state -> (@Sendable (ATTBearerInput) -> Void)? in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {
-                    return ([], nil)
+                    return nil
                 }
                 state.ending = ending
                 // While handing over, handOver(to:) passes the ending on after the queued PDUs.
-                var handler: (@Sendable (ATTBearerInput) -> Void)?
-                if !state.isHandingOver {
-                    handler = state.handler
-                    state.handler = nil
-                }
-                defer { state.waiters.removeAll() }
-                return (state.waiters, handler)
+                guard !state.isHandingOver else { return nil }
+                defer { state.handler = nil }
+                return state.handler
             }
             handler?(Self.input(ending))
-            for waiter in waiters {
-                if case .failed(let error) = ending {
-                    waiter.continuation.resume(throwing: error)
-                } else {
-                    waiter.continuation.resume(returning: nil)
-                }
-            }
         }
-    }
-}
-
-/// A first-in first-out queue of PDUs with O(1) amortized append and removal.
-struct PDUQueue {
-    private var storage: [[UInt8]] = []
-    private var head = 0
-
-    mutating func append(_ pdu: [UInt8]) {
-        storage.append(pdu)
-    }
-
-    mutating func popFirst() -> [UInt8]? {
-        guard head < storage.count else { return nil }
-        let pdu = storage[head]
-        storage[head] = []
-        head += 1
-        if head > 64 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-        return pdu
-    }
-
-    mutating func removeAll() {
-        storage.removeAll()
-        head = 0
-    }
-
-    /// Removes and returns every queued PDU, first to last.
-    mutating func removeAllReturning() -> [[UInt8]] {
-        guard head < storage.count else { return [] }
-        defer { removeAll() }
-        return Array(storage[head...])
     }
 }

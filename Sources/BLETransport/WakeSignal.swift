@@ -5,12 +5,16 @@ import Synchronization
 import SystemCalls
 
 /// An `eventfd(2)` that wakes a thread sleeping in `poll(2)` or `epoll_wait(2)`: ``signal()`` may be called from any
-/// task, any number of times, also after ``close()`` (it then does nothing), so a cancellation
+/// task, any number of times, also during and after ``close()`` (it then does nothing), so a cancellation
 /// handler or a late `close` can never write to a descriptor number that was closed and reused.
+///
+/// No lock is held around the `write` or the `close`: ``DescriptorUses`` counts the signals under
+/// way in one atomic word, a signal starts only while the eventfd is not closing, and ``close()``
+/// closes it once the signals under way (one non-blocking `write` each) have ended.
 final class WakeSignal: Sendable {
     /// The eventfd; readable once signalled.
     let descriptor: Int32
-    private let isOpen = Mutex(true)
+    private let uses = DescriptorUses()
 
     /// Creates the eventfd.
     ///
@@ -21,12 +25,11 @@ final class WakeSignal: Sendable {
 
     /// Makes the eventfd readable, waking a `poll` on it.
     func signal() {
-        isOpen.withLock { isOpen in
-            guard isOpen else { return }
-            var one: UInt64 = 1
-            // A full counter (EAGAIN) is still readable, so the result does not matter.
-            _ = syscall("write") { Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size) }
-        }
+        guard uses.begin() else { return }
+        var one: UInt64 = 1
+        // A full counter (EAGAIN) is still readable, so the result does not matter.
+        _ = syscall("write") { Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size) }
+        uses.end()
     }
 
     /// Makes the eventfd unreadable again, for a thread that keeps waiting on it after a wake-up
@@ -37,12 +40,59 @@ final class WakeSignal: Sendable {
         _ = syscall("read") { Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size) }
     }
 
-    /// Closes the eventfd; later ``signal()`` calls do nothing.
+    /// Closes the eventfd once no ``signal()`` is writing to it; later ``signal()`` calls do
+    /// nothing. The first call closes it before it returns; later ones return at once.
     func close() {
-        isOpen.withLock { isOpen in
-            guard isOpen else { return }
-            isOpen = false
-            closeDescriptor(descriptor)
+        guard uses.beginClosing() else { return }
+        uses.waitUntilUnused()
+        closeDescriptor(descriptor)
+    }
+}
+
+/// The uses of a descriptor under way, and whether it is closing, in one atomic word: a use
+/// starts only while the descriptor is not closing, and the closer waits for the uses under way
+/// to end, so the descriptor is closed once and never while used, with no lock held around the
+/// system calls.
+///
+/// Bit 0 is "closing"; the rest counts the uses under way.
+final class DescriptorUses: Sendable {
+    private static let closing: UInt = 1
+    private static let oneUse: UInt = 2
+    private let word = Atomic<UInt>(0)
+
+    /// Starts a use: true when the descriptor stays open until ``end()``; false once
+    /// ``beginClosing()`` was called (do not touch the descriptor then).
+    func begin() -> Bool {
+        var current = word.load(ordering: .relaxed)
+        while current & Self.closing == 0 {
+            let (exchanged, found) = word.compareExchange(
+                expected: current, desired: current + Self.oneUse, successOrdering: .acquiring,
+                failureOrdering: .relaxed)
+            if exchanged { return true }
+            current = found
         }
+        return false
+    }
+
+    /// Ends a use that ``begin()`` started.
+    func end() {
+        word.subtract(Self.oneUse, ordering: .releasing)
+    }
+
+    /// Refuses every later use: true for the first call, whose caller closes the descriptor after
+    /// ``waitUntilUnused()``.
+    func beginClosing() -> Bool {
+        word.bitwiseOr(Self.closing, ordering: .acquiringAndReleasing).oldValue & Self.closing == 0
+    }
+
+    /// True while a use that began is not ended.
+    var isUsed: Bool {
+        word.load(ordering: .acquiring) >= Self.oneUse
+    }
+
+    /// Returns once every use under way has ended; after ``beginClosing()`` no new one starts, and
+    /// each is one non-blocking system call, so the wait is that long.
+    func waitUntilUnused() {
+        while isUsed { sched_yield() }
     }
 }

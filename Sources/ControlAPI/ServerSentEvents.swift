@@ -20,21 +20,17 @@ enum ServerSentEvents {
     /// How many frames wait for a slow client before the oldest are dropped.
     static let bufferedFrames = 1024
 
-    /// Frames shared by every stream of the process: an event is encoded once, whatever the
-    /// number of subscribers.
-    static let frameCache = SSEFrameCache()
-
-    /// One event's frame: `event: <kind>\ndata: <json>\n\n`. The JSON has no line breaks (the
-    /// encoder escapes those inside strings), so one `data:` line carries it.
-    static func frame(for event: GatewayEvent) throws -> String {
-        let json = String(decoding: try event.payloadJSON(), as: UTF8.self)
-        return "event: \(event.kind)\ndata: \(json)\n\n"
+    /// One event's frame: `event: <kind>\ndata: <json>\n\n`, from the payload encoded when the
+    /// event was published (``PublishedEvent``), so no stream encodes it again. The JSON has no
+    /// line breaks (the encoder escapes those inside strings), so one `data:` line carries it.
+    static func frame(kind: String, json: String) -> String {
+        "event: \(kind)\ndata: \(json)\n\n"
     }
 
     /// The streaming response over `events`, a subscription the caller opened before answering,
     /// so nothing the gateway emits after the client sees the headers is missed.
     static func response(
-        events: AsyncStream<GatewayEvent>, keepAliveInterval: Duration, logger: Logger
+        events: AsyncStream<PublishedEvent>, keepAliveInterval: Duration, logger: Logger
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
@@ -44,13 +40,16 @@ enum ServerSentEvents {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await event in events {
-                            do {
-                                outbox.yield(try frameCache.frame(for: event, encode: frame(for:)))
-                            } catch {
+                        for await published in events {
+                            if let json = published.payloadJSON {
+                                outbox.yield(frame(kind: published.event.kind, json: json))
+                            } else {
                                 logger.error(
                                     "cannot encode an event for the stream, skipped",
-                                    metadata: ["event.kind": "\(event.kind)", "error": "\(error)"])
+                                    metadata: [
+                                        "event.kind": "\(published.event.kind)",
+                                        "error": "\(published.encodingFailure ?? "")",
+                                    ])
                             }
                         }
                         outbox.finish()

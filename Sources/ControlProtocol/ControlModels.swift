@@ -150,9 +150,9 @@ public struct SensorInfo: Codable, Hashable, Sendable {
     public var name: String?
     /// The athlete it is bound to.
     public var athlete: String?
-    /// `connected`, `connecting`, `no-slot` (every adapter's link budget is in use), `retrying`,
-    /// `lost`, `gave-up`, `idle`.
-    public var linkState: String
+    /// The link's state (`connected`, `connecting`, `no-slot`: every adapter's link budget is in
+    /// use, `retrying`, `lost`, `gave-up`, `stopped`).
+    public var linkState: LinkStateName
     /// The adapter whose slot the link holds (`hci0`); nil for virtual sensors and while waiting.
     public var adapter: String?
     /// What the controller gave the connected link; nil when unknown (virtual sensors, or the
@@ -167,7 +167,7 @@ public struct SensorInfo: Codable, Hashable, Sendable {
 
     /// Creates sensor information.
     public init(
-        address: String, addressType: String, alias: String?, name: String?, athlete: String?, linkState: String,
+        address: String, addressType: String, alias: String?, name: String?, athlete: String?, linkState: LinkStateName,
         lastSeen: Date?, isVirtual: Bool, liveSessionId: String?, adapter: String? = nil,
         linkParameters: LinkParametersInfo? = nil
     ) {
@@ -342,7 +342,7 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     /// Steps per minute, for the steps profile.
     public var cadence: Double?
     /// The sensor's link state (see `SensorInfo.linkState`).
-    public var linkState: String
+    public var linkState: LinkStateName
     /// Seconds since the session started.
     public var elapsedSeconds: Double
     /// The session summary so far (Docs/METRICS.md), the same object `GET /v1/sessions/{id}/summary`
@@ -365,7 +365,7 @@ public struct SessionCounters: Codable, Hashable, Sendable {
     /// Creates counters.
     public init(
         sessionId: String, sensor: String, athlete: String?, profile: String, count: Int, lastPeakG: Double?,
-        maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: String,
+        maxPeakG: Double?, ratePerMinute: Double, bestHeightM: Double?, cadence: Double?, linkState: LinkStateName,
         elapsedSeconds: Double, summary: SessionSummary? = nil, targets: [TargetProgress]? = nil,
         receivedSamples: Int? = nil, expectedSamples: Int? = nil, storeDegraded: Bool? = nil
     ) {
@@ -416,13 +416,13 @@ public struct LinkPayload: Codable, Hashable, Sendable {
     public var sensor: String
     /// The sensor's address.
     public var address: String
-    /// `connected`, `lost`, `retrying`, `gave-up`, `stopped`.
-    public var state: String
+    /// `connected`, `lost`, `retrying`, `gave-up`, `stopped`, `no-slot`.
+    public var state: LinkStateName
     /// Why, for `lost`, `retrying` (`in 4 s, attempt 3`) and `gave-up`.
     public var detail: String?
 
     /// Creates a payload.
-    public init(sensor: String, address: String, state: String, detail: String?) {
+    public init(sensor: String, address: String, state: LinkStateName, detail: String?) {
         self.sensor = sensor
         self.address = address
         self.state = state

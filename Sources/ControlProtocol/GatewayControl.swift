@@ -45,8 +45,9 @@ public protocol GatewayControl: Sendable {
     /// `POST /v1/prune`: delete finished sessions started before a time, or only their samples.
     func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport
     /// `GET /v1/events`: every event from now on, until the subscriber stops iterating. A slow
-    /// subscriber loses the oldest buffered items, never blocks the gateway.
-    func events() throws(ControlError) -> AsyncStream<GatewayEvent>
+    /// subscriber loses the oldest buffered items, never blocks the gateway. Each item carries its
+    /// payload encoded once, when it was published.
+    func events() throws(ControlError) -> AsyncStream<PublishedEvent>
     /// `GET /v1/sessions/{id}/summary`: the stored summary (computed when the session ended, or
     /// by `reanalyze`); a live session's summary so far.
     func sessionSummary(id: String) async throws(ControlError) -> SessionSummary

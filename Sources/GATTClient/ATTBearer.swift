@@ -6,37 +6,45 @@
 /// `SOCK_SEQPACKET` socket pair has the same message semantics and carries the tests and the
 /// virtual sensor. The GATT client and the virtual sensor's GATT server speak only to this
 /// protocol, so the same protocol logic runs over the radio and in memory.
+///
+/// Received PDUs leave a bearer one way: the handler given to ``deliver(to:)``, called on the
+/// thread that read them. Where a task wants to await PDUs instead (the virtual sensor's server,
+/// tests), ``receivedPDUs()`` puts that handler in front of an `AsyncThrowingStream`.
 public protocol ATTBearer: Sendable {
     /// Sends one PDU. Throws when the link is gone.
     func send(_ pdu: [UInt8]) async throws
-    /// Waits for the next PDU. Returns nil once the peer has closed the link or `close()` was
-    /// called; throws for a link failure.
-    func receive() async throws -> [UInt8]?
-    /// Closes the link; a pending `receive()` returns nil.
+    /// Closes the link; the handler is then told the end (``ATTBearerInput/ended(_:)`` with nil).
     func close() async
-    /// Hands every PDU not yet received, in order, and then the end of the flow to `handler`, on
-    /// the thread that reads the link, instead of to `receive()`; once installed, `receive()`
-    /// must not be called. A bearer that reads on a thread of its own avoids a task switch per
-    /// PDU this way.
-    ///
-    /// - Returns: false when the bearer cannot (the default): use `receive()`.
-    func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool
+    /// Hands every received PDU, in order, and then the end of the flow to `handler`, on the
+    /// thread that reads the link, one call at a time; PDUs that arrived before the call are
+    /// handed over first. Call it once: a bearer has one reader.
+    func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void)
 }
 
-/// What a bearer hands a synchronous handler (``ATTBearer/deliverSynchronously(to:)``).
+/// What a bearer hands its handler (``ATTBearer/deliver(to:)``).
 public enum ATTBearerInput: Sendable {
     /// One received PDU: a slice of the bearer's receive buffer, not a copy, so its indices are
     /// the buffer's (start at `startIndex`). Keeping it beyond the call is safe but makes the
     /// bearer copy its buffer; copy what is kept.
     case pdu(ArraySlice<UInt8>)
-    /// The flow ended: nil when the peer or this side closed the link (where `receive()` returns
-    /// nil), the link's error otherwise. The last call.
+    /// The flow ended: nil when the peer or this side closed the link, the link's error
+    /// otherwise. The last call.
     case ended((any Error)?)
 }
 
 extension ATTBearer {
-    /// Bearers without a reading thread of their own deliver through `receive()` only.
-    public func deliverSynchronously(to handler: @escaping @Sendable (ATTBearerInput) -> Void) -> Bool {
-        false
+    /// Installs the handler (``deliver(to:)``) and returns what it is handed as a stream a task
+    /// can await: each PDU copied, then the end (finished, or thrown with the link's error).
+    /// Unbounded, as the bearer's reader never waits; for the edges that await PDUs, not for the
+    /// notification path.
+    public func receivedPDUs() -> AsyncThrowingStream<[UInt8], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+        deliver { input in
+            switch input {
+            case .pdu(let pdu): continuation.yield(Array(pdu))
+            case .ended(let error): continuation.finish(throwing: error)
+            }
+        }
+        return stream
     }
 }

@@ -7,9 +7,7 @@ import Synchronization
 /// with the ATT rules enforced by `ATTClientStateMachine`.
 ///
 /// The client owns the bearer. It stamps every received PDU with `clock.now` and feeds it to the
-/// state machine: on the bearer's reading thread when the bearer delivers synchronously
-/// (``ATTBearer/deliverSynchronously(to:)``, as `SeqPacketBearer` does), otherwise in a read
-/// loop task. A writer task sends PDUs in the order the state machine produced them (so reading
+/// state machine on the bearer's reading thread (``ATTBearer/deliver(to:)``). A writer task sends PDUs in the order the state machine produced them (so reading
 /// never waits for the bearer's flow control). Notifications go to the ``GATTNotificationSink``
 /// given at init, on the reading thread, without a task switch, after the client released its
 /// lock; so does the end of the link.
@@ -24,7 +22,7 @@ import Synchronization
 /// ```
 ///
 /// Requests may be issued from several tasks at once; they are sent one at a time. Call
-/// `close()` when done: until then the read loop keeps the client alive.
+/// `close()` when done: until then the bearer's handler keeps the client alive.
 public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// A value the peer pushed, stamped on this client's clock.
     public typealias Notification = GATTNotification<C.Instant>
@@ -58,7 +56,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         /// nothing. Empty between events (it would hold slices of the last PDU).
         var actions: [Action] = []
         var closeTask: Task<Void, Never>?
-        var loops: [Task<Void, Never>] = []
+        var writer: Task<Void, Never>?
     }
 
     private enum Effect {
@@ -90,13 +88,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         self.outgoing = outgoing
         state = Mutex(State())
         let writer = Task { await self.writeLoop(outgoingStream) }
-        // The bearer keeps the client alive until the flow ends, as the read loop would.
-        if bearer.deliverSynchronously(to: { [self] input in received(input) }) {
-            state.withLock { $0.loops = [writer] }
-        } else {
-            let reader = Task { await self.readLoop() }
-            state.withLock { $0.loops = [reader, writer] }
-        }
+        state.withLock { $0.writer = writer }
+        // The bearer keeps the client alive until the flow ends.
+        bearer.deliver { [self] input in received(input) }
     }
 
     // MARK: Status
@@ -365,13 +359,13 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Closes the link: pending requests fail with `.disconnected`, the sink's `linkEnded(nil)`
-    /// is called, the bearer is closed. Returns once the bearer is closed and both loops have
+    /// is called, the bearer is closed. Returns once the bearer is closed and the writer task has
     /// ended. Safe to call more than once and after the link ended by itself.
     public func close() async {
         run { $0.machine.close() }
-        let (closeTask, loops) = state.withLock { ($0.closeTask, $0.loops) }
+        let (closeTask, writer) = state.withLock { ($0.closeTask, $0.writer) }
         await closeTask?.value
-        for loop in loops { await loop.value }
+        await writer?.value
     }
 
     // MARK: Transactions
@@ -533,7 +527,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         }
     }
 
-    /// One input from a bearer that delivers synchronously, on its reading thread.
+    /// One input from the bearer, on its reading thread.
     @_specialize(where C == ContinuousClock)
     private func received(_ input: ATTBearerInput) {
         switch input {
@@ -542,24 +536,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             run(receivedAt: now) { state, actions in state.machine.received(pdu, into: &actions) }
         case .ended(let error):
             run { $0.machine.bearerEnded(error: error) }
-        }
-    }
-
-    private func readLoop() async {
-        while true {
-            let pdu: [UInt8]?
-            do {
-                pdu = try await bearer.receive()
-            } catch {
-                run { $0.machine.bearerEnded(error: error) }
-                return
-            }
-            guard let pdu else {
-                run { $0.machine.bearerEnded(error: nil) }
-                return
-            }
-            let now = clock.now
-            run(receivedAt: now) { state, actions in state.machine.received(pdu[...], into: &actions) }
         }
     }
 

@@ -34,7 +34,7 @@ public struct GATTNotification<Instant: InstantProtocol>: Hashable, Sendable {
 /// Where a `GATTClient` hands what the peer pushes: the one way notifications leave the client.
 ///
 /// The client calls the sink on the thread that read the PDU (the bearer's reactor thread, or
-/// the client's read task), after it released its lock, in arrival order and never twice at
+/// a loopback bearer's sender), after it released its lock, in arrival order and never twice at
 /// once. A sink must not block.
 public protocol GATTNotificationSink<Instant>: AnyObject, Sendable {
     /// The clock instant notifications are stamped with.

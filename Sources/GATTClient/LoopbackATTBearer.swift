@@ -5,11 +5,14 @@ import Synchronization
 ///
 /// The daemon uses it to run virtual sensors without sockets; tests use it where the socket
 /// layer is beside the point. Semantics follow an L2CAP ATT socket: message boundaries are kept,
-/// order is kept, a closed link returns `nil` from `receive()` on both ends once the PDUs
-/// already delivered have been read, and `send` after close throws.
+/// order is kept, a closed link ends both ends' flows once the PDUs already sent have been
+/// handed over, and `send` after close throws.
 ///
-/// Each direction holds at most `capacity` undelivered PDUs; a sender beyond that suspends until
-/// the receiver catches up, as a real link's flow control would hold a sensor back.
+/// A PDU is handed to the receiving end's handler (``deliver(to:)``) by the sending task, after
+/// the link's lock is released, one at a time: a send while another is handing over queues its
+/// PDU behind, and that hand-over passes it on. Before the handler is installed PDUs queue; each
+/// direction holds at most `capacity` of them, and a sender beyond that suspends until the
+/// handler is installed, as a real link's flow control would hold a sensor back.
 public struct LoopbackATTBearer: ATTBearer {
     /// The error `send` throws on a closed link.
     public struct ClosedError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -31,14 +34,14 @@ public struct LoopbackATTBearer: ATTBearer {
         self.side = side
     }
 
-    /// Delivers `pdu` to the other end, suspending while its queue is full.
+    /// Hands `pdu` to the other end, suspending while its queue is full.
     public func send(_ pdu: [UInt8]) async throws {
         try await link.send(pdu, to: 1 - side)
     }
 
-    /// The next PDU from the other end; nil once the link is closed and drained.
-    public func receive() async throws -> [UInt8]? {
-        try await link.receive(at: side)
+    /// Hands what the other end sends, then the end of the link, to `handler`.
+    public func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
+        link.install(handler, at: side)
     }
 
     /// Closes the link for both ends.
@@ -51,22 +54,11 @@ extension LoopbackATTBearer {
     fileprivate final class Link: Sendable {
         private struct Direction {
             var queue: [[UInt8]] = []
-            var head = 0
-            var receiver: CheckedContinuation<[UInt8]?, any Error>?
+            var handler: (@Sendable (ATTBearerInput) -> Void)?
+            /// A task is handing queued PDUs to the handler: later sends queue behind them.
+            var isHandingOver = false
+            var endDelivered = false
             var senders: [CheckedContinuation<Void, any Error>] = []
-
-            var pending: Int { queue.count - head }
-
-            mutating func pop() -> [UInt8]? {
-                guard head < queue.count else { return nil }
-                let pdu = queue[head]
-                head += 1
-                if head > 64 && head * 2 > queue.count {
-                    queue.removeFirst(head)
-                    head = 0
-                }
-                return pdu
-            }
         }
 
         private struct State {
@@ -84,80 +76,104 @@ extension LoopbackATTBearer {
         func send(_ pdu: [UInt8], to side: Int) async throws {
             while true {
                 enum Step {
-                    case done
+                    case queued
+                    case handOver
                     case wait
                 }
                 let step: Step = try state.withLock { state throws -> Step in
                     if state.closed { throw ClosedError() }
-                    if let receiver = state.directions[side].receiver {
-                        state.directions[side].receiver = nil
-                        receiver.resume(returning: pdu)
-                        return .done
+                    var direction = state.directions[side]
+                    defer { state.directions[side] = direction }
+                    if direction.handler == nil {
+                        guard direction.queue.count < capacity else { return .wait }
+                        direction.queue.append(pdu)
+                        return .queued
                     }
-                    guard state.directions[side].pending < capacity else { return .wait }
-                    state.directions[side].queue.append(pdu)
-                    return .done
+                    direction.queue.append(pdu)
+                    if direction.isHandingOver { return .queued }
+                    direction.isHandingOver = true
+                    return .handOver
                 }
-                if step == .done { return }
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    state.withLock { state in
-                        if state.closed || state.directions[side].pending < capacity {
-                            continuation.resume()
-                        } else {
-                            state.directions[side].senders.append(continuation)
+                switch step {
+                case .queued:
+                    return
+                case .handOver:
+                    handOver(at: side)
+                    return
+                case .wait:
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        state.withLock { state in
+                            if state.closed || state.directions[side].handler != nil
+                                || state.directions[side].queue.count < capacity
+                            {
+                                continuation.resume()
+                            } else {
+                                state.directions[side].senders.append(continuation)
+                            }
                         }
                     }
                 }
             }
         }
 
-        func receive(at side: Int) async throws -> [UInt8]? {
-            try Task.checkCancellation()
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                    state.withLock { state in
-                        if let pdu = state.directions[side].pop() {
-                            if !state.directions[side].senders.isEmpty {
-                                state.directions[side].senders.removeFirst().resume()
-                            }
-                            continuation.resume(returning: pdu)
-                        } else if state.closed {
-                            continuation.resume(returning: nil)
-                        } else if state.directions[side].receiver != nil {
-                            continuation.resume(
-                                throwing: ReceiveError(
-                                    description: "two concurrent receive() calls on one loopback end"))
-                        } else {
-                            state.directions[side].receiver = continuation
-                        }
-                    }
+        func install(_ handler: @escaping @Sendable (ATTBearerInput) -> Void, at side: Int) {
+            let senders = state.withLock { state in
+                precondition(
+                    state.directions[side].handler == nil, "a bearer has one reader: deliver(to:) was called twice")
+                state.directions[side].handler = handler
+                // Nobody hands over before a handler exists: this call hands the queue over.
+                state.directions[side].isHandingOver = true
+                defer { state.directions[side].senders = [] }
+                return state.directions[side].senders
+            }
+            for sender in senders { sender.resume() }
+            handOver(at: side)
+        }
+
+        /// Hands the queued PDUs, and the end once closed, to `side`'s handler until none is left;
+        /// called by the one task that set `isHandingOver`.
+        private func handOver(at side: Int) {
+            while true {
+                let (batch, handler, end) = state.withLock {
+                    state -> ([[UInt8]], (@Sendable (ATTBearerInput) -> Void)?, Bool) in
+                    let batch = state.directions[side].queue
+                    state.directions[side].queue.removeAll()
+                    let handler = state.directions[side].handler
+                    guard batch.isEmpty else { return (batch, handler, false) }
+                    state.directions[side].isHandingOver = false
+                    guard state.closed, !state.directions[side].endDelivered else { return ([], nil, false) }
+                    state.directions[side].endDelivered = true
+                    return ([], handler, true)
                 }
-            } onCancel: {
-                let waiting = state.withLock { state in
-                    defer { state.directions[side].receiver = nil }
-                    return state.directions[side].receiver
+                guard let handler else { return }
+                for pdu in batch { handler(.pdu(pdu[...])) }
+                if end {
+                    handler(.ended(nil))
+                    return
                 }
-                waiting?.resume(throwing: CancellationError())
             }
         }
 
         func close() {
-            let (receivers, senders) = state.withLock { state in
+            let (handOvers, senders) = state.withLock { state -> ([Int], [CheckedContinuation<Void, any Error>]) in
                 state.closed = true
-                let receivers = state.directions.compactMap(\.receiver)
-                let senders = state.directions.flatMap(\.senders)
-                for index in state.directions.indices {
-                    state.directions[index].receiver = nil
-                    state.directions[index].senders = []
+                var handOvers: [Int] = []
+                var senders: [CheckedContinuation<Void, any Error>] = []
+                for side in state.directions.indices {
+                    senders += state.directions[side].senders
+                    state.directions[side].senders = []
+                    // A hand-over under way passes the end on after its PDUs.
+                    if state.directions[side].handler != nil, !state.directions[side].isHandingOver,
+                        !state.directions[side].endDelivered
+                    {
+                        state.directions[side].isHandingOver = true
+                        handOvers.append(side)
+                    }
                 }
-                return (receivers, senders)
+                return (handOvers, senders)
             }
-            for receiver in receivers { receiver.resume(returning: nil) }
             for sender in senders { sender.resume(throwing: ClosedError()) }
+            for side in handOvers { handOver(at: side) }
         }
-    }
-
-    private struct ReceiveError: Error, CustomStringConvertible {
-        var description: String
     }
 }

@@ -94,7 +94,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         var calls: [Call] = []
         var answers = Answers()
         var failure: ControlError?
-        var subscribers: [UUID: AsyncStream<GatewayEvent>.Continuation] = [:]
+        var subscribers: [UUID: AsyncStream<PublishedEvent>.Continuation] = [:]
         var subscriptionsEnded = 0
     }
 
@@ -129,8 +129,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
 
     /// Sends `event` to every open subscription.
     public func emit(_ event: GatewayEvent) {
+        let published = PublishedEvent(event)
         let continuations = state.withLock { Array($0.subscribers.values) }
-        for continuation in continuations { continuation.yield(event) }
+        for continuation in continuations { continuation.yield(published) }
     }
 
     /// Ends every open subscription from the gateway's side.
@@ -242,9 +243,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         try record(.replicationStatus) { $0.replication }
     }
 
-    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+    public func events() throws(ControlError) -> AsyncStream<PublishedEvent> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<GatewayEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { state in
                 if state.subscribers.removeValue(forKey: id) != nil { state.subscriptionsEnded += 1 }
@@ -278,7 +279,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// A paired, connected sensor with a live session.
         public static let sensor = SensorInfo(
             address: "FC:97:8B:75:10:AB", addressType: "random", alias: "anna-left", name: "BC05FC978B7510AB",
-            athlete: "anna", linkState: "connected", lastSeen: startedAt, isVirtual: false,
+            athlete: "anna", linkState: .connected, lastSeen: startedAt, isVirtual: false,
             liveSessionId: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
         /// A live jump session.
         public static let session = SessionInfo(
@@ -302,10 +303,10 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         /// Counters of the live session.
         public static let counters = SessionCounters(
             sessionId: session.id, sensor: "anna-left", athlete: "anna", profile: "jump", count: 3, lastPeakG: nil,
-            maxPeakG: nil, ratePerMinute: 4.5, bestHeightM: 0.3316, cadence: nil, linkState: "connected",
+            maxPeakG: nil, ratePerMinute: 4.5, bestHeightM: 0.3316, cadence: nil, linkState: .connected,
             elapsedSeconds: 40)
         /// A link that is retrying.
         public static let link = LinkPayload(
-            sensor: "anna-left", address: "FC:97:8B:75:10:AB", state: "retrying", detail: "in 4 s, attempt 3")
+            sensor: "anna-left", address: "FC:97:8B:75:10:AB", state: .retrying, detail: "in 4 s, attempt 3")
     }
 }

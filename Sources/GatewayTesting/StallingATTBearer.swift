@@ -60,9 +60,9 @@ public final class StallingATTBearer: ATTBearer {
         try await inner.send(pdu)
     }
 
-    /// The next PDU from the other end.
-    public func receive() async throws -> [UInt8]? {
-        try await inner.receive()
+    /// Hands what the other end sends to `handler`.
+    public func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
+        inner.deliver(to: handler)
     }
 
     /// Releases hung sends and closes the wrapped bearer.

@@ -124,7 +124,7 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
 
     private func serve(_ bearer: any ATTBearer) async throws {
         do {
-            while let pdu = try await bearer.receive() {
+            for try await pdu in bearer.receivedPDUs() {
                 let actions = server.handle(pdu)
                 // State changes first, so no notification produced after a CCCD write of 0x0000
                 // can follow its Write Response.

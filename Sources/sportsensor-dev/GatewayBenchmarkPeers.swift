@@ -89,7 +89,7 @@ struct TimestampingBearer: ATTBearer {
         try await inner.send(pdu)
     }
 
-    func receive() async throws -> [UInt8]? { try await inner.receive() }
+    func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) { inner.deliver(to: handler) }
 
     func close() async { await inner.close() }
 }

@@ -54,10 +54,11 @@ extension DescriptorSuites {
             #expect(!script.inputs(for: "close").contains(ScriptedSockets.int32Bytes(mine)))
 
             let peer = try SeqPacketBearer(adopting: FileDescriptor(rawValue: theirs), label: "peer")
+            let (peerPDUs, bearerPDUs) = (peer.receivedPDUs(), bearer.receivedPDUs())
             try await bearer.send([0x02, 0x05, 0x02])
-            #expect(try await peer.receive() == [0x02, 0x05, 0x02])
+            #expect(try await peerPDUs.next() == [0x02, 0x05, 0x02])
             try await peer.send([0x03, 0xF7, 0x01])
-            #expect(try await bearer.receive() == [0x03, 0xF7, 0x01])
+            #expect(try await bearerPDUs.next() == [0x03, 0xF7, 0x01])
             await bearer.close()
             await peer.close()
         }
@@ -338,8 +339,9 @@ extension DescriptorSuites {
                 let reactor = try SocketReactor(label: "test-reactor")
                 return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))
             }
+            let bPDUs = b.receivedPDUs()
             try await a.send([0x1B])
-            let error = await #expect(throws: TransportError.self) { try await b.receive() }
+            let error = await #expect(throws: TransportError.self) { try await bPDUs.next() }
             #expect(error?.code == .linkLost)
             #expect(error?.errno == .timedOut)
             #expect(error?.message.contains("supervision timeout") == true)

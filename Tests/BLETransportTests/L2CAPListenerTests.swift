@@ -53,16 +53,17 @@ extension DescriptorSuites {
             #expect(listener.adapterAddress == Self.adapter)
 
             let peer = try SeqPacketBearer(adopting: FileDescriptor(rawValue: central), label: "central")
+            let (peerPDUs, connectionPDUs) = (peer.receivedPDUs(), connection.bearer.receivedPDUs())
             try await peer.send([0x02, 0x05, 0x02])
-            #expect(try await connection.bearer.receive() == [0x02, 0x05, 0x02])
+            #expect(try await connectionPDUs.next() == [0x02, 0x05, 0x02])
             try await connection.bearer.send([0x03, 0x17, 0x00])
-            #expect(try await peer.receive() == [0x03, 0x17, 0x00])
+            #expect(try await peerPDUs.next() == [0x03, 0x17, 0x00])
 
             await listener.close()
             #expect(ScriptedSockets.seesPeerClosed(listeningPeer))
             // Closing the listener leaves accepted links alone.
             try await connection.bearer.send([0x1B, 0x25, 0x00])
-            #expect(try await peer.receive() == [0x1B, 0x25, 0x00])
+            #expect(try await peerPDUs.next() == [0x1B, 0x25, 0x00])
             await connection.bearer.close()
             await peer.close()
         }

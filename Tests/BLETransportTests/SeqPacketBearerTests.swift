@@ -11,10 +11,11 @@ extension DescriptorSuites {
         @Test("PDUs travel both ways unchanged")
         func roundTrip() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let (aPDUs, bPDUs) = (a.receivedPDUs(), b.receivedPDUs())
             try await a.send([0x02, 0x05, 0x02])
-            #expect(try await b.receive() == [0x02, 0x05, 0x02])
+            #expect(try await bPDUs.next() == [0x02, 0x05, 0x02])
             try await b.send([0x03, 0xF7, 0x01])
-            #expect(try await a.receive() == [0x03, 0xF7, 0x01])
+            #expect(try await aPDUs.next() == [0x03, 0xF7, 0x01])
             await a.close()
             await b.close()
         }
@@ -22,22 +23,24 @@ extension DescriptorSuites {
         @Test("message boundaries are kept: three sends are three receives")
         func boundaries() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             let pdus: [[UInt8]] = [[0x1B], Array(repeating: 0xAB, count: 23), (0..<300).map { UInt8($0 & 0xFF) }]
             for pdu in pdus { try await a.send(pdu) }
             for pdu in pdus {
-                #expect(try await b.receive() == pdu)
+                #expect(try await bPDUs.next() == pdu)
             }
             await a.close()
-            #expect(try await b.receive() == nil)
+            #expect(try await bPDUs.next() == nil)
             await b.close()
         }
 
         @Test("a 517-byte PDU (largest ATT MTU) arrives whole")
         func largestPDU() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             let pdu = [0x1B] + (0..<516).map { UInt8(truncatingIfNeeded: $0 &* 7) }
             try await a.send(pdu)
-            let received = try await b.receive()
+            let received = try await bPDUs.next()
             #expect(received?.count == 517)
             #expect(received == pdu)
             await a.close()
@@ -47,6 +50,7 @@ extension DescriptorSuites {
         @Test("order is preserved over 10 000 PDUs")
         func order() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             let count = 10_000
             async let sent: Void = {
                 for index in 0..<count {
@@ -55,7 +59,7 @@ extension DescriptorSuites {
             }()
             var outOfOrder = 0
             for index in 0..<count {
-                let pdu = try await b.receive()
+                let pdu = try await bPDUs.next()
                 if pdu != [0x1B, UInt8(index >> 8), UInt8(index & 0xFF), UInt8(index % 251)] { outOfOrder += 1 }
             }
             try await sent
@@ -64,50 +68,56 @@ extension DescriptorSuites {
             await b.close()
         }
 
-        @Test("after the peer closes, queued PDUs are delivered, then receive returns nil")
+        @Test("after the peer closes, the PDUs sent before are handed over, then the end")
         func peerClose() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             try await a.send([0x01])
             try await a.send([0x02])
             await a.close()
-            #expect(try await b.receive() == [0x01])
-            #expect(try await b.receive() == [0x02])
-            #expect(try await b.receive() == nil)
-            #expect(try await b.receive() == nil)
+            #expect(try await bPDUs.next() == [0x01])
+            #expect(try await bPDUs.next() == [0x02])
+            #expect(try await bPDUs.next() == nil)
+            #expect(try await bPDUs.next() == nil)
             let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
             #expect(error?.code == .linkLost)
             await b.close()
         }
 
-        @Test("close() wakes a receive that is blocked in another task")
+        @Test("close() ends the flow a task awaits")
         func closeWakesReceiver() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
-            let receiver = Task { try await b.receive() }
+            let bPDUs = b.receivedPDUs()
+            let receiver = Task { try await bPDUs.next() }
             try await Task.sleep(for: .milliseconds(50))
             await b.close()
             #expect(try await receiver.value == nil)
             await a.close()
         }
 
-        @Test("close() twice, and concurrently, is safe; receive then returns nil")
+        @Test("close() twice, and concurrently, is safe; the flow then ends")
         func doubleClose() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let aPDUs = a.receivedPDUs()
             try await a.send([0x01])
             async let first: Void = a.close()
             async let second: Void = a.close()
             _ = await (first, second)
             await a.close()
-            #expect(try await a.receive() == nil)
+            #expect(try await aPDUs.next() == nil)
             await b.close()
             await b.close()
         }
 
-        @Test("send after close throws `closed`; undelivered PDUs are discarded")
+        @Test("send after close throws `closed`; the flow ends")
         func sendAfterClose() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             try await a.send([0x01])
             await b.close()
-            #expect(try await b.receive() == nil)
+            // The PDU was handed over before the close, or discarded by it; then the end.
+            #expect(try await [[0x01], nil].contains(bPDUs.next()))
+            #expect(try await bPDUs.next() == nil)
             let error = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
             #expect(error?.code == .closed)
             #expect(error?.message.contains("open a new connection") == true)
@@ -126,39 +136,30 @@ extension DescriptorSuites {
         @Test("a message longer than the receive buffer is dropped, the next one arrives")
         func oversizedDropped() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
+            let bPDUs = b.receivedPDUs()
             try await a.send(Array(repeating: 0x55, count: SeqPacketBearer.receiveCapacity + 1))
             try await a.send([0x1B, 0x01])
-            #expect(try await b.receive() == [0x1B, 0x01])
+            #expect(try await bPDUs.next() == [0x1B, 0x01])
             await a.close()
             await b.close()
         }
 
-        @Test("a cancelled receive throws CancellationError; the bearer stays usable")
-        func cancelledReceive() async throws {
+        @Test("deliver(to:) is the one reader: PDUs read before it are handed over first, in order")
+        func handlerAfterArrivals() async throws {
             let (a, b) = try SeqPacketBearer.socketPair()
-            let receiver = Task { try await b.receive() }
-            receiver.cancel()
-            await #expect(throws: CancellationError.self) { try await receiver.value }
             try await a.send([0x07])
-            #expect(try await b.receive() == [0x07])
+            try await a.send([0x08])
+            let bPDUs = b.receivedPDUs()
+            try await a.send([0x09])
+            #expect(try await bPDUs.next() == [0x07])
+            #expect(try await bPDUs.next() == [0x08])
+            #expect(try await bPDUs.next() == [0x09])
             await a.close()
+            #expect(try await bPDUs.next() == nil)
             await b.close()
         }
 
-        @Test("concurrent receivers each get one PDU")
-        func concurrentReceivers() async throws {
-            let (a, b) = try SeqPacketBearer.socketPair()
-            async let first = b.receive()
-            async let second = b.receive()
-            try await a.send([0x01])
-            try await a.send([0x02])
-            let received = try await [first, second].compactMap { $0 }.sorted { $0[0] < $1[0] }
-            #expect(received == [[0x01], [0x02]])
-            await a.close()
-            await b.close()
-        }
-
-        @Test("a link error seen by the reactor's thread is thrown by receive as linkLost, every time")
+        @Test("a link error seen by the reactor's thread ends the flow as linkLost; sends then fail with it")
         func linkErrorFromThread() async throws {
             let script = SyscallScript(["recvmmsg": [.fails(.connectionReset)]])
             // A reactor of its own carries the script to its thread; the shared one never does.
@@ -166,16 +167,19 @@ extension DescriptorSuites {
                 let reactor = try SocketReactor(label: "test-reactor")
                 return (reactor, try SeqPacketBearer.socketPair(reactor: reactor))
             }
+            let bPDUs = b.receivedPDUs()
             try await a.send([0x1B])
+            let error = await #expect(throws: TransportError.self) { try await bPDUs.next() }
+            #expect(error?.code == .linkLost)
+            #expect(error?.syscall == "recvmmsg")
+            #expect(error?.errno == .connectionReset)
+            // A send is refused with the link's error every time.
             for _ in 0..<2 {
-                let error = await #expect(throws: TransportError.self) { try await b.receive() }
-                #expect(error?.code == .linkLost)
-                #expect(error?.syscall == "recvmmsg")
-                #expect(error?.errno == .connectionReset)
+                let sendError = await #expect(throws: TransportError.self) { try await b.send([0x0A]) }
+                #expect(sendError?.code == .linkLost)
             }
             #expect(script.remaining(for: "recvmmsg") == 0)
             await b.close()
-            #expect(try await b.receive() == nil)
             await a.close()
             await reactor.shutDown()
         }
@@ -227,8 +231,9 @@ extension DescriptorSuites {
                 let (first, second) = try SyscallScript.$current.withValue(script) {
                     try SeqPacketBearer.socketPair(reactor: reactor)
                 }
+                let secondPDUs = second.receivedPDUs()
                 try await first.send([0x01])
-                #expect(try await second.receive() == [0x01])
+                #expect(try await secondPDUs.next() == [0x01])
                 await first.close()
                 await second.close()
             }

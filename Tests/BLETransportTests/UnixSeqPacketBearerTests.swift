@@ -24,14 +24,15 @@ extension DescriptorSuites {
             // The connection waits in the backlog, so a blocking accept returns at once.
             let (far, hello) = try listener.accept()
             #expect(String(decoding: hello, as: UTF8.self) == "virtual-7")
+            let (nearPDUs, farPDUs) = (near.receivedPDUs(), far.receivedPDUs())
             try await near.send([0x02, 0x05, 0x02])
             try await near.send([0x1B])
-            #expect(try await far.receive() == [0x02, 0x05, 0x02])
-            #expect(try await far.receive() == [0x1B])
+            #expect(try await farPDUs.next() == [0x02, 0x05, 0x02])
+            #expect(try await farPDUs.next() == [0x1B])
             try await far.send([0x03, 0xF7, 0x01])
-            #expect(try await near.receive() == [0x03, 0xF7, 0x01])
+            #expect(try await nearPDUs.next() == [0x03, 0xF7, 0x01])
             await far.close()
-            #expect(try await near.receive() == nil)
+            #expect(try await nearPDUs.next() == nil)
             await near.close()
         }
 

@@ -27,7 +27,7 @@ func parseFrame(_ frame: String) -> (kind: String, json: String)? {
 struct ServerSentEventsTests {
     @Test("a frame is event: kind, one data line of JSON, a blank line; it decodes back", arguments: eventOfEachKind)
     func frameFormat(event: GatewayEvent) throws {
-        let frame = try ServerSentEvents.frame(for: event)
+        let frame = try sseFrame(for: event)
         let parsed = try #require(parseFrame(frame))
         #expect(parsed.kind == event.kind)
         #expect(try GatewayEvent(kind: parsed.kind, payloadJSON: Data(parsed.json.utf8)) == event)
@@ -36,8 +36,8 @@ struct ServerSentEventsTests {
     @Test("line breaks inside strings stay escaped, so data is one line")
     func lineBreaksEscaped() throws {
         let event = GatewayEvent.link(
-            LinkPayload(sensor: "a\nb", address: "FC:97:8B:75:10:AB", state: "lost", detail: "line1\r\nline2"))
-        let frame = try ServerSentEvents.frame(for: event)
+            LinkPayload(sensor: "a\nb", address: "FC:97:8B:75:10:AB", state: .lost, detail: "line1\r\nline2"))
+        let frame = try sseFrame(for: event)
         let parsed = try #require(parseFrame(frame))
         #expect(try GatewayEvent(kind: parsed.kind, payloadJSON: Data(parsed.json.utf8)) == event)
     }
@@ -63,7 +63,7 @@ struct ServerSentEventsTests {
                 while chunk == ServerSentEvents.keepAliveFrame {
                     chunk = try #require(try await client.readChunk())
                 }
-                #expect(chunk == (try ServerSentEvents.frame(for: event)))
+                #expect(chunk == (try sseFrame(for: event)))
             }
             let idle = try await client.readChunk(timeout: .seconds(5))
             #expect(idle == ": keep-alive\n\n")
@@ -86,7 +86,7 @@ struct ServerSentEventsTests {
             // Keep-alives every 50 ms may come first on a busy machine.
             var chunk = try #require(try await client.readChunk())
             while chunk == ServerSentEvents.keepAliveFrame { chunk = try #require(try await client.readChunk()) }
-            #expect(chunk == (try ServerSentEvents.frame(for: eventOfEachKind[0])))
+            #expect(chunk == (try sseFrame(for: eventOfEachKind[0])))
             #expect(control.subscriberCount == 1)
             client.close()
             #expect(await control.waitForSubscribers(0, timeout: .seconds(10)))
@@ -105,7 +105,7 @@ struct ServerSentEventsTests {
             #expect(try await client.readHead().status == 200)
             control.emit(eventOfEachKind[1])
             control.finishEvents()
-            #expect(try await client.readChunk() == (try ServerSentEvents.frame(for: eventOfEachKind[1])))
+            #expect(try await client.readChunk() == (try sseFrame(for: eventOfEachKind[1])))
             #expect(try await client.readChunk() == nil)
         }
     }
@@ -135,42 +135,34 @@ struct UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-@Suite("SSE frames are encoded once per event")
-struct SSEFrameCacheTests {
-    static func link(_ sensor: String) -> GatewayEvent {
-        .link(LinkPayload(sensor: sensor, address: "CA:FE:00:00:00:01", state: "connected", detail: nil))
+@Suite("SSE frames come from the payload encoded once, when the event is published")
+struct PublishedEventFrameTests {
+    @Test("the published payload is the event's JSON; the frame carries it as it is")
+    func encodedOnPublish() throws {
+        let event = GatewayEvent.link(
+            LinkPayload(sensor: "virtual-1", address: "CA:FE:00:00:00:01", state: .connected, detail: nil))
+        let published = PublishedEvent(event)
+        let json = String(decoding: try event.payloadJSON(), as: UTF8.self)
+        #expect(published.payloadJSON == json)
+        #expect(published.encodingFailure == nil)
+        #expect(ServerSentEvents.frame(kind: "link", json: json) == "event: link\ndata: \(json)\n\n")
     }
 
-    @Test("equal events share one encoding; different ones are encoded apart")
-    func sharedEncoding() throws {
-        let cache = SSEFrameCache(capacity: 4)
-        var encoded = 0
-        let encode = { (event: GatewayEvent) throws -> String in
-            encoded += 1
-            return try ServerSentEvents.frame(for: event)
-        }
-        let first = Self.link("virtual-1")
-        let frames = try (0..<10).map { _ in try cache.frame(for: first, encode: encode) }
-        #expect(encoded == 1)
-        #expect(frames.allSatisfy { $0 == frames[0] })
-        #expect(frames[0] == (try ServerSentEvents.frame(for: first)))
-        let second = Self.link("virtual-2")
-        #expect(try cache.frame(for: second, encode: encode) == (try ServerSentEvents.frame(for: second)))
-        #expect(encoded == 2)
+    @Test("a payload JSON cannot carry is published without JSON and with the reason")
+    func unencodable() {
+        let counters = SessionCounters(
+            sessionId: "s", sensor: "virtual-1", athlete: nil, profile: "jumps", count: 1, lastPeakG: .nan,
+            maxPeakG: nil, ratePerMinute: 0, bestHeightM: nil, cadence: nil, linkState: .connected,
+            elapsedSeconds: 1)
+        let published = PublishedEvent(.counters(counters))
+        #expect(published.payloadJSON == nil)
+        #expect(published.encodingFailure != nil)
     }
+}
 
-    @Test("the oldest frames leave once the capacity is reached")
-    func eviction() throws {
-        let cache = SSEFrameCache(capacity: 2)
-        var encoded = 0
-        let encode = { (event: GatewayEvent) throws -> String in
-            encoded += 1
-            return try ServerSentEvents.frame(for: event)
-        }
-        for name in ["a", "b", "c"] { _ = try cache.frame(for: Self.link(name), encode: encode) }
-        _ = try cache.frame(for: Self.link("c"), encode: encode)
-        #expect(encoded == 3)
-        _ = try cache.frame(for: Self.link("a"), encode: encode)
-        #expect(encoded == 4)
-    }
+/// The frame the stream sends for `event`: its published payload in the SSE frame.
+func sseFrame(for event: GatewayEvent) throws -> String {
+    let published = PublishedEvent(event)
+    let json = try #require(published.payloadJSON, "\(published.encodingFailure ?? "")")
+    return ServerSentEvents.frame(kind: event.kind, json: json)
 }

@@ -9,10 +9,17 @@ import Testing
 /// answers with hand-built hex fixtures.
 struct ScriptedPeer {
     let bearer: LoopbackATTBearer
+    /// What the client sent, read at the test's pace.
+    let pdus: AsyncThrowingStream<[UInt8], any Error>
+
+    init(bearer: LoopbackATTBearer) {
+        self.bearer = bearer
+        pdus = bearer.receivedPDUs()
+    }
 
     /// Reads the next PDU and expects it to be `hex` (spaces ignored).
     func expect(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let pdu = try await bearer.receive()
+        let pdu = try await pdus.next()
         #expect(pdu?.hexString == [UInt8](hex: hex).hexString, sourceLocation: sourceLocation)
     }
 
@@ -33,7 +40,7 @@ struct ScriptedPeer {
 
     /// The next PDU the client sent, nil once the link is closed.
     func receive() async throws -> [UInt8]? {
-        try await bearer.receive()
+        try await pdus.next()
     }
 }
 
@@ -53,10 +60,11 @@ final class RecordingBearer: ATTBearer {
         try await inner.send(pdu)
     }
 
-    func receive() async throws -> [UInt8]? {
-        let pdu = try await inner.receive()
-        if let pdu { log.withLock { $0.append("rx " + pdu.hexString) } }
-        return pdu
+    func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
+        inner.deliver { [self] input in
+            if case .pdu(let pdu) = input { log.withLock { $0.append("rx " + Array(pdu).hexString) } }
+            handler(input)
+        }
     }
 
     func close() async {

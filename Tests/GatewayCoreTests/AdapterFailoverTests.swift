@@ -105,7 +105,7 @@ struct AdapterFailoverTests {
         let events = try gateway.events()
         let noSlotEvent = Task { () -> LinkPayload? in
             for await event in events {
-                if case .link(let link) = event, link.state == "no-slot" { return link }
+                if case .link(let link) = event.event, link.state == .noSlot { return link }
             }
             return nil
         }
@@ -115,25 +115,25 @@ struct AdapterFailoverTests {
         for _ in 0..<80 {
             try await bench.drive(for: 0.25)
             sensors = try await gateway.sensors()
-            if sensors.filter({ $0.linkState == "connected" }).count == 2,
-                sensors.contains(where: { $0.linkState == "no-slot" })
+            if sensors.filter({ $0.linkState == .connected }).count == 2,
+                sensors.contains(where: { $0.linkState == .noSlot })
             {
                 break
             }
         }
-        #expect(sensors.filter { $0.linkState == "connected" }.count == 2)
-        #expect(sensors.filter { $0.linkState == "no-slot" }.count == 1)
-        #expect(sensors.filter { $0.linkState == "connected" }.allSatisfy { $0.adapter != full.name })
+        #expect(sensors.filter { $0.linkState == .connected }.count == 2)
+        #expect(sensors.filter { $0.linkState == .noSlot }.count == 1)
+        #expect(sensors.filter { $0.linkState == .connected }.allSatisfy { $0.adapter != full.name })
         #expect(
-            sensors.filter { $0.linkState == "connected" }.allSatisfy {
+            sensors.filter { $0.linkState == .connected }.allSatisfy {
                 $0.linkParameters == PoweredAdapters.parameters
             })
-        #expect(sensors.first { $0.linkState == "no-slot" }?.linkParameters == nil, "no link, no parameters")
-        #expect(sensors.first { $0.linkState == "no-slot" }?.adapter == nil)
+        #expect(sensors.first { $0.linkState == .noSlot }?.linkParameters == nil, "no link, no parameters")
+        #expect(sensors.first { $0.linkState == .noSlot }?.adapter == nil)
         let status = try await gateway.status()
         #expect(status.sensorsWaitingForSlot == 1)
         let published = await noSlotEvent.value
-        #expect(published?.address == sensors.first { $0.linkState == "no-slot" }?.address)
+        #expect(published?.address == sensors.first { $0.linkState == .noSlot }?.address)
         #expect(published?.detail?.contains("link_budget") == true)
         #expect(status.adapters.first { $0.name == full.name }?.up == false)
 
@@ -162,7 +162,7 @@ struct AdapterFailoverTests {
 
     private func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
         for _ in 0..<120 {
-            if try await bench.gateway.sensors().filter({ $0.linkState == "connected" }).count == count { return true }
+            if try await bench.gateway.sensors().filter({ $0.linkState == .connected }).count == count { return true }
             try await bench.drive(for: 0.25)
         }
         return false

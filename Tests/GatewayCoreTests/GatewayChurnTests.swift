@@ -44,7 +44,7 @@ struct GatewayChurnTests {
         await gateway.waitUntilStarted()
         #expect(
             try await bench.waitUntil(seconds: 120) {
-                try await gateway.sensors().filter { $0.linkState == "connected" }.count == Self.sensors
+                try await gateway.sensors().filter { $0.linkState == .connected }.count == Self.sensors
             })
         let ids = try await withThrowingTaskGroup(of: (String, String).self) { group in
             for name in Self.names(1...Self.sensors) {

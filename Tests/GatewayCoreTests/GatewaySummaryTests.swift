@@ -40,7 +40,7 @@ struct GatewaySummaryTests {
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
-            for await event in events { items.append(event) }
+            for await published in events { items.append(published.event) }
             return items
         }
         let second = try await bench.gateway.startSession(

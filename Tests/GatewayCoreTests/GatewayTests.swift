@@ -37,7 +37,7 @@ struct GatewayTests {
 
     static func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
         try await bench.waitUntil {
-            try await bench.gateway.sensors().filter { $0.linkState == "connected" }.count == count
+            try await bench.gateway.sensors().filter { $0.linkState == .connected }.count == count
         }
     }
 
@@ -52,7 +52,7 @@ struct GatewayTests {
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
-            for await event in events { items.append(event) }
+            for await published in events { items.append(published.event) }
             return items
         }
 
@@ -122,7 +122,7 @@ struct GatewayTests {
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
-            for await event in events { items.append(event) }
+            for await published in events { items.append(published.event) }
             return items
         }
         let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))
@@ -130,14 +130,14 @@ struct GatewayTests {
         // retry comes after that (the backoff's jittered delays run on the manual clock).
         try await bench.drive(for: 9)
         var linkState = try await bench.gateway.sensors().first?.linkState
-        #expect(linkState != "connected", "the link dropped after 8 s")
+        #expect(linkState != .connected, "the link dropped after 8 s")
         var driven = 9.0
-        while linkState != "connected", driven < 30 {
+        while linkState != .connected, driven < 30 {
             try await bench.drive(for: 0.5)
             driven += 0.5
             linkState = try await bench.gateway.sensors().first?.linkState
         }
-        #expect(linkState == "connected", "reconnected within 30 s")
+        #expect(linkState == .connected, "reconnected within 30 s")
         try await bench.drive(for: 2)
         let stopped = try await bench.gateway.stopSession(id: started.id)
         #expect(stopped.endReason == "stopped")
@@ -171,9 +171,9 @@ struct GatewayTests {
 
         let items = await collected.value
         let states = items.compactMap { if case .link(let link) = $0 { link.state } else { nil } }
-        #expect(states.starts(with: ["lost"]), "\(states)")
-        #expect(states.contains("retrying"))
-        #expect(states.last == "connected" || states.last == "stopped", "\(states)")
+        #expect(states.starts(with: [.lost]), "\(states)")
+        #expect(states.contains(.retrying))
+        #expect(states.last == .connected || states.last == .stopped, "\(states)")
         let lives = items.compactMap { if case .session(let info) = $0 { info.isLive } else { nil } }
         #expect(lives == [true, false], "the session neither ended nor restarted at the drop")
     }
@@ -264,7 +264,7 @@ struct GatewayTests {
         #expect(again.alias == "court-1")
         #expect(again.athlete == "Cleo")
         #expect(
-            try await bench.waitUntil { try await bench.gateway.sensors().contains { $0.linkState == "connected" } })
+            try await bench.waitUntil { try await bench.gateway.sensors().contains { $0.linkState == .connected } })
         running.cancel()
         try await running.value
     }

@@ -43,7 +43,7 @@ struct ControlClientTransportTests {
     func post() async throws {
         let sensor = SensorInfo(
             address: "FC:97:8B:75:10:AB", addressType: "random", alias: "anna-left", name: "BC05FC978B7510AB",
-            athlete: "Anna", linkState: "connecting", lastSeen: Date(timeIntervalSince1970: 1_700_000_000),
+            athlete: "Anna", linkState: .connecting, lastSeen: Date(timeIntervalSince1970: 1_700_000_000),
             isVirtual: false, liveSessionId: nil)
         let server = try UnixSocketHTTPServer(path: Self.socketPath()) { _ in
             .full(status: 201, contentType: "application/json", body: Self.json(sensor))
@@ -149,7 +149,7 @@ struct ControlClientTransportTests {
     static func sseChunks() throws -> [[UInt8]] {
         let counters = SessionCounters(
             sessionId: "5f0c", sensor: "anna", athlete: nil, profile: "jump", count: 2, lastPeakG: nil, maxPeakG: nil,
-            ratePerMinute: 4, bestHeightM: 0.3, cadence: nil, linkState: "connected", elapsedSeconds: 30)
+            ratePerMinute: 4, bestHeightM: 0.3, cadence: nil, linkState: .connected, elapsedSeconds: 30)
         let data = String(decoding: try GatewayEvent.counters(counters).payloadJSON(), as: UTF8.self)
         let stream = Array(
             ": hello\r\n\r\nevent: counters\r\ndata: \(data)\r\n\r\nevent: future-kind\ndata: {}\n\n".utf8)

@@ -75,7 +75,7 @@ struct ServerSentEventParserTests {
     func decodesGatewayEvents() throws {
         let counters = SessionCounters(
             sessionId: "5f0c", sensor: "anna-left", athlete: "Anna", profile: "table-tennis", count: 12,
-            lastPeakG: 1.5, maxPeakG: 1.99, ratePerMinute: 24, bestHeightM: nil, cadence: nil, linkState: "connected",
+            lastPeakG: 1.5, maxPeakG: 1.99, ratePerMinute: 24, bestHeightM: nil, cadence: nil, linkState: .connected,
             elapsedSeconds: 30)
         let json = String(decoding: try GatewayEvent.counters(counters).payloadJSON(), as: UTF8.self)
         var parser = ServerSentEventParser()

@@ -9,7 +9,7 @@ import Testing
 @Suite("tail renderer")
 struct TailRendererTests {
     static func counters(
-        _ id: String, sensor: String, count: Int, last: Double?, link: String = "connected"
+        _ id: String, sensor: String, count: Int, last: Double?, link: LinkStateName = .connected
     )
         -> SessionCounters
     {
@@ -40,7 +40,7 @@ struct TailRendererTests {
         jump.bestHeightM = 0.4123
         var steps = SessionCounters(
             sessionId: "c", sensor: "cleo-wrist", athlete: "Cleo", profile: "steps", count: 120, lastPeakG: nil,
-            maxPeakG: nil, ratePerMinute: 110.46, bestHeightM: nil, cadence: 112.3, linkState: "connected",
+            maxPeakG: nil, ratePerMinute: 110.46, bestHeightM: nil, cadence: 112.3, linkState: .connected,
             elapsedSeconds: 725.9, targets: [TargetProgress(metric: "steps", target: 480, value: 120)])
         steps.targetPct = 25
         return (tableTennis, jump, steps)
@@ -70,7 +70,7 @@ struct TailRendererTests {
                         event: EventRecord(type: "jump", t: 3, takeoff: 3, landing: 3.55, flightS: 0.55, heightM: 0.38)
                     ))) == "")
         _ = renderer.apply(.counters(jump))
-        _ = renderer.apply(.link(LinkPayload(sensor: "bob", address: "x", state: "lost", detail: nil)))
+        _ = renderer.apply(.link(LinkPayload(sensor: "bob", address: "x", state: .lost, detail: nil)))
         let drawn = renderer.apply(.counters(steps))
         #expect(drawn == "\r\u{1B}[3A" + ([Self.header] + Self.rows).map { clear + $0 + "\n" }.joined())
         // A session's end shows in its row; the block is redrawn over the same lines, wider.
@@ -92,14 +92,14 @@ struct TailRendererTests {
         let (tableTennis, _, _) = Self.three()
         _ = renderer.apply(.counters(tableTennis))
         let redrawn = renderer.apply(
-            .link(LinkPayload(sensor: "anna-left", address: "x", state: "retrying", detail: "in 2 s")))
+            .link(LinkPayload(sensor: "anna-left", address: "x", state: .retrying, detail: "in 2 s")))
         #expect(
             redrawn == "\r\u{1B}[2A" + TailRenderer.clearLine
                 + "SENSOR     ATHLETE    PROFILE       COUNT   /MIN    BEST/LAST   FH   BH  TARGET  LINK          TIME\n"
                 + TailRenderer.clearLine
                 + "anna-left  Anna       table-tennis      3    6.0  1.90/1.23 g    2    1  -       retrying    1m 30s\n"
         )
-        #expect(renderer.apply(.link(LinkPayload(sensor: "eve", address: "x", state: "lost", detail: nil))) == "")
+        #expect(renderer.apply(.link(LinkPayload(sensor: "eve", address: "x", state: .lost, detail: nil))) == "")
     }
 
     @Test("not a terminal: the header once, then each update a row in the same columns, no escape codes")
@@ -118,7 +118,7 @@ struct TailRendererTests {
             renderer.apply(.counters(jump))
                 == "bob        Ben        jump              2    4.0     0.41/- m    -    -  -       connected   1m 00s\n"
         )
-        #expect(renderer.apply(.link(LinkPayload(sensor: "anna-left", address: "x", state: "lost", detail: nil))) == "")
+        #expect(renderer.apply(.link(LinkPayload(sensor: "anna-left", address: "x", state: .lost, detail: nil))) == "")
         let end = renderer.apply(.session(Self.session("a", sensor: "anna-left", live: false, reason: "stopped")))
         #expect(
             end
@@ -146,7 +146,7 @@ struct TailRendererTests {
         #expect(renderer.apply(.detection(jump)) == "anna  +3.00 s  jump  flight 0.500 s  height 0.31 m\n")
         #expect(
             renderer.apply(
-                .link(LinkPayload(sensor: "anna", address: "x", state: "retrying", detail: "in 4 s, attempt 3")))
+                .link(LinkPayload(sensor: "anna", address: "x", state: .retrying, detail: "in 4 s, attempt 3")))
                 == "anna  link retrying (in 4 s, attempt 3)\n")
         #expect(
             renderer.apply(.session(Self.session("5f0c1234-aaaa", sensor: "anna", live: false, reason: "stopped")))
@@ -194,13 +194,13 @@ struct TailRendererMilestoneTests {
         counters.targets = [TargetProgress(metric: "hits", target: 120, value: 30)]
         counters.targetMetric = "hits"
         counters.targetPct = 25
-        let cells = TailRenderer.cells(counters, lastHeightM: nil, linkState: "connected", ended: nil)
+        let cells = TailRenderer.cells(counters, lastHeightM: nil, linkState: .connected, ended: nil)
         #expect(cells[TailRenderer.headers.firstIndex(of: "TARGET")!] == "25% hits")
     }
 
     @Test("a name holding ESC or BEL from the daemon is shown escaped; tail's own cursor moves stay raw")
     func escapedNames() {
-        let link = LinkPayload(sensor: "\u{1B}[2Jx\u{07}", address: "FC:97:8B:75:10:AB", state: "lost", detail: nil)
+        let link = LinkPayload(sensor: "\u{1B}[2Jx\u{07}", address: "FC:97:8B:75:10:AB", state: .lost, detail: nil)
         #expect(TailRenderer.line(link) == "\\u{1B}[2Jx\\u{7}  link lost")
         let counters = TailRendererTests.counters("a", sensor: "\u{1B}]0;x", count: 3, last: 1.2)
         var live = TailRenderer(mode: .live)

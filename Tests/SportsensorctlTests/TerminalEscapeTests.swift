@@ -53,7 +53,7 @@ struct TerminalEscapeTests {
         try await Self.expectEscaped(["unpair", "x", "--socket", error.path], status: 65)
         let sensor = SensorInfo(
             address: "FC:97:8B:75:10:AB", addressType: "random", alias: Self.clear, name: nil, athlete: Self.clear,
-            linkState: "connected", lastSeen: nil, isVirtual: false, liveSessionId: nil)
+            linkState: .connected, lastSeen: nil, isVirtual: false, liveSessionId: nil)
         let sensors = try UnixSocketHTTPServer(path: "/tmp/ssctl-\(UUID().uuidString.prefix(12)).sock") { _ in
             .full(
                 status: 200, contentType: "application/json", body: Array(try! JSONEncoder.controlAPI.encode([sensor])))

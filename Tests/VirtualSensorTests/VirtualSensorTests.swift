@@ -39,13 +39,20 @@ struct RawClient {
     struct LinkClosed: Error {}
 
     let bearer: LoopbackATTBearer
+    /// What the sensor sent, read at the test's pace.
+    let pdus: AsyncThrowingStream<[UInt8], any Error>
     /// Notification values received so far, in order.
     var notifications: [[UInt8]] = []
+
+    init(bearer: LoopbackATTBearer) {
+        self.bearer = bearer
+        pdus = bearer.receivedPDUs()
+    }
 
     /// Sends `request` and returns the response, keeping notifications that arrive before it.
     mutating func request(_ request: String) async throws -> [UInt8] {
         try await bearer.send([UInt8](hex: request))
-        while let pdu = try await bearer.receive() {
+        while let pdu = try await pdus.next() {
             if pdu.first == 0x1B {
                 notifications.append(try Self.value(of: pdu))
                 continue
@@ -57,7 +64,7 @@ struct RawClient {
 
     /// Waits for the next notification; nil once the link is closed.
     mutating func nextNotification() async throws -> [UInt8]? {
-        guard let pdu = try await bearer.receive() else { return nil }
+        guard let pdu = try await pdus.next() else { return nil }
         let value = try Self.value(of: pdu)
         notifications.append(value)
         return value
@@ -288,7 +295,7 @@ struct VirtualSensorTests {
         let samples = client.notifications.flatMap(RawClient.samples)
         #expect(samples == (0..<100).map(CountingSource.sample))
         #expect(client.notifications.last?.count == 8)
-        #expect(try await client.bearer.receive() == nil)
+        #expect(try await client.pdus.next() == nil)
         await #expect(throws: (any Error).self) { try await client.bearer.send([0x0A, 0x03, 0x00]) }
         #expect(await sensor.statistics.samplesGenerated == 100)
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import Synchronization
 
 /// Broadcasts values to any number of subscribers without ever waiting for one.
@@ -95,4 +96,11 @@ public final class EventBus<Element: Sendable>: Sendable {
     public var droppedCount: Int { state.withLock { $0.dropped } }
     /// Values published so far.
     public var publishedCount: Int { state.withLock { $0.published } }
+}
+
+extension EventBus where Element == PublishedEvent {
+    /// Publishes `event` with its payload encoded here, once, for every subscriber.
+    public func publish(_ event: GatewayEvent) {
+        publish(PublishedEvent(event))
+    }
 }

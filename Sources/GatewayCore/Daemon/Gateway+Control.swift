@@ -167,7 +167,7 @@ extension Gateway: GatewayControl {
         try await health.mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }
         bus.publish(
             .link(
-                LinkPayload(sensor: channel.label, address: "\(channel.address)", state: "stopped", detail: "unpaired"))
+                LinkPayload(sensor: channel.label, address: "\(channel.address)", state: .stopped, detail: "unpaired"))
         )
         logger.info("sensor unpaired", metadata: ["ble.address": "\(channel.address)"])
     }
@@ -199,7 +199,7 @@ extension Gateway: GatewayControl {
     /// `GET /v1/events`.
     ///
     /// - Throws: `unavailable` (503) when ``EventBus/maximumSubscribers`` streams are open.
-    public func events() throws(ControlError) -> AsyncStream<GatewayEvent> {
+    public func events() throws(ControlError) -> AsyncStream<PublishedEvent> {
         guard let stream = bus.subscribeIfRoom() else {
             throw ControlError(
                 .unavailable, "\(bus.maximumSubscribers) live event streams are open already",

@@ -23,7 +23,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     }
 
     /// Every event for `events()` subscribers.
-    public let bus: EventBus<GatewayEvent>
+    public let bus: EventBus<PublishedEvent>
     let dependencies: GatewayDependencies<C>
     let registry: SensorRegistry<C>
     /// The Bluetooth adapters' slots; nil without Bluetooth.
@@ -44,7 +44,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
 
     /// A gateway over `dependencies`; nothing runs until `run()`.
     public init(
-        dependencies: GatewayDependencies<C>, bus: EventBus<GatewayEvent> = EventBus(),
+        dependencies: GatewayDependencies<C>, bus: EventBus<PublishedEvent> = EventBus(),
         metrics: GatewayMetrics = GatewayMetrics()
     ) {
         self.dependencies = dependencies
@@ -67,7 +67,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                         .link(
                             LinkPayload(
                                 sensor: registry.channel(at: address)?.label ?? "\(address)", address: "\(address)",
-                                state: "no-slot",
+                                state: .noSlot,
                                 detail: "every adapter's link budget is in use: add an adapter or raise link_budget")))
                 })
         }

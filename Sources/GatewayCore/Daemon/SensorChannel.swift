@@ -96,8 +96,8 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// The link's state on the wire: `no-slot` while it waits for an adapter's slot.
-    var linkStateName: String {
-        adapterPool?.isWaiting(address) == true ? "no-slot" : LinkState.wireName(linkState)
+    var linkStateName: LinkStateName {
+        adapterPool?.isWaiting(address) == true ? .noSlot : LinkState.wireName(linkState)
     }
 
     func info() -> SensorInfo {

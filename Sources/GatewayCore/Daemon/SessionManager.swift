@@ -14,7 +14,7 @@ import Synchronization
 final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     private let dependencies: GatewayDependencies<C>
     private let registry: SensorRegistry<C>
-    private let bus: EventBus<GatewayEvent>
+    private let bus: EventBus<PublishedEvent>
     private let metrics: GatewayMetrics
     private let health: StoreHealth
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
@@ -26,7 +26,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
 
     /// - Parameter spawn: runs a pipeline for as long as the gateway runs.
     init(
-        dependencies: GatewayDependencies<C>, registry: SensorRegistry<C>, bus: EventBus<GatewayEvent>,
+        dependencies: GatewayDependencies<C>, registry: SensorRegistry<C>, bus: EventBus<PublishedEvent>,
         metrics: GatewayMetrics, health: StoreHealth,
         spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {

@@ -61,7 +61,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// The session's id as text.
     public var sessionID: String { context.session.idText }
     private let recorder: SessionRecorder<C>
-    private let bus: EventBus<GatewayEvent>
+    private let bus: EventBus<PublishedEvent>
     private let clock: C
     private let started: C.Instant
     private let idleTimeout: Duration?
@@ -82,7 +82,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     ///   - idleTimeout: end the session after this long without movement; nil never.
     ///   - linkStatistics: reads the link's counters (for lost and malformed counts).
     public init(
-        context: Context, recorder: SessionRecorder<C>, bus: EventBus<GatewayEvent>, clock: C, linkState: LinkState?,
+        context: Context, recorder: SessionRecorder<C>, bus: EventBus<PublishedEvent>, clock: C, linkState: LinkState?,
         linkBaseline: SensorLinkStatistics = SensorLinkStatistics(), idleTimeout: Duration?, logger: Logger,
         metrics: GatewayMetrics, linkStatistics: @escaping @Sendable () -> SensorLinkStatistics
     ) {

@@ -112,7 +112,7 @@ enum GatewayFormatting {
         for sensor in sensors {
             table.append([
                 sensor.alias ?? "-", sensor.address + (sensor.isVirtual ? " (virtual)" : ""), sensor.name ?? "-",
-                sensor.athlete ?? "-", sensor.linkState, sensor.adapter ?? "-",
+                sensor.athlete ?? "-", sensor.linkState.rawValue, sensor.adapter ?? "-",
                 sensor.linkParameters.map { String(format: "%g ms", $0.intervalMs) } ?? "-",
                 ago(sensor.lastSeen, now: now),
                 sensor.liveSessionId.map(shortID) ?? "-",

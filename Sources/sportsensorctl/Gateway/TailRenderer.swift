@@ -28,7 +28,7 @@ struct TailRenderer: Sendable {
     /// Sessions that ended, with their end reason.
     private(set) var ended: [String: String] = [:]
     /// The latest link state per sensor (alias or address), from link events.
-    private(set) var linkStates: [String: String] = [:]
+    private(set) var linkStates: [String: LinkStateName] = [:]
     /// The last jump's or throw's height per session, from detections (counters carry the best).
     private(set) var lastHeights: [String: Double] = [:]
     /// Lines of the live block now on screen.
@@ -119,14 +119,14 @@ struct TailRenderer: Sendable {
     }
 
     /// One session's row on its own, in the table's columns (piped output).
-    private func row(_ update: SessionCounters, linkState: String, ended: String?) -> String {
+    private func row(_ update: SessionCounters, linkState: LinkStateName, ended: String?) -> String {
         var table = Self.table([cells(update, linkState: linkState, ended: ended)])
         table.showsHeaders = false
         return table.rendered
     }
 
     /// One session's cells, with the last height this renderer saw for it.
-    private func cells(_ update: SessionCounters, linkState: String, ended: String?) -> [String] {
+    private func cells(_ update: SessionCounters, linkState: LinkStateName, ended: String?) -> [String] {
         Self.cells(update, lastHeightM: lastHeights[update.sessionId], linkState: linkState, ended: ended)
     }
 
@@ -152,7 +152,9 @@ struct TailRenderer: Sendable {
 
     /// One session's cells. BEST/LAST is the profile's figure: table tennis the largest and the
     /// last peak (g), jumps and throws the best and the last height (m), steps the cadence.
-    static func cells(_ update: SessionCounters, lastHeightM: Double?, linkState: String, ended: String?) -> [String] {
+    static func cells(
+        _ update: SessionCounters, lastHeightM: Double?, linkState: LinkStateName, ended: String?
+    ) -> [String] {
         let fixed = GatewayFormatting.fixed
         let figure: String
         if update.lastPeakG != nil || update.maxPeakG != nil {
@@ -171,7 +173,8 @@ struct TailRenderer: Sendable {
         return [
             update.sensor, update.athlete ?? "-", update.profile, "\(update.count)", fixed(update.ratePerMinute, 1),
             figure, update.summary?.forehandHits.map { "\($0)" } ?? "-",
-            update.summary?.backhandHits.map { "\($0)" } ?? "-", target, ended.map { "ended (\($0))" } ?? linkState,
+            update.summary?.backhandHits.map { "\($0)" } ?? "-", target,
+            ended.map { "ended (\($0))" } ?? linkState.rawValue,
             GatewayFormatting.duration(update.elapsedSeconds),
         ]
     }
