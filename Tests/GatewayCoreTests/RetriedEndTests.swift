@@ -34,8 +34,8 @@ struct RetriedEndTests {
         let ended = Task { () -> (SessionInfo, [Bool?])? in
             var degraded: [Bool?] = []
             for await event in events {
-                if case .counters(let counters) = event { degraded.append(counters.storeDegraded) }
-                if case .session(let info) = event, !info.isLive { return (info, degraded) }
+                if case .counters(let counters) = event.event { degraded.append(counters.storeDegraded) }
+                if case .session(let info) = event.event, !info.isLive { return (info, degraded) }
             }
             return nil
         }

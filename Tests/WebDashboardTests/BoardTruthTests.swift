@@ -65,7 +65,7 @@ struct BoardTruthTests {
         // The counters carry it under the name the script reads.
         var counters = SessionCounters(
             sessionId: "s", sensor: "virtual-1", athlete: nil, profile: "jump", count: 0, lastPeakG: nil, maxPeakG: nil,
-            ratePerMinute: 0, bestHeightM: nil, cadence: nil, linkState: "connected", elapsedSeconds: 1)
+            ratePerMinute: 0, bestHeightM: nil, cadence: nil, linkState: .connected, elapsedSeconds: 1)
         counters.storeDegraded = true
         let json = String(decoding: try JSONEncoder.controlAPI.encode(counters), as: UTF8.self)
         #expect(json.contains(#""store_degraded":true"#))
