@@ -20,18 +20,13 @@ struct DashboardDownloadTests {
         let events = (0..<5_000).map { EventRecord(type: "step", t: Double($0) / 4, cadenceSpm: 160) }
         control.answers.sessionEvents = events
         let session = FakeGatewayControl.Fixtures.session
-        let app = try WebDashboardRouterTests.app(control, usersFile: try WebDashboardRouterTests.usersFile())
-        try await app.test(.router) { client in
-            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            let response = try await client.execute(
-                uri: "/sessions/\(session.id)/events.csv", method: .get, headers: [.cookie: cookie])
-            #expect(response.status == .ok)
-            let text = String(buffer: response.body)
-            // More than one 64 kB piece.
-            #expect(text.utf8.count > PagedDownload.pieceBytes)
-            let lines = events.map { HistoryRows.eventCSVLine($0) + "\n" }.joined()
-            #expect(text == HistoryRows.eventsCSVHeader + "\n" + lines)
-        }
+        let response = try await Self.viewerGet("/sessions/\(session.id)/events.csv", from: control)
+        #expect(response.status == .ok)
+        let text = String(buffer: response.body)
+        // More than one 64 kB piece.
+        #expect(text.utf8.count > PagedDownload.pieceBytes)
+        let lines = events.map { HistoryRows.eventCSVLine($0) + "\n" }.joined()
+        #expect(text == HistoryRows.eventsCSVHeader + "\n" + lines)
         #expect(control.calls.contains(.sessionEventPages(id: session.id)))
     }
 
@@ -41,17 +36,12 @@ struct DashboardDownloadTests {
         let events = (0..<5_000).map { EventRecord(type: "jump", t: Double($0) / 4, flightS: 0.4, heightM: 0.2) }
         control.answers.sessionEvents = events
         let session = FakeGatewayControl.Fixtures.session
-        let app = try WebDashboardRouterTests.app(control, usersFile: try WebDashboardRouterTests.usersFile())
-        try await app.test(.router) { client in
-            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            let response = try await client.execute(
-                uri: "/sessions/\(session.id)/events.json", method: .get, headers: [.cookie: cookie])
-            #expect(response.status == .ok)
-            #expect(response.headers[.contentType] == "application/json")
-            #expect(response.headers[.contentDisposition]?.contains("-events.json") == true)
-            #expect(response.body.readableBytes > PagedDownload.pieceBytes)
-            #expect(Data(String(buffer: response.body).utf8) == (try JSONEncoder.controlAPI.encode(events)))
-        }
+        let response = try await Self.viewerGet("/sessions/\(session.id)/events.json", from: control)
+        #expect(response.status == .ok)
+        #expect(response.headers[.contentType] == "application/json")
+        #expect(response.headers[.contentDisposition]?.contains("-events.json") == true)
+        #expect(response.body.readableBytes > PagedDownload.pieceBytes)
+        #expect(Data(String(buffer: response.body).utf8) == (try JSONEncoder.controlAPI.encode(events)))
         #expect(
             control.calls.filter { if case .sessionEventPages = $0 { true } else { false } } == [
                 .sessionEventPages(id: session.id)
@@ -61,20 +51,15 @@ struct DashboardDownloadTests {
     @Test("leaderboard.csv: a line per ranked athlete under the metric's header, names made safe")
     func leaderboardCSV() async throws {
         let control = FakeGatewayControl()
-        let app = try WebDashboardRouterTests.app(control, usersFile: try WebDashboardRouterTests.usersFile())
-        try await app.test(.router) { client in
-            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            let response = try await client.execute(
-                uri: "/leaderboard.csv?metric=best_height_m&period=all", method: .get, headers: [.cookie: cookie])
-            #expect(response.status == .ok)
-            #expect(response.headers[.contentDisposition]?.contains("leaderboard.csv") == true)
-            let rows = RosterFixtures.leaderboard
-            let lines = rows.map {
-                "\($0.rank),\(CSVCell.text($0.athlete)),\(HistoryRows.number($0.value)),\($0.sessionId),"
-                    + "\(HistoryRows.day($0.at))\n"
-            }
-            #expect(String(buffer: response.body) == "rank,athlete,best_height_m,session_id,date\n" + lines.joined())
+        let response = try await Self.viewerGet("/leaderboard.csv?metric=best_height_m&period=all", from: control)
+        #expect(response.status == .ok)
+        #expect(response.headers[.contentDisposition]?.contains("leaderboard.csv") == true)
+        let rows = RosterFixtures.leaderboard
+        let lines = rows.map {
+            "\($0.rank),\(CSVCell.text($0.athlete)),\(HistoryRows.number($0.value)),\($0.sessionId),"
+                + "\(HistoryRows.day($0.at))\n"
         }
+        #expect(String(buffer: response.body) == "rank,athlete,best_height_m,session_id,date\n" + lines.joined())
     }
 
     @Test("/sessions.csv of 500 sessions, more than a piece, is every line once")
@@ -87,15 +72,20 @@ struct DashboardDownloadTests {
             return session
         }
         control.answers.sessions = sessions
+        let response = try await Self.viewerGet("/sessions.csv", from: control)
+        let text = String(buffer: response.body)
+        #expect(text.utf8.count > PagedDownload.pieceBytes)
+        #expect(
+            text == HistoryRows.sessionsCSVHeader + "\n"
+                + sessions.map { HistoryRows.sessionCSVLine($0) + "\n" }.joined())
+    }
+
+    /// A viewer's GET of `uri` from a dashboard over `control`, logged in first.
+    static func viewerGet(_ uri: String, from control: FakeGatewayControl) async throws -> TestResponse {
         let app = try WebDashboardRouterTests.app(control, usersFile: try WebDashboardRouterTests.usersFile())
-        try await app.test(.router) { client in
+        return try await app.test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            let response = try await client.execute(uri: "/sessions.csv", method: .get, headers: [.cookie: cookie])
-            let text = String(buffer: response.body)
-            #expect(text.utf8.count > PagedDownload.pieceBytes)
-            #expect(
-                text == HistoryRows.sessionsCSVHeader + "\n"
-                    + sessions.map { HistoryRows.sessionCSVLine($0) + "\n" }.joined())
+            return try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
         }
     }
 }
