@@ -2,7 +2,6 @@
 import ControlProtocol
 import Detection
 import Foundation
-import GatewayConfig
 import GatewayCore
 import GatewayTesting
 import Hummingbird
@@ -122,59 +121,54 @@ struct AdversarialStoreTests {
         let store = try SessionStore.open(at: StateDirectory(path: directory))
         var random = SeededRandom(seed: 27)
         try await Self.storeExtremeRows(store, &random)
-        let gateway = Gateway(
-            dependencies: GatewayDependencies(
-                store: store, stateDirectory: directory, configuration: GatewayConfiguration(),
-                clock: ContinuousClock()),
-            metrics: GatewayMetrics())
-        let running = Task { try await gateway.run() }
-        await gateway.waitUntilStarted()
-        let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
-        let requests = Self.importRequests(&random)
-        let statuses = try await app.test(.router) { client -> [Int: Int] in
-            let (cookie, _) = try await WebDashboardRouterTests.login(client, "coach", "coach-pass")
-            let bearer = "Bearer \(WebDashboardRouterTests.token)"
-            for request in requests {
-                let response = try await client.execute(
-                    uri: "/v1/sessions/import", method: .post,
-                    headers: [.authorization: bearer, .contentType: "application/json"],
-                    body: ByteBuffer(bytes: try JSONEncoder.controlAPI.encode(request)))
-                // Out of range is always a 400; in range, a 400 only for another reason (an index
-                // that does not increase, a time that goes back).
-                let allowed = request.rangeProblem == nil ? [201, 400] : [400]
-                #expect(
-                    allowed.contains(response.status.code), "\(String(buffer: response.body).prefix(300))")
-            }
-            var uris = [
-                "/", "/sessions", "/sessions.csv", "/sessions.json", "/v1/status", "/v1/sessions", "/v1/athletes",
-                "/v1/teams", "/v1/targets", "/metrics", "/v1/replication", "/v1/sensors", "/v1/adapters",
-                "/athletes/Ada", "/athletes/Old%20Rows", "/v1/athletes/Ada/bests", "/v1/athletes/Old%20Rows/bests",
-            ]
-            for metric in SummaryMetric.allCases.map(\.rawValue) {
-                uris += [
-                    "/leaderboard?metric=\(metric)&period=all", "/leaderboard.csv?metric=\(metric)&period=all",
-                    "/v1/leaderboards/\(metric)?period=all",
+        try await StoreGatewayHarness.with(store, directory: directory) { gateway in
+            let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
+            let requests = Self.importRequests(&random)
+            let statuses = try await app.test(.router) { client -> [Int: Int] in
+                let (cookie, _) = try await WebDashboardRouterTests.login(client, "coach", "coach-pass")
+                let bearer = "Bearer \(WebDashboardRouterTests.token)"
+                for request in requests {
+                    let response = try await client.execute(
+                        uri: "/v1/sessions/import", method: .post,
+                        headers: [.authorization: bearer, .contentType: "application/json"],
+                        body: ByteBuffer(bytes: try JSONEncoder.controlAPI.encode(request)))
+                    // Out of range is always a 400; in range, a 400 only for another reason (an index
+                    // that does not increase, a time that goes back).
+                    let allowed = request.rangeProblem == nil ? [201, 400] : [400]
+                    #expect(
+                        allowed.contains(response.status.code), "\(String(buffer: response.body).prefix(300))")
+                }
+                var uris = [
+                    "/", "/sessions", "/sessions.csv", "/sessions.json", "/v1/status", "/v1/sessions", "/v1/athletes",
+                    "/v1/teams", "/v1/targets", "/metrics", "/v1/replication", "/v1/sensors", "/v1/adapters",
+                    "/athletes/Ada", "/athletes/Old%20Rows", "/v1/athletes/Ada/bests", "/v1/athletes/Old%20Rows/bests",
                 ]
+                for metric in SummaryMetric.allCases.map(\.rawValue) {
+                    uris += [
+                        "/leaderboard?metric=\(metric)&period=all", "/leaderboard.csv?metric=\(metric)&period=all",
+                        "/v1/leaderboards/\(metric)?period=all",
+                    ]
+                }
+                for session in try await gateway.sessions(
+                    athlete: nil, sensor: nil, profile: nil, live: nil, limit: nil)
+                {
+                    let id = session.id
+                    uris += [
+                        "/sessions/\(id)", "/sessions/\(id)/events.csv", "/sessions/\(id)/events.json",
+                        "/v1/sessions/\(id)", "/v1/sessions/\(id)/events", "/v1/sessions/\(id)/samples.csv",
+                        "/v1/sessions/\(id)/summary",
+                    ]
+                }
+                var statuses: [Int: Int] = [:]
+                for uri in uris {
+                    let response = try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
+                    statuses[Int(response.status.code), default: 0] += 1
+                    #expect(response.status.code < 500, "\(uri): \(String(buffer: response.body).prefix(300))")
+                }
+                return statuses
             }
-            for session in try await gateway.sessions(athlete: nil, sensor: nil, profile: nil, live: nil, limit: nil) {
-                let id = session.id
-                uris += [
-                    "/sessions/\(id)", "/sessions/\(id)/events.csv", "/sessions/\(id)/events.json",
-                    "/v1/sessions/\(id)", "/v1/sessions/\(id)/events", "/v1/sessions/\(id)/samples.csv",
-                    "/v1/sessions/\(id)/summary",
-                ]
-            }
-            var statuses: [Int: Int] = [:]
-            for uri in uris {
-                let response = try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
-                statuses[Int(response.status.code), default: 0] += 1
-                #expect(response.status.code < 500, "\(uri): \(String(buffer: response.body).prefix(300))")
-            }
-            return statuses
+            #expect(statuses[200, default: 0] > 100, "\(statuses)")
         }
-        #expect(statuses[200, default: 0] > 100, "\(statuses)")
-        running.cancel()
-        try? await running.value
         try store.close()
         try await Self.readWithTheCLI(directory)
     }

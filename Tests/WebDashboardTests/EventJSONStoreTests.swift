@@ -2,7 +2,6 @@
 import ControlProtocol
 import Detection
 import Foundation
-import GatewayConfig
 import GatewayCore
 import GatewayTesting
 import Hummingbird
@@ -37,26 +36,19 @@ struct EventJSONStoreTests {
         #expect(events.count > 2 * SessionStore.eventsPerPage)
         let session = try await store.importSession(
             NewSession(settings: DetectionSettings(profile: .jump)), samples: [], events: events)
-        let gateway = Gateway(
-            dependencies: GatewayDependencies(
-                store: store, stateDirectory: directory, configuration: GatewayConfiguration(),
-                clock: ContinuousClock()),
-            metrics: GatewayMetrics())
-        let running = Task { try await gateway.run() }
-        await gateway.waitUntilStarted()
-        // What the route answered when it read the whole list: the store's events sorted by time.
-        let whole = try JSONEncoder.controlAPI.encode(try await store.events(of: session.id).sorted { $0.t < $1.t })
+        try await StoreGatewayHarness.with(store, directory: directory) { gateway in
+            // What the route answered when it read the whole list: the store's events sorted by time.
+            let whole = try JSONEncoder.controlAPI.encode(try await store.events(of: session.id).sorted { $0.t < $1.t })
 
-        let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
-        try await app.test(.router) { client in
-            let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
-            for uri in ["/v1/sessions/\(session.idText)/events", "/sessions/\(session.idText)/events.json"] {
-                let response = try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
-                #expect(response.status == .ok, "\(uri)")
-                #expect(Data(String(buffer: response.body).utf8) == whole, "\(uri)")
+            let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
+            try await app.test(.router) { client in
+                let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
+                for uri in ["/v1/sessions/\(session.idText)/events", "/sessions/\(session.idText)/events.json"] {
+                    let response = try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(Data(String(buffer: response.body).utf8) == whole, "\(uri)")
+                }
             }
         }
-        running.cancel()
-        try? await running.value
     }
 }
