@@ -188,6 +188,21 @@ struct TailRendererMilestoneTests {
         #expect(live.apply(.record(Self.record)) == "\r\u{1B}[2A" + clear + recordLine + "\n" + table)
     }
 
+    @Test("a live session the store cannot save says NOT SAVING in its link cell; once it ended, the end reason")
+    func degradedStore() {
+        var update = TailRendererTests.counters("a", sensor: "anna-left", count: 3, last: 1.234)
+        update.storeDegraded = true
+        var renderer = TailRenderer(mode: .plain)
+        _ = renderer.start()
+        let row = renderer.apply(.counters(update))
+        #expect(row.contains("connected NOT SAVING"), "\(row)")
+        let ended = renderer.apply(
+            .session(TailRendererTests.session("a", sensor: "anna-left", live: false, reason: "stopped")))
+        #expect(ended.contains("ended (stopped)") && !ended.contains("NOT SAVING"), "\(ended)")
+        update.storeDegraded = false
+        #expect(!renderer.apply(.counters(update)).contains("NOT SAVING"))
+    }
+
     @Test("a session with a target shows how far it is")
     func targetProgress() {
         var counters = TailRendererTests.counters("a", sensor: "anna-left", count: 30, last: 1.2)

@@ -151,7 +151,8 @@ struct TailRenderer: Sendable {
     }
 
     /// One session's cells. BEST/LAST is the profile's figure: table tennis the largest and the
-    /// last peak (g), jumps and throws the best and the last height (m), steps the cadence.
+    /// last peak (g), jumps and throws the best and the last height (m), steps the cadence. LINK
+    /// ends in "NOT SAVING" while the store cannot take the session's rows (`store_degraded`).
     static func cells(
         _ update: SessionCounters, lastHeightM: Double?, linkState: LinkStateName, ended: String?
     ) -> [String] {
@@ -170,11 +171,14 @@ struct TailRenderer: Sendable {
         if let metric = update.targetMetric, let pct = update.targetPct {
             target = "\(fixed(pct, 0))% \(metric)"
         }
+        // A live session whose rows the store cannot take is counted but not kept: the coach
+        // should know before relying on the session afterwards (the board's tile says it too).
+        var link = ended.map { "ended (\($0))" } ?? linkState.rawValue
+        if ended == nil, update.storeDegraded == true { link += " NOT SAVING" }
         return [
             update.sensor, update.athlete ?? "-", update.profile, "\(update.count)", fixed(update.ratePerMinute, 1),
             figure, update.summary?.forehandHits.map { "\($0)" } ?? "-",
-            update.summary?.backhandHits.map { "\($0)" } ?? "-", target,
-            ended.map { "ended (\($0))" } ?? linkState.rawValue,
+            update.summary?.backhandHits.map { "\($0)" } ?? "-", target, link,
             GatewayFormatting.duration(update.elapsedSeconds),
         ]
     }
