@@ -134,6 +134,24 @@ extension SessionStore {
         }
         return stored.map(\.record) + tail.events(after: stored.last?.sequence).map(\.record)
     }
+
+    /// How many events of each type a session holds, its unsealed tail's included: counted by the
+    /// database, so a listing of sessions does not read every event of every session.
+    public func eventCounts(of id: UUID) async throws(StoreError) -> [String: Int] {
+        let idText = id.uuidString.lowercased()
+        let ((stored, last), tail) = try await readWithTail("counting events", of: id) { db in
+            let rows = try Row.fetchAll(
+                db,
+                EventRow.filter(EventRow.Columns.sessionID == idText)
+                    .select(EventRow.Columns.type, count(EventRow.Columns.sequence))
+                    .group(EventRow.Columns.type))
+            let counts = rows.map { row -> (String, Int) in (row[0], row[1]) }
+            return (counts, try Self.storedEnds(of: idText, db).sequence)
+        }
+        var counts = Dictionary(stored, uniquingKeysWith: +)
+        for event in tail.events(after: last) { counts[event.record.type, default: 0] += 1 }
+        return counts
+    }
 }
 
 /// The flat JSON objects in `events.extra`: the record's fields that have no column of their own.

@@ -48,7 +48,7 @@ extension SessionStore {
             }
         }
         let samples = try await detectionSamples(of: record.id)
-        let previous = try await events(of: record.id).count
+        let previous = try await eventCounts(of: record.id).values.reduce(0, +)
         guard !samples.isEmpty else {
             throw StoreError(
                 .notFound,

@@ -116,8 +116,13 @@ extension Gateway {
             return info
         }
         var counts: [String: Int] = [:]
-        if let events = try? await dependencies.store.events(of: record.id) {
-            for event in events { counts[event.type, default: 0] += 1 }
+        do {
+            counts = try await dependencies.store.eventCounts(of: record.id)
+        } catch {
+            // The session is still listed (its row was read); its counts show as none.
+            logger.warning(
+                "could not count a session's events: \(error.message)",
+                metadata: ["session.id": "\(record.idText)"])
         }
         return SessionInfo(
             id: record.idText, sensor: record.sensor.map { "\($0)" } ?? "", alias: channel?.record.alias,
