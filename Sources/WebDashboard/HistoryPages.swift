@@ -41,11 +41,12 @@ struct HistoryPages: Sendable {
         router.get(RouterPath(DashboardPaths.sessions + "/{id}")) { _, context -> Response in
             let id = try context.parameters.require("id")
             let session = try await control.session(id: id)
-            // The page charts every event: it reads them all, a page at a time.
-            let events = try await control.sessionEventPages(id: session.id).reduce(into: []) { $0 += $1 }
+            // The charts take every event, a page at a time, and keep a bounded number of points.
+            var charts = SessionCharts(session)
+            for try await page in try await control.sessionEventPages(id: session.id) { charts.add(page) }
             let summary = try? await control.sessionSummary(id: session.id)
             var values = DashboardPages.layoutValues(context, title: "Session", section: "sessions")
-            values.merge(HistoryRows.sessionPage(session, events: events)) { _, new in new }
+            values.merge(HistoryRows.sessionPage(session, charts: charts)) { _, new in new }
             if let summary { values.merge(SummaryRows.values(summary)) { _, new in new } }
             return templates.page("session", values)
         }

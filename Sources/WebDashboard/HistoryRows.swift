@@ -19,7 +19,7 @@ enum HistoryRows {
         ]
     }
 
-    static func sessionPage(_ session: SessionInfo, events: [EventRecord]) -> [String: Any] {
+    static func sessionPage(_ session: SessionInfo, charts: SessionCharts) -> [String: Any] {
         var values = Self.session(session)
         values["samples"] = session.samples
         values["lost"] = session.lostSamples
@@ -27,35 +27,7 @@ enum HistoryRows {
         if session.unsavedSamples > 0 { values["unsaved"] = session.unsavedSamples }
         values["rate"] = session.sampleRate.map { String(format: "%.1f Hz", $0) } ?? "–"
         values["countsByType"] = session.eventCounts.sorted { $0.key < $1.key }.map { ["type": $0.key, "n": $0.value] }
-        values["bestHeight"] = events.compactMap(\.heightM).max().map { String(format: "%.2f m", $0) }
-        values["maxPeakG"] = events.compactMap(\.peakG).max().map { String(format: "%.1f g", $0) }
-        var cumulative: [(x: Double, y: Double)] = [(0, 0)]
-        for (index, event) in events.enumerated() { cumulative.append((event.t, Double(index + 1))) }
-        values["chartCount"] =
-            SVGChart(title: "Events over time", xUnit: "s", yUnit: "events", style: .line, points: cumulative).svg
-        let heights = events.compactMap { event in event.heightM.map { (x: event.t, y: $0) } }
-        let peaks = events.compactMap { event in event.peakG.map { (x: event.t, y: $0) } }
-        if !heights.isEmpty {
-            values["chartValue"] =
-                SVGChart(title: "Height per event", xUnit: "s", yUnit: "m", style: .bars, points: heights).svg
-        } else if !peaks.isEmpty {
-            values["chartValue"] =
-                SVGChart(title: "Peak g per hit", xUnit: "s", yUnit: "g", style: .bars, points: peaks).svg
-        }
-        var perMinute: [Int: Int] = [:]
-        for event in events { perMinute[Int(saturating: event.t / 60), default: 0] += 1 }
-        // A day at most: a session left open (or a clock that jumped) must not make a chart of years.
-        let minutes = min(
-            Int(saturating: (session.endedAt ?? Date()).timeIntervalSince(session.startedAt) / 60), 24 * 60)
-        let lastMinute = min(max(minutes, perMinute.keys.max() ?? 0), 24 * 60)
-        let intensity = (0...max(lastMinute, 0)).map {
-            (x: Double($0), y: Double(perMinute[$0] ?? 0))
-        }
-        values["chartIntensity"] =
-            SVGChart(
-                title: "Intensity: events per minute", xUnit: "min", yUnit: "events/min", style: .bars,
-                points: intensity
-            ).svg
+        values.merge(charts.values) { _, new in new }
         values["eventsCsv"] = "/sessions/\(session.id)/events.csv"
         values["eventsJson"] = "/sessions/\(session.id)/events.json"
         values["samplesCsv"] = "/v1/sessions/\(session.id)/samples.csv"

@@ -27,13 +27,17 @@ struct HistoryRowsTests {
         #expect(row["completeness"] as? String == "50.0 %")
         #expect(row["count"] as? Int == Int.max)
         #expect(row["duration"] as? String != nil)
-        let page = HistoryRows.sessionPage(far, events: [EventRecord(type: "jump", t: 1e300, heightM: 1e300)])
+        var farCharts = SessionCharts(far)
+        farCharts.add([EventRecord(type: "jump", t: 1e300, heightM: 1e300)])
+        let page = HistoryRows.sessionPage(far, charts: farCharts)
         #expect((page["chartIntensity"] as? String)?.contains("<svg") == true)
         let negative = Self.session(
             samples: 0, lost: -5, startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: -1e12)
         )
         #expect(HistoryRows.session(negative)["completeness"] as? String == "–")
-        _ = HistoryRows.sessionPage(negative, events: [EventRecord(type: "jump", t: -.infinity)])
+        var negativeCharts = SessionCharts(negative)
+        negativeCharts.add([EventRecord(type: "jump", t: -.infinity)])
+        _ = HistoryRows.sessionPage(negative, charts: negativeCharts)
         _ = [far, negative].map(HistoryRows.sessionCSVLine)
     }
 
