@@ -126,10 +126,20 @@ extension SessionStore {
     }
 
     /// Copies `from` to `to` whole or not at all (`WholeFileWriter`: every write checked, synced,
-    /// renamed into place); nil when `from` does not exist.
+    /// renamed into place); nil when `from` does not exist. A file that exists but cannot be read
+    /// fails the backup: a backup that silently lacks it would look complete.
     private static func copyFile(_ from: String, to: String) throws(StoreError) -> Int64? {
-        guard let data = FileManager.default.contents(atPath: from) else { return nil }
-        guard case .failure(let failure) = WholeFileWriter.replace(to, with: Array(data), mode: 0o640) else {
+        let data: [UInt8]
+        switch WholeFileReader.contents(of: from) {
+        case .success(nil): return nil
+        case .success(let bytes?): data = bytes
+        case .failure(let failure):
+            throw StoreError(
+                .badChunk,
+                "cannot read \(from) to back it up (\(failure)): check the disk (`dmesg`); the store is unchanged",
+                path: from, cause: failure)
+        }
+        guard case .failure(let failure) = WholeFileWriter.replace(to, with: data, mode: 0o640) else {
             return Int64(data.count)
         }
         if failure.isWriteError { throw StoreError.diskFull(path: to, cause: failure) }

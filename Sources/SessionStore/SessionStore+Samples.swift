@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import SDUSensor
+import SystemCalls
 
 /// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, with a summary
 /// for queries. The samples are either in `data`, encoded by `SampleChunkCodec` (imports, and
@@ -94,15 +95,25 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
             }
         }
         let path = directory.path + "/" + file
-        guard let bytes = FileManager.default.contents(atPath: path) else {
+        let bytes: [UInt8]
+        switch WholeFileReader.contents(of: path) {
+        case .success(let read?):
+            bytes = read
+        case .success(nil):
             throw StoreError(
                 .badChunk,
-                "the file of sample chunk \(chunk) of session \(sessionID) is missing or unreadable: restore "
+                "the file of sample chunk \(chunk) of session \(sessionID) is missing: restore "
                     + "the store's -tail directory from the backup it came with (Docs/OPERATIONS.md)",
                 path: path)
+        case .failure(let failure):
+            throw StoreError(
+                .badChunk,
+                "the file of sample chunk \(chunk) of session \(sessionID) cannot be read (\(failure)): check the "
+                    + "disk (`dmesg`), or restore the store's -tail directory from its backup (Docs/OPERATIONS.md)",
+                path: path, cause: failure)
         }
         let segment: TailSegment
-        do { segment = try TailSegment(parsing: [UInt8](bytes)) } catch {
+        do { segment = try TailSegment(parsing: bytes) } catch {
             throw StoreError(
                 .badChunk, "the file of sample chunk \(chunk) of session \(sessionID) cannot be read: \(error)",
                 path: path, cause: error)

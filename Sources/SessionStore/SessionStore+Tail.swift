@@ -47,9 +47,9 @@ extension SessionStore {
     }
 
     static func tailSegments(of id: UUID, after: Int64?, in directory: TailDirectory, logger: Logger) -> [TailSegment] {
-        directory.segments(of: id, after: after) { file, error in
+        directory.segments(of: id, after: after) { file, problem in
             logger.warning(
-                "ignoring an unreadable tail segment: \(error.message)",
+                "ignoring an unreadable tail segment: \(problem)",
                 metadata: ["store.path": "\(file)", "session.id": "\(id.uuidString.lowercased())"])
         }
     }

@@ -72,24 +72,29 @@ struct TailDirectory: Sendable {
     /// The segments of `session` with a chunk number above `after`, in chunk order: the rows not in
     /// the database yet. They are numbered without gaps (a recorder opens chunk n + 1 once chunk n
     /// is sealed), so they are found by name, without listing a directory that also holds every
-    /// sealed chunk. A segment whose header cannot be read is skipped (reported through `damaged`).
-    func segments(
-        of session: UUID, after: Int64?, damaged: (String, SampleChunkCodec.DecodeError) -> Void = { _, _ in }
-    )
-        -> [TailSegment]
-    {
+    /// sealed chunk, up to the first number with no file. A segment that cannot be read (an I/O
+    /// error) or parsed is skipped and reported through `damaged` with what was wrong: the ones
+    /// after it are still read.
+    func segments(of session: UUID, after: Int64?, damaged: (String, String) -> Void = { _, _ in }) -> [TailSegment] {
         var found: [TailSegment] = []
         var chunk = (after ?? -1) + 1
-        while let data = FileManager.default.contents(atPath: filePath(session: session, chunk: chunk)) {
-            do {
-                let segment = try TailSegment(parsing: [UInt8](data))
-                if segment.header.session == session, segment.header.chunk == chunk { found.append(segment) }
-            } catch {
-                damaged(filePath(session: session, chunk: chunk), error)
+        while true {
+            let file = filePath(session: session, chunk: chunk)
+            switch WholeFileReader.contents(of: file) {
+            case .success(nil):
+                return found
+            case .success(let bytes?):
+                do {
+                    let segment = try TailSegment(parsing: bytes)
+                    if segment.header.session == session, segment.header.chunk == chunk { found.append(segment) }
+                } catch {
+                    damaged(file, error.message)
+                }
+            case .failure(let failure):
+                damaged(file, "cannot read it (\(failure))")
             }
             chunk += 1
         }
-        return found
     }
 
     /// Deletes a segment; one already gone is fine.

@@ -149,4 +149,28 @@ struct ChunkFileTests {
         try copy.close()
         try await recorder.finish(reason: .stopped)
     }
+
+    @Test("a backup that cannot read a segment file fails naming it and the errno; it does not skip it as missing")
+    func backupUnreadableSegment() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try SessionStore.open(at: temporary.stateDirectory)
+        let live = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
+        let recorder = try await store.recorder(
+            for: live, configuration: .init(chunkLength: 500), clock: ContinuousClock())
+        recorder.record(samples: SyntheticMotion.rest(count: 700, seed: 4))
+        try await recorder.flush()
+        // The open segment (chunk 1) is there but unreadable: a directory in its place.
+        let open = TailDirectory(databasePath: store.path).filePath(session: live.id, chunk: 1)
+        try FileManager.default.moveItem(atPath: open, toPath: open + ".aside")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        await #expect { _ = try await store.backup(to: temporary.path + "/backup") } throws: { error in
+            let failure = error as? StoreError
+            return failure?.code == .badChunk && failure?.message.contains(open) == true
+                && failure?.message.contains("read") == true
+        }
+        try FileManager.default.removeItem(atPath: open)
+        try FileManager.default.moveItem(atPath: open + ".aside", toPath: open)
+        try await recorder.finish(reason: .stopped)
+    }
 }
