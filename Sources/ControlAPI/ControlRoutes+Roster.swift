@@ -6,7 +6,7 @@ import Hummingbird
 
 extension ControlRoutes {
     /// Athletes and teams: list, add, change, remove; personal bests.
-    static func addRosterRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
+    static func addRosterRoutes<Context: RequestContext>(to router: Router<Context>, control: any RosterControl) {
         router.on(.athletes) { request, _ -> Response in
             return try ControlResponses.json(try await control.athletes())
         }
@@ -70,11 +70,8 @@ extension ControlRoutes {
         }
     }
 
-    /// Session summaries, leaderboards and targets.
-    static func addSummaryRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
-        router.on(.sessionSummary) { request, context -> Response in
-            return try ControlResponses.json(try await control.sessionSummary(id: try context.parameters.require("id")))
-        }
+    /// Leaderboards and targets.
+    static func addTargetRoutes<Context: RequestContext>(to router: Router<Context>, control: any RosterControl) {
         router.on(.leaderboard) { request, context -> Response in
             let query = try QueryParameters(request, route: .leaderboard)
             let metric = try context.parameters.require("metric")

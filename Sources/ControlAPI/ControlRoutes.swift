@@ -19,14 +19,14 @@ public enum ControlRoutes {
     /// A router serving every route over `control`.
     ///
     /// - Parameters:
-    ///   - control: the gateway the routes call.
+    ///   - services: what the routes call, by area.
     ///   - registry: what `GET /metrics` renders (default ``ControlAPIMetrics/registry``).
     ///   - bearerToken: when set, every request but `GET /metrics` needs
     ///     `Authorization: Bearer <token>` (the TCP listener); nil on the Unix socket.
     ///   - keepAliveInterval: how often `GET /v1/events` sends `: keep-alive` while idle.
     ///   - logger: where unexpected errors go.
     public static func router(
-        control: any GatewayControl,
+        services: GatewayServices,
         registry: PrometheusCollectorRegistry = ControlAPIMetrics.registry,
         bearerToken: String? = nil,
         keepAliveInterval: Duration = .seconds(15),
@@ -38,25 +38,27 @@ public enum ControlRoutes {
             router.add(middleware: BearerTokenMiddleware(token: bearerToken))
         }
         addRoutes(
-            to: router, control: control, registry: registry, keepAliveInterval: keepAliveInterval, logger: logger)
+            to: router, services: services, registry: registry, keepAliveInterval: keepAliveInterval, logger: logger)
         return router
     }
 
     /// Adds every route of the API to `router`, whose middleware decides who may call them (the
     /// web dashboard's listener serves them behind its login, Docs/DASHBOARD.md).
     public static func addRoutes<Context: RequestContext>(
-        to router: Router<Context>, control: any GatewayControl,
+        to router: Router<Context>, services: GatewayServices,
         registry: PrometheusCollectorRegistry = ControlAPIMetrics.registry, keepAliveInterval: Duration = .seconds(15),
         logger: Logger = Logger(label: "sportsensord.control")
     ) {
-        addGatewayRoutes(to: router, control: control)
-        addSensorRoutes(to: router, control: control)
-        addSessionRoutes(to: router, control: control)
-        addRosterRoutes(to: router, control: control)
-        addSummaryRoutes(to: router, control: control)
+        addGatewayRoutes(to: router, control: services.live)
+        addSensorRoutes(to: router, control: services.live)
+        addSessionRoutes(to: router, control: services.live)
+        addStoreRoutes(to: router, control: services.administration)
+        addRosterRoutes(to: router, control: services.roster)
+        addTargetRoutes(to: router, control: services.roster)
+        let live = services.live
         router.on(.events) { request, _ -> Response in
             return ServerSentEvents.response(
-                events: try control.events(), keepAliveInterval: keepAliveInterval, logger: logger)
+                events: try live.events(), keepAliveInterval: keepAliveInterval, logger: logger)
         }
         router.on(.metrics) { request, _ -> Response in
             return Response(
@@ -66,7 +68,7 @@ public enum ControlRoutes {
     }
 
     /// Status, adapters, scan.
-    static func addGatewayRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
+    static func addGatewayRoutes<Context: RequestContext>(to router: Router<Context>, control: any LiveControl) {
         router.on(.status) { request, _ -> Response in
             return try ControlResponses.json(try await control.status())
         }
@@ -84,7 +86,7 @@ public enum ControlRoutes {
     }
 
     /// Pair, list, rename or bind, unpair.
-    static func addSensorRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
+    static func addSensorRoutes<Context: RequestContext>(to router: Router<Context>, control: any LiveControl) {
         router.on(.sensors) { request, _ -> Response in
             return try ControlResponses.json(try await control.sensors())
         }
@@ -116,8 +118,11 @@ public enum ControlRoutes {
         }
     }
 
-    /// List, start, get, stop, events, samples.
-    static func addSessionRoutes<Context: RequestContext>(to router: Router<Context>, control: any GatewayControl) {
+    /// List, start, get, stop, events, samples, summary.
+    static func addSessionRoutes<Context: RequestContext>(to router: Router<Context>, control: any LiveControl) {
+        router.on(.sessionSummary) { request, context -> Response in
+            return try ControlResponses.json(try await control.sessionSummary(id: try context.parameters.require("id")))
+        }
         router.on(.sessions) { request, _ -> Response in
             let query = try QueryParameters(request, route: .sessions)
             let sessions = try await control.sessions(
@@ -145,26 +150,6 @@ public enum ControlRoutes {
             let pages = try await control.sessionEventPages(id: try context.parameters.require("id"))
             return Response(
                 status: .ok, headers: [.contentType: "application/json"], body: PagedDownload.jsonArray(pages: pages))
-        }
-        router.on(.reanalyze) { request, context -> Response in
-            let body = try await RequestBodies.decode(
-                ReanalyzeRequest.self, from: request, limit: maximumBodySize,
-                example: #"{"profile":"jump","set":["min_flight=0.2"]}"#)
-            return try ControlResponses.json(
-                try await control.reanalyze(id: try context.parameters.require("id"), body))
-        }
-        router.on(.importSession) { request, _ -> Response in
-            let body = try await RequestBodies.importRequest(
-                from: request, limit: maximumImportSize,
-                example: #"{"profile":"jump","rules":"standard","set":[],"lost_samples":0,"#
-                    + #""malformed_notifications":0,"samples":[[0,0,10,-20,16384]]}"#)
-            return try ControlResponses.json(try await control.importSession(body), status: .created)
-        }
-        router.on(.prune) { request, _ -> Response in
-            let body = try await RequestBodies.decode(
-                PruneRequest.self, from: request, limit: maximumBodySize,
-                example: #"{"started_before":"2026-01-01T00:00:00Z","samples_only":true,"vacuum":false}"#)
-            return try ControlResponses.json(try await control.prune(body))
         }
         router.on(.sessionSamples) { request, context -> Response in
             let id = try context.parameters.require("id")

@@ -74,27 +74,27 @@ public struct ControlServer: Service {
         case tcp(host: String, port: Int)
     }
 
-    let control: any GatewayControl
+    let services: GatewayServices
     let configuration: ControlServerConfiguration
     let registry: PrometheusCollectorRegistry
     let logger: Logger
     let onListening: @Sendable (Listener) async -> Void
 
-    /// A server over `control`.
+    /// A server over `services`.
     ///
     /// - Parameters:
-    ///   - control: the gateway the routes call.
+    ///   - services: what the routes call, by area.
     ///   - configuration: socket path, group, mode, TCP listener.
     ///   - registry: what `GET /metrics` renders (default ``ControlAPIMetrics/registry``).
     ///   - logger: the server's logger.
     ///   - onListening: called once per listener when it accepts connections (tests wait on it).
     public init(
-        control: any GatewayControl, configuration: ControlServerConfiguration,
+        services: GatewayServices, configuration: ControlServerConfiguration,
         registry: PrometheusCollectorRegistry = ControlAPIMetrics.registry,
         logger: Logger = Logger(label: "sportsensord.control"),
         onListening: @escaping @Sendable (Listener) async -> Void = { _ in }
     ) {
-        self.control = control
+        self.services = services
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
@@ -161,7 +161,7 @@ public struct ControlServer: Service {
         let logger = logger
         let onListening = onListening
         let router = ControlRoutes.router(
-            control: control, registry: registry, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
+            services: services, registry: registry, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
         let limit = ConnectionLimit(maximum: configuration.maxConnections, listener: path, logger: logger)
         return Application(
             router: router, server: .http1(configuration: httpConfiguration(limit: limit)),
@@ -188,7 +188,7 @@ public struct ControlServer: Service {
         let logger = logger
         let onListening = onListening
         let router = ControlRoutes.router(
-            control: control, registry: registry, bearerToken: tcp.bearerToken,
+            services: services, registry: registry, bearerToken: tcp.bearerToken,
             keepAliveInterval: configuration.keepAliveInterval, logger: logger)
         let limit = ConnectionLimit(
             maximum: configuration.maxConnections, listener: "\(tcp.host):\(tcp.port)", logger: logger)

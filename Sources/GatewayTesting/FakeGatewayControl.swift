@@ -161,6 +161,9 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         return answer(answers)
     }
 
+    /// Every area of the control API served by this fake.
+    public var services: GatewayServices { GatewayServices(self) }
+
     // MARK: GatewayControl
 
     public func status() async throws(ControlError) -> GatewayStatus { try record(.status) { $0.status } }

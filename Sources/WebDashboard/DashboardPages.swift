@@ -6,7 +6,6 @@ import Hummingbird
 
 /// The board, the login and logout, and the static assets.
 struct DashboardPages: Sendable {
-    let control: any GatewayControl
     let authentication: WebAuthentication
     let templates: DashboardTemplates
 

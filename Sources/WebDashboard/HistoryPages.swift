@@ -9,7 +9,7 @@ import Hummingbird
 /// charts, its events as CSV/JSON), an athlete's page and the leaderboard. Everything is read
 /// through `GatewayControl`, as the API serves it.
 struct HistoryPages: Sendable {
-    let control: any GatewayControl
+    let services: GatewayServices
     let templates: DashboardTemplates
 
     /// The most sessions a list or a leaderboard reads.
@@ -18,7 +18,7 @@ struct HistoryPages: Sendable {
     func addRoutes(to router: Router<WebRequestContext>) {
         router.get(RouterPath(DashboardPaths.sessions)) { request, context -> Response in
             let filter = SessionFilter(request)
-            let sessions = try await filter.apply(to: control)
+            let sessions = try await filter.apply(to: services)
             var values = DashboardPages.layoutValues(context, title: "Sessions", section: "sessions")
             values.merge(filter.values) { _, new in new }
             values["rows"] = sessions.map(HistoryRows.session)
@@ -29,48 +29,48 @@ struct HistoryPages: Sendable {
         }
         router.get(RouterPath(DashboardPaths.sessions + ".csv")) { request, _ -> Response in
             // At most `listLimit` sessions (a few hundred kB) are held; the text is written as read.
-            let sessions = try await SessionFilter(request).apply(to: control)
+            let sessions = try await SessionFilter(request).apply(to: services)
             return Downloads.csv(
                 name: "sessions.csv", header: HistoryRows.sessionsCSVHeader, pages: PagedDownload.onePage(sessions),
                 line: HistoryRows.sessionCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + ".json")) { request, _ -> Response in
-            let sessions = try await SessionFilter(request).apply(to: control)
+            let sessions = try await SessionFilter(request).apply(to: services)
             return Downloads.json(name: "sessions.json", pages: PagedDownload.onePage(sessions))
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}")) { _, context -> Response in
             let id = try context.parameters.require("id")
-            let session = try await control.session(id: id)
+            let session = try await services.live.session(id: id)
             // The charts take every event, a page at a time, and keep a bounded number of points.
             var charts = SessionCharts(session)
-            for try await page in try await control.sessionEventPages(id: session.id) { charts.add(page) }
-            let summary = try? await control.sessionSummary(id: session.id)
+            for try await page in try await services.live.sessionEventPages(id: session.id) { charts.add(page) }
+            let summary = try? await services.live.sessionSummary(id: session.id)
             var values = DashboardPages.layoutValues(context, title: "Session", section: "sessions")
             values.merge(HistoryRows.sessionPage(session, charts: charts)) { _, new in new }
             if let summary { values.merge(SummaryRows.values(summary)) { _, new in new } }
             return templates.page("session", values)
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.csv")) { _, context -> Response in
-            let session = try await control.session(id: try context.parameters.require("id"))
+            let session = try await services.live.session(id: try context.parameters.require("id"))
             return Downloads.csv(
                 name: "session-\(session.id.prefix(8))-events.csv", header: HistoryRows.eventsCSVHeader,
-                pages: try await control.sessionEventPages(id: session.id), line: HistoryRows.eventCSVLine)
+                pages: try await services.live.sessionEventPages(id: session.id), line: HistoryRows.eventCSVLine)
         }
         router.get(RouterPath(DashboardPaths.sessions + "/{id}/events.json")) { _, context -> Response in
-            let session = try await control.session(id: try context.parameters.require("id"))
+            let session = try await services.live.session(id: try context.parameters.require("id"))
             return Downloads.json(
                 name: "session-\(session.id.prefix(8))-events.json",
-                pages: try await control.sessionEventPages(id: session.id))
+                pages: try await services.live.sessionEventPages(id: session.id))
         }
         router.get(RouterPath(DashboardPaths.athletes + "/{name}")) { _, context -> Response in
             let name = try context.parameters.require("name")
-            let sessions = try await control.sessions(
+            let sessions = try await services.live.sessions(
                 athlete: name, sensor: nil, profile: nil, live: nil, limit: Self.listLimit)
-            let bests = try await control.personalBests(athlete: name)
-            let info = try await control.athletes().first { $0.name == name }
+            let bests = try await services.roster.personalBests(athlete: name)
+            let info = try await services.roster.athletes().first { $0.name == name }
             var summaries: [(SessionInfo, SessionSummary)] = []
             for session in sessions.prefix(100) where !session.isLive {
-                if let summary = try? await control.sessionSummary(id: session.id) {
+                if let summary = try? await services.live.sessionSummary(id: session.id) {
                     summaries.append((session, summary))
                 }
             }
@@ -82,7 +82,7 @@ struct HistoryPages: Sendable {
             return templates.page("athlete", values)
         }
         router.get(RouterPath(DashboardPaths.leaderboard)) { request, context -> Response in
-            let board = try await LeaderboardQuery(request).run(control)
+            let board = try await LeaderboardQuery(request).run(services.roster)
             var values = DashboardPages.layoutValues(context, title: "Leaderboard", section: "leaderboard")
             values.merge(board) { _, new in new }
             return templates.page("leaderboard", values)
@@ -92,7 +92,7 @@ struct HistoryPages: Sendable {
             let query = LeaderboardQuery(request)
             return Downloads.csv(
                 name: "leaderboard.csv", header: query.csvHeader,
-                pages: PagedDownload.onePage(try await query.rows(control)),
+                pages: PagedDownload.onePage(try await query.rows(services.roster)),
                 line: LeaderboardQuery.csvLine)
         }
     }
@@ -125,12 +125,12 @@ struct SessionFilter {
         return formatter.date(from: text)
     }
 
-    func apply(to control: any GatewayControl) async throws -> [SessionInfo] {
-        let sessions = try await control.sessions(
+    func apply(to services: GatewayServices) async throws -> [SessionInfo] {
+        let sessions = try await services.live.sessions(
             athlete: athlete, sensor: nil, profile: profile, live: nil, limit: HistoryPages.listLimit)
         var members: Set<String>?
         if let team = raw["team"] {
-            members = Set(try await control.teams().first { $0.name == team }?.athletes ?? [])
+            members = Set(try await services.roster.teams().first { $0.name == team }?.athletes ?? [])
         }
         return sessions.filter { session in
             (from.map { session.startedAt >= $0 } ?? true) && (to.map { session.startedAt < $0 } ?? true)

@@ -41,13 +41,13 @@ struct LeaderboardQuery {
         }
     }
 
-    func rows(_ control: any GatewayControl) async throws -> [LeaderboardRow] {
-        try await control.leaderboard(metric: metric.rawValue, period: period, team: team)
+    func rows(_ roster: any RosterControl) async throws -> [LeaderboardRow] {
+        try await roster.leaderboard(metric: metric.rawValue, period: period, team: team)
     }
 
-    func run(_ control: any GatewayControl) async throws -> [String: Any] {
-        let rows = try await rows(control)
-        let teams = try await control.teams()
+    func run(_ roster: any RosterControl) async throws -> [String: Any] {
+        let rows = try await rows(roster)
+        let teams = try await roster.teams()
         let top = rows.first?.value ?? 1
         var query = "metric=\(metric.rawValue)&period=\(period)"
         if let team, let encoded = team.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) {

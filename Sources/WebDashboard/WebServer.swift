@@ -62,18 +62,18 @@ public struct WebServerConfiguration: Sendable {
 /// The coach's dashboard as a service: pages, assets, the login and, behind it, the whole control
 /// API (the page's `fetch` and `EventSource` use it), on a TCP listener of its own.
 public struct WebServer: Service {
-    let control: any GatewayControl
+    let services: GatewayServices
     let configuration: WebServerConfiguration
     let logger: Logger
     let onListening: @Sendable (_ port: Int) async -> Void
 
-    /// A dashboard over `control`; `onListening` gets the bound port.
+    /// A dashboard over `services`; `onListening` gets the bound port.
     public init(
-        control: any GatewayControl, configuration: WebServerConfiguration,
+        services: GatewayServices, configuration: WebServerConfiguration,
         logger: Logger = Logger(label: "sportsensord.web"),
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
-        self.control = control
+        self.services = services
         self.configuration = configuration
         self.logger = logger
         self.onListening = onListening
@@ -86,15 +86,15 @@ public struct WebServer: Service {
             bearerToken: configuration.bearerToken, secureCookies: configuration.tls != nil,
             lifetime: configuration.sessionLifetime)
         let pages = DashboardPages(
-            control: control, authentication: authentication, templates: try DashboardTemplates())
+            authentication: authentication, templates: try DashboardTemplates())
         let router = Router(context: WebRequestContext.self)
         router.add(middleware: ClientAddressMiddleware(resolver: .init(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: ControlErrorMiddleware(logger: logger))
         router.add(middleware: WebAuthMiddleware(authentication: authentication))
         pages.addRoutes(to: router)
-        HistoryPages(control: control, templates: pages.templates).addRoutes(to: router)
+        HistoryPages(services: services, templates: pages.templates).addRoutes(to: router)
         ControlRoutes.addRoutes(
-            to: router, control: control, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
+            to: router, services: services, keepAliveInterval: configuration.keepAliveInterval, logger: logger)
         return router
     }
 

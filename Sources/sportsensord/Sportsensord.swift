@@ -323,7 +323,7 @@ extension Sportsensord {
             return ControlServerConfiguration.TCP(host: address.host, port: address.port, bearerToken: token)
         }
         return ControlServer(
-            control: context.control,
+            services: context.services,
             configuration: ControlServerConfiguration(
                 socketPath: context.socketPath, tcp: tcp, maxConnections: context.maxConnections),
             logger: context.logger, onListening: { _ in context.onListening() })
@@ -348,7 +348,7 @@ extension Sportsensord {
                 metadata: ["web.listen": "\(web.listen)"])
         }
         return WebServer(
-            control: context.control,
+            services: context.services,
             configuration: WebServerConfiguration(
                 host: web.listen.host, port: web.listen.port, tls: tls,
                 usersFile: web.usersFile ?? DashboardUsersFile(stateDirectory: context.stateDirectory).path,

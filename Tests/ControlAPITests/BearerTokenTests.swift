@@ -31,7 +31,7 @@ struct BearerTokenTests {
     func liveTCP() async throws {
         let control = FakeGatewayControl()
         let app = Application(
-            router: ControlRoutes.router(control: control, bearerToken: Self.token),
+            router: ControlRoutes.router(services: control.services, bearerToken: Self.token),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let missing = try await client.execute(uri: "/v1/status", method: .get)
@@ -72,7 +72,7 @@ struct BearerTokenTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
             tcp: .init(port: 0, bearerToken: Self.token))
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let port = try #require(listening.tcpPort)
             #expect(port > 0)
             let missing = try await RawHTTPClient.connect(loopbackPort: port).exchange("GET", "/v1/sensors")
@@ -93,7 +93,7 @@ struct BearerTokenTests {
         let path = ControlServerHarness.temporarySocketPath()
         defer { ControlServerHarness.removeDirectory(of: path) }
         let server = ControlServer(
-            control: FakeGatewayControl(),
+            services: FakeGatewayControl().services,
             configuration: ControlServerConfiguration(
                 socketPath: path, socketGroup: nil,
                 tcp: .init(port: 0, bearerToken: "")))

@@ -33,7 +33,7 @@ struct ControlAPISoakTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil, idleTimeout: .seconds(600),
             maxConnections: 64)
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             var idle: [RawHTTPClient] = []
             defer { for client in idle { client.close() } }
             for index in 0..<Self.idleConnections {
@@ -58,7 +58,7 @@ struct ControlAPISoakTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
             keepAliveInterval: .seconds(600), maxConnections: 4)
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             var streams: [RawHTTPClient] = []
             defer { for stream in streams { stream.close() } }
             for _ in 0..<4 {
@@ -106,7 +106,7 @@ struct ControlAPISoakTests {
     func randomRequests() async throws {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil, maxConnections: 64)
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             var random = SeededRandom(seed: 12)
             var statuses: [Int: Int] = [:]
             for index in 0..<Self.randomRequests {

@@ -73,7 +73,7 @@ func withRouter<T: Sendable>(
     _ control: FakeGatewayControl, bearerToken: String? = nil,
     _ test: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
-    let app = Application(router: ControlRoutes.router(control: control, bearerToken: bearerToken))
+    let app = Application(router: ControlRoutes.router(services: control.services, bearerToken: bearerToken))
     return try await app.test(.router, test)
 }
 

@@ -32,17 +32,17 @@ struct ControlServerHarness {
         try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent)
     }
 
-    /// Runs `body` while a server over `control` with `configuration` listens; removes the
+    /// Runs `body` while a server over `services` with `configuration` listens; removes the
     /// socket's directory afterwards.
     static func with<T: Sendable>(
-        _ control: any GatewayControl, configuration: ControlServerConfiguration,
+        _ services: GatewayServices, configuration: ControlServerConfiguration,
         _ body: @Sendable (Listening) async throws -> T
     ) async throws -> T {
         defer { removeDirectory(of: configuration.socketPath) }
         let expected = configuration.tcp == nil ? 1 : 2
         let (listeners, reporter) = AsyncStream<ControlServer.Listener>.makeStream()
         let server = ControlServer(
-            control: control, configuration: configuration, logger: Logger(label: "test.control"),
+            services: services, configuration: configuration, logger: Logger(label: "test.control"),
             onListening: { reporter.yield($0) })
         let group = ServiceGroup(services: [server], logger: Logger(label: "test.control"))
         return try await withThrowingTaskGroup(of: T?.self) { tasks in

@@ -51,7 +51,7 @@ struct ControlServerTests {
         let path = ControlServerHarness.temporarySocketPath()
         let group = try primaryGroupName()
         let configuration = ControlServerConfiguration(socketPath: path, socketGroup: group)
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let info = try fileStatus(listening.socketPath)
             #expect(info.st_mode & S_IFMT == S_IFSOCK)
             #expect(info.st_mode & 0o777 == 0o660)
@@ -78,7 +78,7 @@ struct ControlServerTests {
     func missingGroup() async throws {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: "no-such-group-\(getpid())")
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             let info = try fileStatus(listening.socketPath)
             #expect(info.st_mode & 0o777 == 0o660)
             #expect(info.st_gid == getegid())
@@ -91,7 +91,7 @@ struct ControlServerTests {
         try makeStaleSocket(at: path)
         #expect(UnixSocketFile.probe(path: path) == .stale)
         let configuration = ControlServerConfiguration(socketPath: path, socketGroup: nil)
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             #expect(UnixSocketFile.probe(path: path) == .listening)
             let response = try await RawHTTPClient.connect(unixSocket: path).exchange("GET", "/v1/adapters")
             #expect(response.status == 200)
@@ -102,8 +102,8 @@ struct ControlServerTests {
     func liveSocketRefused() async throws {
         let path = ControlServerHarness.temporarySocketPath()
         let configuration = ControlServerConfiguration(socketPath: path, socketGroup: nil)
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
-            let second = ControlServer(control: FakeGatewayControl(), configuration: configuration)
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
+            let second = ControlServer(services: FakeGatewayControl().services, configuration: configuration)
             let error = await #expect(throws: ControlServerError.self) { try await second.run() }
             #expect(error?.code == .socketInUse)
             #expect(error?.message.contains("another sportsensord is already listening on \(path)") == true)
@@ -120,7 +120,8 @@ struct ControlServerTests {
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
         let server = ControlServer(
-            control: FakeGatewayControl(), configuration: ControlServerConfiguration(socketPath: path, socketGroup: nil)
+            services: FakeGatewayControl().services,
+            configuration: ControlServerConfiguration(socketPath: path, socketGroup: nil)
         )
         let error = await #expect(throws: ControlServerError.self) { try await server.run() }
         #expect(error?.code == .socketPathOccupied)
@@ -131,7 +132,8 @@ struct ControlServerTests {
     func pathTooLong() async throws {
         let path = "/tmp/" + String(repeating: "x", count: 120) + ".sock"
         let server = ControlServer(
-            control: FakeGatewayControl(), configuration: ControlServerConfiguration(socketPath: path, socketGroup: nil)
+            services: FakeGatewayControl().services,
+            configuration: ControlServerConfiguration(socketPath: path, socketGroup: nil)
         )
         let error = await #expect(throws: ControlServerError.self) { try await server.run() }
         #expect(error?.code == .invalidConfiguration)
@@ -143,7 +145,7 @@ struct ControlServerTests {
         control.answers.csvStreamFailure = ControlError(.unavailable, "the store failed")
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil)
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let client = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await client.sendRequest("GET", "/v1/sessions/abc/samples.csv")
             let head = try await client.readHead()
@@ -161,7 +163,7 @@ struct ControlServerTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
             keepAliveInterval: .milliseconds(100), idleTimeout: .milliseconds(300))
-        try await ControlServerHarness.with(FakeGatewayControl(), configuration: configuration) { listening in
+        try await ControlServerHarness.with(FakeGatewayControl().services, configuration: configuration) { listening in
             let silent = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             let halfway = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await halfway.send("GET /v1/status HTTP/1.1\r\nHost: loc")

@@ -20,7 +20,7 @@ struct MetricsTests {
         Gauge(label: "sportsensord_test_depth").record(17)
         Metrics.Timer(label: "sportsensord_test_write_seconds").recordMilliseconds(7)
 
-        let app = Application(router: ControlRoutes.router(control: FakeGatewayControl()))
+        let app = Application(router: ControlRoutes.router(services: FakeGatewayControl().services))
         let text = try await app.test(.router) { client in
             let response = try await client.execute(uri: "/metrics", method: .get)
             #expect(response.status == .ok)

@@ -48,7 +48,7 @@ struct ServerSentEventsTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
             keepAliveInterval: .milliseconds(300))
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let client = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await client.sendRequest("GET", "/v1/events", headers: ["Accept: text/event-stream"])
             let head = try await client.readHead()
@@ -78,7 +78,7 @@ struct ServerSentEventsTests {
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil,
             keepAliveInterval: .milliseconds(50))
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let client = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await client.sendRequest("GET", "/v1/events")
             #expect(try await client.readHead().status == 200)
@@ -99,7 +99,7 @@ struct ServerSentEventsTests {
         let control = FakeGatewayControl()
         let configuration = ControlServerConfiguration(
             socketPath: ControlServerHarness.temporarySocketPath(), socketGroup: nil)
-        try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let client = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await client.sendRequest("GET", "/v1/events")
             #expect(try await client.readHead().status == 200)
@@ -115,7 +115,7 @@ struct ServerSentEventsTests {
         let control = FakeGatewayControl()
         let path = ControlServerHarness.temporarySocketPath()
         let configuration = ControlServerConfiguration(socketPath: path, socketGroup: nil)
-        let client = try await ControlServerHarness.with(control, configuration: configuration) { listening in
+        let client = try await ControlServerHarness.with(control.services, configuration: configuration) { listening in
             let client = try RawHTTPClient.connect(unixSocket: listening.socketPath)
             try await client.sendRequest("GET", "/v1/events")
             #expect(try await client.readHead().status == 200)

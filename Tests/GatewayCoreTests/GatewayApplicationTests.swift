@@ -36,7 +36,7 @@ struct GatewayApplicationTests {
         #expect(ready.hasPrefix("READY=1\nSTATUS="))
         #expect(ready.contains("of 2 sensors connected"))
         #expect(FileManager.default.fileExists(atPath: directory + "/" + StateDirectory.databaseFileName))
-        let control = try #require(served.context?.control)
+        let control = try #require(served.context?.services.live)
         #expect(served.context?.socketPath == socket.directory + "/control.sock")
         let sensors = try await control.sensors()
         #expect(sensors.map(\.alias) == ["virtual-1", "virtual-2"])

@@ -18,7 +18,7 @@ struct GatewaySummaryTests {
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
         #expect(try await GatewayTests.connected(bench, count: 1))
-        _ = try await bench.gateway.addAthlete(AthleteRequest(name: "anna", massKg: 60))
+        _ = try await bench.gateway.services.roster.addAthlete(AthleteRequest(name: "anna", massKg: 60))
 
         let first = try await bench.gateway.startSession(
             StartSessionRequest(sensor: "virtual-1", profile: "steps", athlete: "anna"))
@@ -36,7 +36,8 @@ struct GatewaySummaryTests {
         #expect(try await bench.gateway.sessionSummary(id: first.id) == stored)
         #expect(stored.playerload > 0)
 
-        _ = try await bench.gateway.setTarget(TargetRequest(athlete: "anna", metric: "playerload", value: 1e-6))
+        _ = try await bench.gateway.services.roster.setTarget(
+            TargetRequest(athlete: "anna", metric: "playerload", value: 1e-6))
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
@@ -64,9 +65,9 @@ struct GatewaySummaryTests {
         #expect(counters.last?.targetMetric == "playerload" && (counters.last?.targetPct ?? 0) > 100)
         #expect(counters.last?.summary?.profile == "steps")
 
-        let bests = try await bench.gateway.personalBests(athlete: "anna")
+        let bests = try await bench.gateway.services.roster.personalBests(athlete: "anna")
         #expect(bests.first { $0.metric == "playerload" }?.sessionId == second.id)
-        let board = try await bench.gateway.leaderboard(metric: "playerload", period: "day", team: nil)
+        let board = try await bench.gateway.services.roster.leaderboard(metric: "playerload", period: "day", team: nil)
         #expect(board.map(\.athlete) == ["anna"] && board.first?.sessionId == second.id)
     }
 
@@ -82,10 +83,10 @@ struct GatewaySummaryTests {
         try await bench.drive(for: 2)
         _ = try await bench.gateway.stopSession(id: first.id)
         let refused = await GatewayTests.expectControlError(.conflict) {
-            try await bench.gateway.removeAthlete("ben", sessions: nil)
+            try await bench.gateway.services.roster.removeAthlete("ben", sessions: nil)
         }
         #expect(refused?.fix?.contains("sessions=keep") == true)
-        let removal = try await bench.gateway.removeAthlete("ben", sessions: "keep")
+        let removal = try await bench.gateway.services.roster.removeAthlete("ben", sessions: "keep")
         #expect(removal.sessionsKept == 1 && removal.sessionsDeleted == 0)
         #expect(try await bench.gateway.sensors().first?.athlete == nil)
         let second = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))

@@ -122,7 +122,8 @@ struct AdversarialStoreTests {
         var random = SeededRandom(seed: 27)
         try await Self.storeExtremeRows(store, &random)
         try await StoreGatewayHarness.with(store, directory: directory) { gateway in
-            let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
+            let app = try WebDashboardRouterTests.app(
+                gateway.services, usersFile: try WebDashboardRouterTests.usersFile())
             let requests = Self.importRequests(&random)
             let statuses = try await app.test(.router) { client -> [Int: Int] in
                 let (cookie, _) = try await WebDashboardRouterTests.login(client, "coach", "coach-pass")

@@ -27,7 +27,7 @@ struct BoardTruthTests {
     func boardPage() async throws {
         let control = FakeGatewayControl()
         let usersFile = try WebDashboardRouterTests.usersFile()
-        try await WebDashboardRouterTests.app(control, usersFile: usersFile).test(.router) { client in
+        try await WebDashboardRouterTests.app(control.services, usersFile: usersFile).test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "coach", "coach-pass")
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]).body)
             #expect(html.contains(#"data-trust-flags="{&quot;hit&quot;:[&quot;rate_too_low&quot;"#))
@@ -49,7 +49,7 @@ struct BoardTruthTests {
     func degradedStore() async throws {
         let control = FakeGatewayControl()
         let usersFile = try WebDashboardRouterTests.usersFile()
-        try await WebDashboardRouterTests.app(control, usersFile: usersFile).test(.router) { client in
+        try await WebDashboardRouterTests.app(control.services, usersFile: usersFile).test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]).body)
             #expect(html.contains(#"<p class="store-note" data-field="store" hidden>Not saving: the gateway's disk"#))
@@ -75,7 +75,7 @@ struct BoardTruthTests {
     func athleteHand() async throws {
         let control = FakeGatewayControl()
         let usersFile = try WebDashboardRouterTests.usersFile()
-        try await WebDashboardRouterTests.app(control, usersFile: usersFile).test(.router) { client in
+        try await WebDashboardRouterTests.app(control.services, usersFile: usersFile).test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
             let page = try await client.execute(uri: "/athletes/anna", method: .get, headers: [.cookie: cookie])
             #expect(page.status == .ok)

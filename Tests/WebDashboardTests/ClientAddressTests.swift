@@ -56,7 +56,7 @@ struct ClientAddressTests {
         let configuration = WebServerConfiguration(
             host: "127.0.0.1", port: 0, usersFile: try WebDashboardRouterTests.usersFile(),
             trustedProxies: trustedProxies.compactMap(IPAddressRange.init(parsing:)))
-        return try await WebServerHarness.with(FakeGatewayControl(), configuration: configuration) { port in
+        return try await WebServerHarness.with(FakeGatewayControl().services, configuration: configuration) { port in
             var failures: [Int] = []
             for _ in 0..<5 { failures.append(try await login(port, password: "wrong", forwardedFor: "192.168.1.20")) }
             return (failures, try await login(port, password: "coach-pass", forwardedFor: "192.168.1.21"))

@@ -82,7 +82,7 @@ struct DashboardDownloadTests {
 
     /// A viewer's GET of `uri` from a dashboard over `control`, logged in first.
     static func viewerGet(_ uri: String, from control: FakeGatewayControl) async throws -> TestResponse {
-        let app = try WebDashboardRouterTests.app(control, usersFile: try WebDashboardRouterTests.usersFile())
+        let app = try WebDashboardRouterTests.app(control.services, usersFile: try WebDashboardRouterTests.usersFile())
         return try await app.test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
             return try await client.execute(uri: uri, method: .get, headers: [.cookie: cookie])

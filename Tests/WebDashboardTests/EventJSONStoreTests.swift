@@ -40,7 +40,8 @@ struct EventJSONStoreTests {
             // What the route answered when it read the whole list: the store's events sorted by time.
             let whole = try JSONEncoder.controlAPI.encode(try await store.events(of: session.id).sorted { $0.t < $1.t })
 
-            let app = try WebDashboardRouterTests.app(gateway, usersFile: try WebDashboardRouterTests.usersFile())
+            let app = try WebDashboardRouterTests.app(
+                gateway.services, usersFile: try WebDashboardRouterTests.usersFile())
             try await app.test(.router) { client in
                 let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
                 for uri in ["/v1/sessions/\(session.idText)/events", "/sessions/\(session.idText)/events.json"] {

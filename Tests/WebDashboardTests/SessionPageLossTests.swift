@@ -22,7 +22,7 @@ struct SessionPageLossTests {
         control.answers.sessions = [ended]
         let id = ended.id
         let users = try WebDashboardRouterTests.usersFile()
-        return try await WebDashboardRouterTests.app(control, usersFile: users).test(.router) { client in
+        return try await WebDashboardRouterTests.app(control.services, usersFile: users).test(.router) { client in
             let (cookie, _) = try await WebDashboardRouterTests.login(client, "tv", "viewer-pass")
             let response = try await client.execute(uri: "/sessions/\(id)", method: .get, headers: [.cookie: cookie])
             #expect(response.status == .ok)

@@ -34,7 +34,7 @@ struct WebDashboardHTTPSTests {
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow))
         do {
-            try await WebServerHarness.with(FakeGatewayControl(), configuration: configuration) { port in
+            try await WebServerHarness.with(FakeGatewayControl().services, configuration: configuration) { port in
                 let base = "https://127.0.0.1:\(port)"
                 let page = try await client.execute(HTTPClientRequest(url: base + "/login"), timeout: .seconds(30))
                 #expect(page.status == .ok)
@@ -94,7 +94,7 @@ struct WebDashboardHTTPSTests {
         _ = try WebServer.tlsConfiguration(certificate: first.certificatePath, key: first.keyPath)
 
         let server = WebServer(
-            control: FakeGatewayControl(),
+            services: FakeGatewayControl().services,
             configuration: WebServerConfiguration(
                 host: "127.0.0.1", port: 0, tls: (certificate: first.certificatePath, key: second.keyPath),
                 usersFile: "/nonexistent/users.json"))

@@ -26,9 +26,9 @@ struct WebDashboardRouterTests {
         return file.path
     }
 
-    static func app(_ control: any GatewayControl, usersFile: String) throws -> some ApplicationProtocol {
+    static func app(_ services: GatewayServices, usersFile: String) throws -> some ApplicationProtocol {
         let server = WebServer(
-            control: control,
+            services: services,
             configuration: WebServerConfiguration(host: "127.0.0.1", port: 0, usersFile: usersFile, bearerToken: token))
         return Application(router: try server.router())
     }
@@ -58,7 +58,7 @@ struct WebDashboardRouterTests {
         "without a login: pages redirect to /login, the API answers 401 with a fix, the login page and assets are open")
     func anonymous() async throws {
         let control = FakeGatewayControl()
-        try await Self.app(control, usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(control.services, usersFile: try Self.usersFile()).test(.router) { client in
             let board = try await client.execute(uri: "/", method: .get)
             #expect(board.status == .seeOther)
             #expect(board.headers[.location] == "/login")
@@ -81,7 +81,7 @@ struct WebDashboardRouterTests {
 
     @Test("a wrong password is refused with 401 and sets no cookie; five failures throttle the address")
     func wrongPassword() async throws {
-        try await Self.app(FakeGatewayControl(), usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(FakeGatewayControl().services, usersFile: try Self.usersFile()).test(.router) { client in
             for _ in 0..<5 {
                 let refused = try await client.execute(
                     uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
@@ -101,7 +101,7 @@ struct WebDashboardRouterTests {
     @Test("a coach starts and stops with the CSRF token; without it, or from another origin, 403")
     func coach() async throws {
         let control = FakeGatewayControl()
-        try await Self.app(control, usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(control.services, usersFile: try Self.usersFile()).test(.router) { client in
             let (cookie, csrf) = try await Self.login(client, "coach", "coach-pass")
             let body = ByteBuffer(string: #"{"sensor":"virtual-1","profile":"jump"}"#)
             let forged = try await client.execute(
@@ -137,7 +137,7 @@ struct WebDashboardRouterTests {
     @Test("a viewer reads the board and history but every state change answers 403; its board has no controls")
     func viewer() async throws {
         let control = FakeGatewayControl()
-        try await Self.app(control, usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(control.services, usersFile: try Self.usersFile()).test(.router) { client in
             let (cookie, csrf) = try await Self.login(client, "tv", "viewer-pass")
             let board = try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie])
             #expect(!String(buffer: board.body).contains(#"data-action="start""#))
@@ -163,7 +163,7 @@ struct WebDashboardRouterTests {
 
     @Test("scripts keep the bearer token on this listener; a wrong token is 401")
     func bearerToken() async throws {
-        try await Self.app(FakeGatewayControl(), usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(FakeGatewayControl().services, usersFile: try Self.usersFile()).test(.router) { client in
             let right = try await client.execute(
                 uri: "/v1/status", method: .get, headers: [.authorization: "Bearer \(Self.token)"])
             #expect(right.status == .ok)
@@ -176,7 +176,7 @@ struct WebDashboardRouterTests {
     @Test("history pages render: the list with downloads, a session with three SVG charts, the leaderboard")
     func history() async throws {
         let control = FakeGatewayControl()
-        try await Self.app(control, usersFile: try Self.usersFile()).test(.router) { client in
+        try await Self.app(control.services, usersFile: try Self.usersFile()).test(.router) { client in
             let (cookie, _) = try await Self.login(client, "tv", "viewer-pass")
             let session = FakeGatewayControl.Fixtures.session
             let list = String(
@@ -205,7 +205,7 @@ struct WebDashboardTLSTests {
     @Test("a missing certificate or key stops the listener with the keys to fix, before it binds")
     func missingCertificate() async throws {
         let server = WebServer(
-            control: FakeGatewayControl(),
+            services: FakeGatewayControl().services,
             configuration: WebServerConfiguration(
                 host: "127.0.0.1", port: 0, tls: (certificate: "/nonexistent/web.pem", key: "/nonexistent/web.key"),
                 usersFile: "/nonexistent/users.json"))

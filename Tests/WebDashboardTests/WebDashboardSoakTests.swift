@@ -29,7 +29,7 @@ struct WebDashboardSoakTests {
         let configuration = WebServerConfiguration(
             host: "127.0.0.1", port: 0, usersFile: try WebDashboardRouterTests.usersFile(),
             idleTimeout: .seconds(600), maxConnections: Self.cap)
-        try await WebServerHarness.with(FakeGatewayControl(), configuration: configuration) { port in
+        try await WebServerHarness.with(FakeGatewayControl().services, configuration: configuration) { port in
             var idle: [RawHTTPClient] = []
             defer { for client in idle { client.close() } }
             for index in 0..<Self.idleConnections {

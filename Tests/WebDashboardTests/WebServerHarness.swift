@@ -15,12 +15,12 @@ struct WebHarnessFailure: Error, CustomStringConvertible {
 /// listens, runs the test with the port, then shuts the group down gracefully and waits for it.
 enum WebServerHarness {
     static func with<T: Sendable>(
-        _ control: any GatewayControl, configuration: WebServerConfiguration,
+        _ services: GatewayServices, configuration: WebServerConfiguration,
         _ body: @Sendable (_ port: Int) async throws -> T
     ) async throws -> T {
         let (ports, reporter) = AsyncStream<Int>.makeStream()
         let server = WebServer(
-            control: control, configuration: configuration, logger: Logger(label: "test.web"),
+            services: services, configuration: configuration, logger: Logger(label: "test.web"),
             onListening: { reporter.yield($0) })
         let group = ServiceGroup(services: [server], logger: Logger(label: "test.web"))
         return try await withThrowingTaskGroup(of: T?.self) { tasks in

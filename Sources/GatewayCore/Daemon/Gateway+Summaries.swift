@@ -4,7 +4,7 @@ import Detection
 import Foundation
 import SessionStore
 
-/// The control API's summary, leaderboard and target routes over the store and the live sessions.
+/// A session's summary: the live pipeline's so far, or the store's.
 extension Gateway {
     /// `GET /v1/sessions/{id}/summary`.
     public func sessionSummary(id: String) async throws(ControlError) -> SessionSummary {
@@ -27,93 +27,8 @@ extension Gateway {
         return summary
     }
 
-    /// `GET /v1/leaderboards/{metric}`.
-    public func leaderboard(
-        metric: String, period: String?, team: String?
-    ) async throws(ControlError) -> [LeaderboardRow] {
-        guard case .success(let found) = SummaryMetric.named(metric) else {
-            throw ControlError(
-                .invalidRequest, "unknown metric \(metric)",
-                fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        let window = LeaderboardPeriod(rawValue: period ?? "all") ?? .all
-        var teamID: Int64?
-        if let team { teamID = try await rosterTeam(team).id }
-        let store = dependencies.store
-        let entries = try await health.mapStore { () async throws(StoreError) in
-            try await store.leaderboard(found, from: window.start(before: Date()), teamID: teamID)
-        }
-        return entries.map {
-            LeaderboardRow(rank: $0.rank, athlete: $0.athlete, value: $0.value, sessionId: $0.sessionID, at: $0.at)
-        }
-    }
-
-    /// `GET /v1/targets`.
-    public func targets() async throws(ControlError) -> [TargetInfo] {
-        let store = dependencies.store
-        return try await health.mapStore { () async throws(StoreError) in
-            let names = Dictionary(uniqueKeysWithValues: try await store.athletes().map { ($0.id, $0.name) })
-            return try await store.targets().map {
-                TargetInfo(
-                    id: $0.id, athlete: $0.athleteID.flatMap { names[$0] }, sessionId: $0.sessionID,
-                    metric: $0.metric.rawValue, value: $0.value)
-            }
-        }
-    }
-
-    /// `POST /v1/targets`.
-    public func setTarget(_ request: TargetRequest) async throws(ControlError) -> TargetInfo {
-        guard case .success(let metric) = SummaryMetric.named(request.metric) else {
-            throw ControlError(
-                .invalidRequest, "unknown metric \(request.metric)",
-                fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        var athlete: Athlete?
-        if let name = request.athlete { athlete = try await rosterAthlete(name) }
-        var session: SessionRecord?
-        if let id = request.sessionId { session = try await storedSession(id) }
-        let store = dependencies.store
-        let (athleteID, sessionID) = (athlete?.id, session?.id)
-        let target = try await health.mapStore { () async throws(StoreError) in
-            try await store.setTarget(metric, value: request.value, athleteID: athleteID, sessionID: sessionID)
-        }
-        await refreshLiveTargets()
-        return TargetInfo(
-            id: target.id, athlete: athlete?.name, sessionId: target.sessionID, metric: metric.rawValue,
-            value: target.value)
-    }
-
-    /// `DELETE /v1/targets/{id}`.
-    public func removeTarget(id: String) async throws(ControlError) {
-        guard let number = Int64(id) else {
-            throw ControlError(
-                .invalidRequest, "\(id) is not a target id", fix: "list them with `sportsensorctl targets list`")
-        }
-        let store = dependencies.store
-        do {
-            try await store.removeTarget(id: number)
-        } catch {
-            if error.code == .notFound {
-                throw ControlError(.notFound, error.message, fix: "list them with `sportsensorctl targets list`")
-            }
-            throw health.controlError(error)
-        }
-        await refreshLiveTargets()
-    }
-
     /// The live pipeline recording session `id`, if any.
     func livePipeline(_ id: String) -> SessionPipeline<C>? {
         registry.all.compactMap(\.pipeline).first { $0.sessionID == id }
-    }
-
-    /// Gives every live session the targets the store now holds for it.
-    private func refreshLiveTargets() async {
-        let store = dependencies.store
-        for pipeline in registry.all.compactMap(\.pipeline) {
-            let session = pipeline.context.session
-            if let targets = try? await store.effectiveTargets(session: session.id, athleteID: session.athleteID) {
-                pipeline.setTargets(targets)
-            }
-        }
     }
 }

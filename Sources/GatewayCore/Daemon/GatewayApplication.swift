@@ -12,8 +12,8 @@ import UnixSignals
 /// What a control server gets to serve: the executable turns it into a `Service` (the
 /// `ControlAPI` HTTP server), which is the only place that knows about HTTP.
 public struct ControlServerContext: Sendable {
-    /// The gateway to serve.
-    public var control: any GatewayControl
+    /// What the servers serve, by area (`Gateway.services`).
+    public var services: GatewayServices
     /// The Unix socket to listen on.
     public var socketPath: String
     /// TCP address, when configured.
@@ -144,7 +144,7 @@ public struct GatewayApplication: Sendable {
         }
         if let makeControlServer {
             let context = ControlServerContext(
-                control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
+                services: gateway.services, socketPath: socketPath, tcpListen: configuration.tcpListen,
                 token: configuration.apiToken, maxConnections: configuration.maxConnections,
                 onListening: { listeningSink.yield() }, logger: logger)
             services.append(.init(service: try makeControlServer(context)))
@@ -153,7 +153,7 @@ public struct GatewayApplication: Sendable {
         }
         if let makeWebServer, let web = configuration.web {
             var context = ControlServerContext(
-                control: gateway, socketPath: socketPath, tcpListen: configuration.tcpListen,
+                services: gateway.services, socketPath: socketPath, tcpListen: configuration.tcpListen,
                 token: configuration.apiToken, maxConnections: configuration.maxConnections, onListening: {},
                 logger: logger)
             context.web = web
