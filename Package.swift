@@ -97,6 +97,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The harnesses' Bluetooth side (LE advertising and scanning over raw HCI, the L2CAP
+        // listener, the AF_UNIX listener): linked by `sportsensor-dev` and the tests, never the daemon.
+        .target(
+            name: "BLEHarness",
+            dependencies: [
+                "BLETransport", "CBlueZ", "BLEWire", "SDUSensor", "SystemCalls",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Embedded SQLite store
         .target(
             name: "SessionStore",
@@ -208,7 +220,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GATTClient", "GatewayConfig",
+                "GATTClient", "GatewayConfig", "BLEHarness",
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
                 "DashboardUsers", "SessionStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -236,8 +248,8 @@ let package = Package(
             name: "sportsensor-dev",
             dependencies: [
                 "GatewayConfig",
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "BLEHarness",
+                "SessionStore", "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -268,7 +280,7 @@ let package = Package(
             name: "BLETransportTests",
             dependencies: [
                 "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
-                "GatewayTesting", "SystemCalls",
+                "BLEHarness", "GatewayTesting", "SystemCalls",
             ],
             swiftSettings: strict
         ),
