@@ -220,7 +220,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
-                "GATTClient", "GatewayConfig", "BLEHarness",
+                "GATTClient", "GatewayConfig",
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
                 "DashboardUsers", "SessionStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -249,7 +249,7 @@ let package = Package(
             dependencies: [
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "BLEHarness",
-                "SessionStore", "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
+                "SessionStore", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

@@ -64,7 +64,9 @@ package struct LEAdvertiserTable: Sendable {
     }
 
     /// Merges a report with what is known of its advertiser and returns the discovery.
-    package mutating func discovery<Instant: InstantProtocol>(for report: Report, at instant: Instant) -> LEDiscovery<Instant> {
+    package mutating func discovery<Instant: InstantProtocol>(
+        for report: Report, at instant: Instant
+    ) -> LEDiscovery<Instant> {
         sequence += 1
         var record = records[report.address] ?? Record()
         if records[report.address] == nil && records.count >= capacity { forgetOldest() }
