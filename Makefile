@@ -324,16 +324,15 @@ bench-replication: deps
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	scripts/bench-replication.sh .build/release/sportsensor-dev
 
-## bench-gateway: the daemon's own CPU, VmRSS, Pss and anonymous memory, allocations, disk bytes per sample and notification-to-SSE latency
+## bench-gateway: the gateway's own CPU, VmRSS, Pss and anonymous memory, allocations, disk bytes per sample and notification-to-SSE latency
 ## under 1-128 emulated sensors served from another process (Docs/PERFORMANCE.md, "The gateway's own cost");
 ## BENCH_GATEWAY_FLAGS narrows the matrix (--sensors 64 --rates 100 --subscribers 10)
 BENCH_GATEWAY_DIR ?= /var/tmp
 BENCH_GATEWAY_FLAGS ?=
 bench-gateway: deps
-	$(SWIFT) build -c release --product sportsensord $(BUILD_FLAGS)
 	$(SWIFT) build -c release --product sportsensor-dev $(BUILD_FLAGS)
 	cc -O2 -shared -fPIC -o .build/release/malloc-count.so scripts/malloc-count.c
-	.build/release/sportsensor-dev bench-gateway --daemon .build/release/sportsensord \
+	.build/release/sportsensor-dev bench-gateway \
 		--malloc-counter $(CURDIR)/.build/release/malloc-count.so --directory $(BENCH_GATEWAY_DIR) $(BENCH_GATEWAY_FLAGS)
 
 ## bench-store: stored bytes per sample of each profile's recording beside flac -8, xz -9e and zstd -19 on the same

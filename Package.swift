@@ -79,6 +79,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: A second motion model built from forces and kinematics, for `sportsensor-dev eval` and
+        // the tests only: the daemon's virtual sensors play `MotionScript`s from VirtualSensor.
+        .target(name: "IndependentMotion", dependencies: ["VirtualSensor", "SDUSensor"], swiftSettings: strict),
+
         // MARK: System calls (the one EINTR wrapper and its test script)
         .target(
             name: "SystemCalls",
@@ -91,6 +95,18 @@ let package = Package(
             name: "BLETransport",
             dependencies: [
                 "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "CodedErrors", "SystemCalls",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: The harnesses' Bluetooth side (LE advertising and scanning over raw HCI, the L2CAP
+        // listener, the AF_UNIX listener): linked by `sportsensor-dev` and the tests, never the daemon.
+        .target(
+            name: "BLEHarness",
+            dependencies: [
+                "BLETransport", "CBlueZ", "BLEWire", "SDUSensor", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -236,8 +252,8 @@ let package = Package(
             name: "sportsensor-dev",
             dependencies: [
                 "GatewayConfig",
-                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "Detection", "BLETransport", "SessionStore",
-                "GatewayCore", "CodedErrors", "SystemCalls", "Replication",
+                "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
+                "BLEHarness", "SessionStore", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls", "Replication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -268,7 +284,7 @@ let package = Package(
             name: "BLETransportTests",
             dependencies: [
                 "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
-                "GatewayTesting", "SystemCalls",
+                "BLEHarness", "GatewayTesting", "SystemCalls",
             ],
             swiftSettings: strict
         ),
@@ -282,12 +298,14 @@ let package = Package(
         ),
         .testTarget(
             name: "VirtualSensorTests",
-            dependencies: ["BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "GatewayTesting"],
+            dependencies: [
+                "BLEWire", "GATTClient", "VirtualSensor", "IndependentMotion", "SDUSensor", "GatewayTesting",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DetectionTests",
-            dependencies: ["SDUSensor", "Detection", "VirtualSensor"],
+            dependencies: ["SDUSensor", "Detection", "VirtualSensor", "IndependentMotion"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -4,9 +4,8 @@
 
 Usage: scripts/idle-rss.py [--modules] DAEMON [DAEMON ...]
 
-Starts each daemon binary the way `sportsensor-dev bench-gateway` measures "RSS idle" (a fresh
-state directory, one virtual sensor whose connection waits in the backlog of an AF_UNIX
-SOCK_SEQPACKET listener, the control socket answering, 2 s later), reads /proc/PID/smaps and
+Starts each daemon binary idle (a fresh state directory, no sensor, no Bluetooth adapter named,
+the control socket answering, 2 s later), reads /proc/PID/smaps and
 prints one Markdown table with a column per daemon: VmRSS split into the binary's code and data,
 the Swift runtime, Foundation (with ICU), the other shared libraries, malloc arenas, thread
 stacks and other anonymous memory, the threads by name, and from smaps_rollup the proportional
@@ -137,16 +136,12 @@ def measure(daemon, modules=False):
     try:
         os.makedirs(directory + "/state")
         with open(directory + "/config.toml", "w") as config:
-            config.write("[virtual]\nrate = 100\n\n[sessions]\nauto_start = false\n")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        listener.bind(directory + "/sensors.sock")
-        listener.listen(16)
+            config.write("[sessions]\nauto_start = false\n")
         control = directory + "/ctl.sock"
         with open(directory + "/daemon.log", "w") as log:
             process = subprocess.Popen(
                 [daemon, "--config", directory + "/config.toml", "--state-dir", directory + "/state",
-                 "--socket", control, "--virtual-sensors", "1",
-                 "--dev-virtual-sensor-socket", directory + "/sensors.sock", "--log-level", "warning"],
+                 "--socket", control, "--log-level", "warning"],
                 stdout=log, stderr=subprocess.STDOUT)
         try:
             for _ in range(300):
@@ -186,7 +181,6 @@ def measure(daemon, modules=False):
         finally:
             process.terminate()
             process.wait()
-        listener.close()
         return resident, rows, threads
     finally:
         shutil.rmtree(directory, ignore_errors=True)

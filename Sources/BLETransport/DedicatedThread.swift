@@ -11,7 +11,7 @@ import SystemPackage
 
 /// Starts a thread, off Swift's cooperative pool, that runs `body`. A ``SyscallScript``
 /// installed on the calling task is installed on the thread too, so its calls can be scripted.
-func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+package func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     #if DEBUG
     let script = SyscallScript.current
     let thread = Thread { SyscallScript.$current.withValue(script) { body() } }
@@ -24,7 +24,7 @@ func startDedicatedThread(named name: String, _ body: @escaping @Sendable () -> 
 }
 
 /// Runs `body` on a new thread (see ``startDedicatedThread(named:_:)``) and returns its result.
-func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
+package func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         startDedicatedThread(named: name) { continuation.resume(returning: body()) }
     }
@@ -33,7 +33,7 @@ func runOnDedicatedThread<T: Sendable>(named name: String, _ body: @escaping @Se
 /// Polls `fds` once and stores each entry's `revents`. `timeout` is asked again on every `EINTR`
 /// retry, so a deadline-based timeout does not restart. Under a ``SyscallScript`` a
 /// ``SyscallOutcome/returns(_:writing:)`` outcome writes the whole `pollfd` array.
-func pollOnce(
+package func pollOnce(
     _ fds: inout [pollfd],
     timeout: () -> Int32
 ) -> Result<Int32, Errno> {
@@ -51,7 +51,7 @@ func pollOnce(
 
 /// Closes a descriptor once (no `EINTR` retry: Linux has released it either way). The
 /// descriptor number is recorded by a ``SyscallScript``, so tests can tell which one closed.
-func closeDescriptor(_ descriptor: Int32) {
+package func closeDescriptor(_ descriptor: Int32) {
     withUnsafeBytes(of: descriptor) { bytes in
         _ = syscall("close", retryingOnEINTR: false, input: bytes) { Glibc.close(descriptor) }
     }
@@ -59,7 +59,7 @@ func closeDescriptor(_ descriptor: Int32) {
 
 /// Sends one message on `descriptor` without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link
 /// is `EPIPE`, never `SIGPIPE`). Callers hold the lock that keeps the descriptor open.
-func sendWithoutBlocking(_ descriptor: Int32, _ message: [UInt8]) -> Result<Int, Errno> {
+package func sendWithoutBlocking(_ descriptor: Int32, _ message: [UInt8]) -> Result<Int, Errno> {
     message.withUnsafeBytes { bytes in
         syscall("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }

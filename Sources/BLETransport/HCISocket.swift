@@ -26,9 +26,9 @@ import SystemPackage
 /// a command is either written before the socket closes or fails with `closed`, never reaches a
 /// reused descriptor number. Commands written are queued by the kernel and reach the controller
 /// even if the socket is closed right after.
-final class HCISocket: Sendable {
+package final class HCISocket: Sendable {
     /// Which channel the socket is bound to.
-    enum Channel: Sendable {
+    package enum Channel: Sendable {
         /// One adapter's raw HCI traffic, filtered to these events.
         case raw(adapterIndex: UInt16, events: [HCIEventCode])
         /// The management interface of every adapter.
@@ -58,7 +58,7 @@ final class HCISocket: Sendable {
     ///     open during the call, so a last command can be written from it.
     /// - Throws: ``TransportError``: `noBluetoothSupport`, `permissionDenied`, `noSuchAdapter`,
     ///   `tooManyOpenFiles`, `system` (a failing `setsockopt`...). Nothing stays open.
-    convenience init(
+    package convenience init(
         adapterIndex index: UInt16,
         events: [HCIEventCode],
         label: String,
@@ -73,7 +73,7 @@ final class HCISocket: Sendable {
 
     /// Opens an HCI socket on `channel` and starts its I/O thread; see
     /// ``init(adapterIndex:events:label:logger:onPacket:onEnd:)``.
-    init(
+    package init(
         channel: Channel,
         label: String,
         logger: Logger,
@@ -110,7 +110,7 @@ final class HCISocket: Sendable {
     ///
     /// - Throws: ``TransportError`` `closed` once the socket is closing; the error of `send`
     ///   otherwise (`adapterDown` for `ENETDOWN`, `permissionDenied` without `CAP_NET_RAW`...).
-    func write(_ packet: [UInt8]) throws(TransportError) {
+    package func write(_ packet: [UInt8]) throws(TransportError) {
         switch socket.send(packet) {
         case nil:
             throw TransportError(code: .closed, message: "the HCI socket was closed by this process: start a new scan")
@@ -126,12 +126,12 @@ final class HCISocket: Sendable {
 
     /// Asks the I/O thread to close the socket and returns without waiting. Later writes throw
     /// `closed`. Safe to call more than once, from any thread.
-    func close() {
+    package func close() {
         socket.close()
     }
 
     /// Waits until the I/O thread has closed the socket.
-    func waitForExit() async {
+    package func waitForExit() async {
         await socket.waitForExit()
     }
 

@@ -13,15 +13,15 @@ import SystemPackage
 /// protocol `BTPROTO_L2CAP`, bound to the adapter's address (or `BDADDR_ANY`) with `l2_cid` 4 and
 /// address type `BDADDR_LE_PUBLIC`, then `BT_SECURITY` set to `BT_SECURITY_LOW` (no pairing, no
 /// encryption: the sensor needs none).
-enum L2CAPSocket {
+package enum L2CAPSocket {
     /// `SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK`: message boundaries, no descriptor leaking
     /// into child processes, and a `connect` that returns `EINPROGRESS` instead of blocking.
-    static let socketType =
+    package static let socketType =
         Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         | Int32(SOCK_NONBLOCK.rawValue)
 
     /// The kernel's address type for an LE address of this kind.
-    static func addressType(of kind: BluetoothAddress.Kind) -> UInt8 {
+    package static func addressType(of kind: BluetoothAddress.Kind) -> UInt8 {
         UInt8(kind == .random ? cbz_bdaddr_le_random() : cbz_bdaddr_le_public())
     }
 
@@ -31,7 +31,7 @@ enum L2CAPSocket {
     ///
     /// The address is built in place in zeroed memory by the C helper and never copied as a Swift
     /// value, which would not preserve the padding byte: the kernel sees exactly what C would pass.
-    static func withATTAddress<T>(
+    package static func withATTAddress<T>(
         _ address: BluetoothAddress?,
         type: UInt8,
         _ body: (UnsafePointer<sockaddr>, socklen_t, UnsafeRawBufferPointer) -> T
@@ -55,7 +55,7 @@ enum L2CAPSocket {
 
     /// The LE address in a `sockaddr_l2` the kernel filled in (`accept`), or nil when it is not
     /// an LE address.
-    static func peerAddress(of address: sockaddr_l2) -> BluetoothAddress? {
+    package static func peerAddress(of address: sockaddr_l2) -> BluetoothAddress? {
         let type = Int32(address.l2_bdaddr_type)
         guard type == cbz_bdaddr_le_public() || type == cbz_bdaddr_le_random() else { return nil }
         var octets = [UInt8](repeating: 0, count: 6)
@@ -72,7 +72,7 @@ enum L2CAPSocket {
     ///   the kernel picks the route).
     /// - Returns: the socket, which the caller owns.
     /// - Throws: ``TransportError``; nothing is left open then.
-    static func openATTSocket(localAddress: BluetoothAddress?) throws(TransportError) -> Int32 {
+    package static func openATTSocket(localAddress: BluetoothAddress?) throws(TransportError) -> Int32 {
         let socket = try syscall("socket") { Glibc.socket(cbz_af_bluetooth(), socketType, cbz_btproto_l2cap()) }
             .transportValue("socket")
         let bound = withATTAddress(localAddress, type: UInt8(cbz_bdaddr_le_public())) { pointer, length, bytes in

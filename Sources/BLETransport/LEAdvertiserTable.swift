@@ -8,21 +8,33 @@ import BLEWire
 /// Memory is bounded: at most `capacity` advertisers (the one seen longest ago is forgotten
 /// first) and at most ``maximumFragmentedAdvertisers`` partly received extended advertisements
 /// of at most ``maximumAdvertisingDataLength`` bytes each.
-struct LEAdvertiserTable: Sendable {
+package struct LEAdvertiserTable: Sendable {
     /// The longest advertising data an extended advertisement can carry (Core Vol 4 Part E 7.8.54).
-    static let maximumAdvertisingDataLength = 1650
+    package static let maximumAdvertisingDataLength = 1650
     /// How many extended advertisements may be partly received at once.
-    static let maximumFragmentedAdvertisers = 16
+    package static let maximumFragmentedAdvertisers = 16
 
     /// One report, whichever event (legacy or extended) it came from.
-    struct Report: Sendable {
-        var address: BluetoothAddress
-        var isScanResponse: Bool
+    package struct Report: Sendable {
+        package var address: BluetoothAddress
+        package var isScanResponse: Bool
         /// nil when the report does not say (a legacy scan response).
-        var isConnectable: Bool?
-        var rssi: Int8?
-        var txPower: Int8?
-        var data: [UInt8]
+        package var isConnectable: Bool?
+        package var rssi: Int8?
+        package var txPower: Int8?
+        package var data: [UInt8]
+
+        package init(
+            address: BluetoothAddress, isScanResponse: Bool, isConnectable: Bool?, rssi: Int8?, txPower: Int8?,
+            data: [UInt8]
+        ) {
+            self.address = address
+            self.isScanResponse = isScanResponse
+            self.isConnectable = isConnectable
+            self.rssi = rssi
+            self.txPower = txPower
+            self.data = data
+        }
     }
 
     private struct Record {
@@ -38,21 +50,23 @@ struct LEAdvertiserTable: Sendable {
         var isScanResponse: Bool
     }
 
-    let capacity: Int
+    package let capacity: Int
     private var records: [BluetoothAddress: Record] = [:]
     private var fragments: [FragmentKey: [UInt8]] = [:]
     private var sequence: UInt64 = 0
     /// Reports whose advertising data did not parse completely; what parsed is still used.
-    private(set) var malformedDataCount = 0
+    package private(set) var malformedDataCount = 0
     /// Extended reports the controller marked truncated, or whose fragments were dropped.
     private(set) var truncatedDataCount = 0
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Merges a report with what is known of its advertiser and returns the discovery.
-    mutating func discovery<Instant: InstantProtocol>(for report: Report, at instant: Instant) -> LEDiscovery<Instant> {
+    package mutating func discovery<Instant: InstantProtocol>(
+        for report: Report, at instant: Instant
+    ) -> LEDiscovery<Instant> {
         sequence += 1
         var record = records[report.address] ?? Record()
         if records[report.address] == nil && records.count >= capacity { forgetOldest() }
@@ -85,7 +99,7 @@ struct LEAdvertiserTable: Sendable {
     /// Joins the fragments of an extended advertisement. Returns the whole data once the
     /// controller says it is complete (status 0) or truncated (status 2), nil while more is to
     /// come (status 1).
-    mutating func assemble(
+    package mutating func assemble(
         address: BluetoothAddress, sid: UInt8, isScanResponse: Bool, dataStatus: UInt8, data: [UInt8]
     ) -> [UInt8]? {
         let key = FragmentKey(address: address, sid: sid, isScanResponse: isScanResponse)
@@ -110,7 +124,7 @@ struct LEAdvertiserTable: Sendable {
     }
 
     /// How many advertisers are remembered.
-    var count: Int { records.count }
+    package var count: Int { records.count }
 
     private mutating func forgetOldest() {
         guard let oldest = records.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key else { return }

@@ -53,6 +53,12 @@ public struct TransportError: CodedError, Sendable, Equatable {
         public static let invalidPDU = Code(rawValue: "invalidPDU")
         /// Any other failure; the message carries the system's description.
         public static let system = Code(rawValue: "system")
+        /// The controller refused an HCI command with a status other than *Command Disallowed*.
+        public static let controllerRefused = Code(rawValue: "controllerRefused")
+        /// The controller did not answer an HCI command in time.
+        public static let controllerNotResponding = Code(rawValue: "controllerNotResponding")
+        /// A configuration value is out of range; nothing was sent.
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
 
         /// The code's name.
         public var description: String { rawValue }

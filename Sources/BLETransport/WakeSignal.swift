@@ -11,20 +11,20 @@ import SystemCalls
 /// No lock is held around the `write` or the `close`: ``DescriptorUses`` counts the signals under
 /// way in one atomic word, a signal starts only while the eventfd is not closing, and ``close()``
 /// closes it once the signals under way (one non-blocking `write` each) have ended.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     /// The eventfd; readable once signalled.
-    let descriptor: Int32
+    package let descriptor: Int32
     private let uses = DescriptorUses()
 
     /// Creates the eventfd.
     ///
     /// - Throws: ``TransportError`` when it cannot be created (`EMFILE`...).
-    init() throws(TransportError) {
+    package init() throws(TransportError) {
         descriptor = try syscall("eventfd") { cbz_eventfd_nonblocking() }.transportValue("eventfd")
     }
 
     /// Makes the eventfd readable, waking a `poll` on it.
-    func signal() {
+    package func signal() {
         guard uses.begin() else { return }
         var one: UInt64 = 1
         // A full counter (EAGAIN) is still readable, so the result does not matter.
@@ -34,7 +34,7 @@ final class WakeSignal: Sendable {
 
     /// Makes the eventfd unreadable again, for a thread that keeps waiting on it after a wake-up
     /// (the ``SocketReactor``'s); called by that thread only, before it closes the eventfd.
-    func drain() {
+    package func drain() {
         var count: UInt64 = 0
         // EAGAIN: nothing was signalled since the last drain.
         _ = syscall("read") { Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size) }
@@ -42,7 +42,7 @@ final class WakeSignal: Sendable {
 
     /// Closes the eventfd once no ``signal()`` is writing to it; later ``signal()`` calls do
     /// nothing. The first call closes it before it returns; later ones return at once.
-    func close() {
+    package func close() {
         guard uses.beginClosing() else { return }
         uses.waitUntilUnused()
         closeDescriptor(descriptor)
@@ -55,14 +55,14 @@ final class WakeSignal: Sendable {
 /// system calls.
 ///
 /// Bit 0 is "closing"; the rest counts the uses under way.
-final class DescriptorUses: Sendable {
+package final class DescriptorUses: Sendable {
     private static let closing: UInt = 1
     private static let oneUse: UInt = 2
     private let word = Atomic<UInt>(0)
 
     /// Starts a use: true when the descriptor stays open until ``end()``; false once
     /// ``beginClosing()`` was called (do not touch the descriptor then).
-    func begin() -> Bool {
+    package func begin() -> Bool {
         var current = word.load(ordering: .relaxed)
         while current & Self.closing == 0 {
             let (exchanged, found) = word.compareExchange(
@@ -75,24 +75,24 @@ final class DescriptorUses: Sendable {
     }
 
     /// Ends a use that ``begin()`` started.
-    func end() {
+    package func end() {
         word.subtract(Self.oneUse, ordering: .releasing)
     }
 
     /// Refuses every later use: true for the first call, whose caller closes the descriptor after
     /// ``waitUntilUnused()``.
-    func beginClosing() -> Bool {
+    package func beginClosing() -> Bool {
         word.bitwiseOr(Self.closing, ordering: .acquiringAndReleasing).oldValue & Self.closing == 0
     }
 
     /// True while a use that began is not ended.
-    var isUsed: Bool {
+    package var isUsed: Bool {
         word.load(ordering: .acquiring) >= Self.oneUse
     }
 
     /// Returns once every use under way has ended; after ``beginClosing()`` no new one starts, and
     /// each is one non-blocking system call, so the wait is that long.
-    func waitUntilUnused() {
+    package func waitUntilUnused() {
         while isUsed { sched_yield() }
     }
 }

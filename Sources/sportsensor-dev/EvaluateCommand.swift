@@ -2,6 +2,7 @@
 import ArgumentParser
 import Detection
 import Foundation
+import IndependentMotion
 import SDUSensor
 import VirtualSensor
 

@@ -11,20 +11,25 @@ struct GatewayBenchmark: AsyncParsableCommand {
         commandName: "bench-gateway",
         abstract: "The daemon's CPU, memory, allocations, disk bytes and event latency under N emulated sensors.",
         discussion: """
-            For each combination of --sensors, --rates and --subscribers: starts sportsensord (--daemon) in a \
-            fresh state directory with --dev-virtual-sensor-socket, serves its N virtual sensors from this \
-            process over AF_UNIX SOCK_SEQPACKET connections, starts a session on each, opens the SSE streams, \
-            and after --warm-up reads over --seconds: the daemon's utime+stime (/proc/PID/stat), VmRSS, Pss and anonymous \
+            For each combination of --sensors, --rates and --subscribers: starts the gateway (`--host` \
+            bench-gateway-host: the daemon's services and control API in a process of their own) in a fresh \
+            state directory, serves its N virtual sensors from this process over AF_UNIX SOCK_SEQPACKET \
+            connections, starts a session on each, opens the SSE streams, and after --warm-up reads over \
+            --seconds: the gateway's utime+stime (/proc/PID/stat), VmRSS, Pss and anonymous \
             memory (/proc/PID/smaps_rollup) idle and loaded, write_bytes (/proc/PID/io), heap allocations (with --malloc-counter, the preloaded counter \
             scripts/malloc-count.c) and its samples and notifications (/metrics). The latency is from the \
             sensor's last notification sent before a detection item arrives to its arrival, both on this \
             process's monotonic clock. Prints one table row per run.
             """)
 
-    @Option(help: "The daemon to measure (a release build).")
-    var daemon = ".build/release/sportsensord"
+    @Option(
+        help: """
+            The sportsensor-dev whose bench-gateway-host runs the measured gateway (default: this one; \
+            another tree's release build compares that tree's gateway).
+            """)
+    var host: String?
 
-    @Option(help: "The allocation counter to preload into the daemon (make bench-gateway builds it).")
+    @Option(help: "The allocation counter to preload into the gateway (make bench-gateway builds it).")
     var mallocCounter: String?
 
     @Option(help: "Sensor counts, comma-separated.")
@@ -62,8 +67,8 @@ struct GatewayBenchmark: AsyncParsableCommand {
             throw ValidationError("--sensors must be at least 1")
         }
         guard seconds >= 1, warmUp >= 0 else { throw ValidationError("--seconds ≥ 1 and --warm-up ≥ 0") }
-        guard FileManager.default.isExecutableFile(atPath: daemon) else {
-            throw ValidationError("no daemon at \(daemon): run `swift build -c release` or give --daemon")
+        if let host, !FileManager.default.isExecutableFile(atPath: host) {
+            throw ValidationError("no sportsensor-dev at \(host): build it or give another --host")
         }
     }
 
@@ -84,6 +89,7 @@ struct GatewayBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         SoakAPICommand.raiseDescriptorLimitQuietly(to: 4096)
+        let host = try host ?? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         Self.say(GatewayBenchmarkFigures.header)
         for rate in try Self.numbers(rates) {
             for count in try Self.numbers(sensors) {
@@ -96,7 +102,7 @@ struct GatewayBenchmark: AsyncParsableCommand {
                     let runDirectory = String(cString: made)
                     defer { try? FileManager.default.removeItem(atPath: runDirectory) }
                     let run = GatewayBenchmarkRun(
-                        daemon: daemon, mallocCounter: mallocCounter, directory: runDirectory, sensors: count,
+                        host: host, mallocCounter: mallocCounter, directory: runDirectory, sensors: count,
                         rate: rate, subscribers: subscriberCount, warmUp: .seconds(warmUp), window: .seconds(seconds),
                         latencyDetail: latencyDetail)
                     let figures = try await run.run()

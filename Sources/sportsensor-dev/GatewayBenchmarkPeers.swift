@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ArgumentParser
+import BLEHarness
 import BLETransport
 import BLEWire
 import Foundation

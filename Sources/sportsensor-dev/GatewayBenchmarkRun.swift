@@ -4,11 +4,12 @@ import BLEWire
 import Foundation
 import Glibc
 
-/// One run of `bench-gateway`: a fresh state directory, `sportsensord` started with
-/// `--dev-virtual-sensor-socket`, N emulated sensors served from this process, a session on each,
-/// `subscribers` SSE streams, then the daemon's own counters over a measuring window.
+/// One run of `bench-gateway`: a fresh state directory, the gateway started in a process of its
+/// own (`sportsensor-dev bench-gateway-host`), N emulated sensors served from this process, a
+/// session on each, `subscribers` SSE streams, then the gateway's own counters over a measuring window.
 struct GatewayBenchmarkRun {
-    var daemon: String
+    /// The sportsensor-dev executable whose `bench-gateway-host` runs the gateway.
+    var host: String
     var mallocCounter: String?
     var directory: String
     var sensors: Int
@@ -30,11 +31,10 @@ struct GatewayBenchmarkRun {
         defer { peers.stop() }
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemon)
+        process.executableURL = URL(fileURLWithPath: host)
         process.arguments = [
-            "--config", configuration, "--state-dir", stateDirectory, "--socket", control,
-            "--virtual-sensors", "\(sensors)", "--dev-virtual-sensor-socket", peers.listener.path,
-            "--log-level", "warning",
+            "bench-gateway-host", "--config", configuration, "--state-dir", stateDirectory, "--socket", control,
+            "--virtual-sensors", "\(sensors)", "--sensor-socket", peers.listener.path, "--log-level", "warning",
         ]
         var environment = ProcessInfo.processInfo.environment
         let counterFile = directory + "/mallocs"
@@ -142,7 +142,7 @@ struct GatewayBenchmarkHTTP {
             try await Task.sleep(for: .milliseconds(100))
         }
         let log = (try? String(contentsOfFile: daemonLog, encoding: .utf8)) ?? ""
-        throw ValidationError("sportsensord did not answer on \(socket) within 30 s; its log:\n\(log.suffix(2000))")
+        throw ValidationError("the gateway did not answer on \(socket) within 30 s; its log:\n\(log.suffix(2000))")
     }
 
     func waitForMetric(_ name: String, toReach value: Double, within limit: Duration) async throws {

@@ -22,7 +22,7 @@ struct SportsensorDev: AsyncParsableCommand {
                 name: "Harnesses",
                 subcommands: [
                     CompareSamplesCommand.self, StoreCrashHelper.self, StoreBenchmark.self, SoakAPICommand.self,
-                    ReplicationBenchmark.self, GatewayBenchmark.self,
+                    ReplicationBenchmark.self, GatewayBenchmark.self, GatewayBenchmarkHost.self,
                 ]),
         ]
     )

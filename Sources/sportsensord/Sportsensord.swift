@@ -53,15 +53,6 @@ struct Sportsensord: AsyncParsableCommand {
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
-    // Development only, for `sportsensor-dev bench-gateway`: off unless given, hidden from --help,
-    // and it only makes the daemon connect out to a socket the benchmark made, never listen.
-    @Option(
-        name: .customLong("dev-virtual-sensor-socket"),
-        help: ArgumentHelp(
-            "Development: the virtual sensors run in another process listening on this AF_UNIX socket.",
-            visibility: .hidden))
-    var devVirtualSensorSocket: String?
-
     func run() async throws {
         // Files the daemon makes (the store, its WAL and lock) are 0640 and directories 0750
         // however it was started; the unit's UMask= says the same.
@@ -113,14 +104,6 @@ struct Sportsensord: AsyncParsableCommand {
             makeControlServer: Self.controlServer, version: Self.version, logger: logger)
         application.makeWebServer = Self.webServer
         try Self.secureStateDirectory(application.stateDirectory, logger: logger)
-        if let path = devVirtualSensorSocket {
-            logger.notice(
-                "development: the virtual sensors are served by another process",
-                metadata: ["dev.virtual_sensor_socket": "\(path)"])
-            application.remoteVirtualSensors = { alias in
-                try SeqPacketBearer.connecting(toUnixSocket: path, hello: Array(alias.utf8), label: alias)
-            }
-        }
         do {
             try await application.run()
         } catch {

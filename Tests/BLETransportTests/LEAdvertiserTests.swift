@@ -6,6 +6,7 @@ import SystemCalls
 import SystemPackage
 import Testing
 
+@testable import BLEHarness
 @testable import BLETransport
 
 /// Advertising fixtures: H4 command packets as the advertiser writes them, events as a

@@ -4,6 +4,7 @@ import GatewayTesting
 import SDUSensor
 import Testing
 
+@testable import BLEHarness
 @testable import BLETransport
 
 typealias Procedure = LEScanProcedure<ManualClock.Instant>

@@ -6,6 +6,7 @@ import SystemCalls
 import SystemPackage
 import Testing
 
+@testable import BLEHarness
 @testable import BLETransport
 
 private let upAdapter = HCIAdapter(

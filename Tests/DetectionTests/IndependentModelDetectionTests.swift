@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
+import IndependentMotion
 import SDUSensor
 import Testing
 import VirtualSensor

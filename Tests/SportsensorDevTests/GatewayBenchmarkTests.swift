@@ -147,4 +147,27 @@ struct GatewayBenchmarkTests {
         #expect(throws: ValidationError.self) { try GatewayBenchmark.numbers("1,x") }
         #expect(throws: ValidationError.self) { try GatewayBenchmark.numbers("-1") }
     }
+
+    @Test("--host must name an executable; without it the benchmark hosts the gateway itself")
+    func host() throws {
+        let error = #expect(throws: (any Error).self) {
+            _ = try GatewayBenchmark.parse(["--host", "/nonexistent/sportsensor-dev"])
+        }
+        #expect(error.map { GatewayBenchmark.message(for: $0) }?.contains("no sportsensor-dev at /nonexistent") == true)
+        #expect(try GatewayBenchmark.parse([]).host == nil)
+    }
+
+    @Test("the gateway host takes the run's files and the sensors' socket; the socket is required")
+    func hostArguments() throws {
+        let host = try GatewayBenchmarkHost.parse([
+            "--config", "c.toml", "--state-dir", "s", "--socket", "ctl.sock", "--virtual-sensors", "4",
+            "--sensor-socket", "sensors.sock",
+        ])
+        #expect(host.virtualSensors == 4 && host.sensorSocket == "sensors.sock" && host.logLevel == "warning")
+        #expect(throws: (any Error).self) {
+            _ = try GatewayBenchmarkHost.parse([
+                "--config", "c.toml", "--state-dir", "s", "--socket", "ctl.sock", "--virtual-sensors", "4",
+            ])
+        }
+    }
 }

@@ -2,6 +2,7 @@
 import SDUSensor
 import Testing
 
+@testable import IndependentMotion
 @testable import VirtualSensor
 
 @Suite("Independent motion model")

@@ -45,8 +45,9 @@ public struct GatewayApplication: Sendable {
     public var bluetooth: BluetoothSupport?
     /// The virtual sensors' bearer pairs (the executable passes an `AF_UNIX` socket pair).
     public var makeVirtualBearers: VirtualSensorFleet<ContinuousClock>.BearerPairFactory
-    /// Development only (`--dev-virtual-sensor-socket`): the virtual sensors run in another
-    /// process and this opens a connection to one; nil (the default) runs them in-process.
+    /// Development only (`sportsensor-dev bench-gateway-host`; the daemon never sets it): the
+    /// virtual sensors run in another process and this opens a connection to one; nil (the
+    /// default) runs them in-process.
     public var remoteVirtualSensors: VirtualSensorFleet<ContinuousClock>.RemoteBearerFactory?
     /// The control server.
     public var makeControlServer: ControlServerFactory?

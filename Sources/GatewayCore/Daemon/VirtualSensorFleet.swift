@@ -29,7 +29,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
     public typealias BearerPairFactory = @Sendable () throws -> (any ATTBearer, any ATTBearer)
 
     /// Opens a connection to sensor `alias` emulated by another process (the gateway benchmark's
-    /// `sportsensord --dev-virtual-sensor-socket`), so the daemon's own cost can be measured apart.
+    /// `sportsensor-dev bench-gateway-host`), so the gateway's own cost can be measured apart.
     public typealias RemoteBearerFactory = @Sendable (_ alias: String) throws -> any ATTBearer
 
     /// The sensors, `virtual-1` first.

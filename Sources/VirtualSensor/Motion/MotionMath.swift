@@ -136,3 +136,12 @@ public struct Rotation3: Hashable, Sendable {
         Rotation3(c0: apply(other.c0), c1: apply(other.c1), c2: apply(other.c2))
     }
 }
+
+/// Two unit vectors perpendicular to each other and to `normal` (the table-tennis drill's stroke
+/// plane, and the independent model's).
+package func planeBasis(normal: Vector3) -> (Vector3, Vector3) {
+    let n = normal.normalized
+    let helper = abs(n.z) < 0.9 ? Vector3(0, 0, 1) : Vector3(1, 0, 0)
+    let u = helper.cross(n).normalized
+    return (u, n.cross(u))
+}

@@ -20,7 +20,7 @@ public enum MotionLabel: Hashable, Sendable {
         }
     }
 
-    func shifted(by offset: Double) -> MotionLabel {
+    package func shifted(by offset: Double) -> MotionLabel {
         switch self {
         case .hit(let t, let g): .hit(t: t + offset, intensityG: g)
         case .jump(let a, let b): .jump(takeoff: a + offset, landing: b + offset)

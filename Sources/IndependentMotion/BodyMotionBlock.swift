@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import VirtualSensor
 
 /// The independent motion model's frame rate: every movement is built at 1 kHz and only the sensor
 /// front end turns it into samples at the sensor's (slightly wrong) output data rate.
@@ -89,12 +90,4 @@ extension Vector3 {
         let l = self.length
         return l > 0 ? self * (length / l) : .zero
     }
-}
-
-/// Two unit vectors perpendicular to each other and to `normal`.
-func planeBasis(normal: Vector3) -> (Vector3, Vector3) {
-    let n = normal.normalized
-    let helper = abs(n.z) < 0.9 ? Vector3(0, 0, 1) : Vector3(1, 0, 0)
-    let u = helper.cross(n).normalized
-    return (u, n.cross(u))
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import VirtualSensor
 
 extension BodyMovements {
     /// Shoulder exercises, built as joint-angle trajectories of the straight arm (shoulder to wrist

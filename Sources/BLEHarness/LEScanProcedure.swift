@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLETransport
 import BLEWire
 
 /// The LE scan protocol between host and controller as a pure state machine: events in, actions
@@ -352,13 +353,4 @@ public struct LEScanProcedure<Instant: InstantProtocol>: Sendable {
         }
         return "\(name) (\(opcode))"
     }
-}
-
-extension TransportError.Code {
-    /// The controller refused an HCI command with a status other than *Command Disallowed*.
-    public static let controllerRefused = TransportError.Code(rawValue: "controllerRefused")
-    /// The controller did not answer an HCI command in time.
-    public static let controllerNotResponding = TransportError.Code(rawValue: "controllerNotResponding")
-    /// A configuration value is out of range; nothing was sent.
-    public static let invalidConfiguration = TransportError.Code(rawValue: "invalidConfiguration")
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLETransport
 import CBlueZ
 import Glibc
 import Synchronization
@@ -8,7 +9,7 @@ import SystemPackage
 extension SeqPacketBearer {
     /// A bearer over an `AF_UNIX` `SOCK_SEQPACKET` connection to `path`, where a
     /// ``UnixSeqPacketListener`` of another process accepts: the dev-only way the gateway benchmark
-    /// runs its emulated sensors outside the daemon (`sportsensord --dev-virtual-sensor-socket`).
+    /// runs its emulated sensors outside the measured gateway (`sportsensor-dev bench-gateway-host`).
     /// One message is one ATT PDU, as on an L2CAP socket.
     ///
     /// - Parameters:
@@ -43,7 +44,7 @@ extension SeqPacketBearer {
 
 /// A listening `AF_UNIX` `SOCK_SEQPACKET` socket whose connections become ``SeqPacketBearer``s:
 /// the benchmark's side of ``SeqPacketBearer/connecting(toUnixSocket:hello:label:)``. Development
-/// only: the daemon never listens on one.
+/// only: the daemon links neither.
 public final class UnixSeqPacketListener: Sendable {
     /// The socket file.
     public let path: String

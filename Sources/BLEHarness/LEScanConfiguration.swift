@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import BLETransport
 import BLEWire
 
 /// How an LE scan runs: active or passive, how much of the radio's time it takes, and whether the
