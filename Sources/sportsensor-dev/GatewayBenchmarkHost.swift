@@ -53,7 +53,7 @@ struct GatewayBenchmarkHost: AsyncParsableCommand {
             configuration: configuration,
             makeControlServer: { context in
                 ControlServer(
-                    control: context.control,
+                    services: context.services,
                     configuration: ControlServerConfiguration(
                         socketPath: context.socketPath, maxConnections: context.maxConnections),
                     logger: context.logger, onListening: { _ in context.onListening() })
