@@ -177,7 +177,9 @@ public struct StepDetector: StreamingDetector {
     }
 
     /// A peak while no bout is confirmed: it joins the run of held peaks, whose oldest are dropped
-    /// until the run is regular; `confirmSteps` regular peaks confirm a bout and are all counted.
+    /// until the run is regular; `confirmSteps` regular peaks confirm a bout and are all counted. A peak
+    /// sooner than the shortest interval of the run's own cadence that would break it is an echo inside a
+    /// step (a lower back's trunk), and is dropped instead.
     @usableFromInline mutating func extendRun(with time: Double) {
         let interval = time - lastStep
         if interval < parameters.minInterval { return }
@@ -185,7 +187,12 @@ public struct StepDetector: StreamingDetector {
             startBout(at: time)
             return
         }
+        let runInterval = held.count >= 3 ? (lastStep - held.time(at: 0)) / Double(held.count - 1) : 0
         held.push(time)
+        if runInterval > 0 && interval < shortestInterval(for: runInterval) && !runIsRegular {
+            held.removeLast()
+            return
+        }
         lastStep = time
         while held.count >= 3 && !runIsRegular {
             _ = held.pop()
@@ -287,9 +294,12 @@ public struct StepDetector: StreamingDetector {
     /// The shortest step interval now: `minInterval`, or in a confirmed bout the fraction
     /// `minIntervalFraction` of its step interval, capped at `minIntervalCap`.
     @inlinable var shortestInterval: Double {
-        guard confirmed else { return parameters.minInterval }
-        return max(
-            parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
+        confirmed ? shortestInterval(for: meanInterval) : parameters.minInterval
+    }
+
+    /// The shortest step interval of a cadence of `stepInterval`.
+    @inlinable func shortestInterval(for stepInterval: Double) -> Double {
+        max(parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * stepInterval))
     }
 
     /// A refused peak half-way between two steps may be a step of a bout confirmed on every other step

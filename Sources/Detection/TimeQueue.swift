@@ -27,6 +27,11 @@ struct TimeQueue: Sendable {
         return value
     }
 
+    /// Drops the newest time, if any.
+    @inlinable mutating func removeLast() {
+        if count > 0 { count -= 1 }
+    }
+
     @inlinable mutating func removeAll() {
         head = 0
         count = 0

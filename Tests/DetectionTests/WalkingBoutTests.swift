@@ -23,11 +23,12 @@ struct WalkingBoutTests {
         }
     }
 
-    /// Handling peaks after a walk ending at 17.5 s: intervals 0.39, 0.66, 0.86, 0.80, 0.39, 0.60, 0.65, 0.50,
-    /// 0.42, 0.84 s.
-    static let handlingAfter: [Double] = [0.39, 0.66, 0.86, 0.80, 0.39, 0.60, 0.65, 0.50, 0.42, 0.84].reduce(
-        into: [17.5 + 0.64]
-    ) { $0.append($0.last! + $1) }
+    /// Handling peaks after a walk whose last step is at 17.5 s, timed as after a steps-oxford development
+    /// walk with the phone in a purse (Samsung_Dario_Hard_Purse_1, 159.17 s on).
+    static let handlingAfter: [Double] = [
+        0.39, 0.68, 1.05, 1.91, 2.71, 2.93, 3.32, 3.58, 3.92, 4.57, 5.07, 5.36, 5.58, 5.78, 6.05, 6.61, 7.10, 7.52,
+        7.84, 8.68,
+    ].map { 17.5 + $0 }
 
     /// Settings that confirm a bout on 3 peaks within a factor 2.5 and never end one early: the rules before
     /// walking bouts.
@@ -52,16 +53,16 @@ struct WalkingBoutTests {
     func handlingAfterWalk(rate: Double) throws {
         let samples = walk(rate: rate, start: 1, steps: 31, handling: Self.handlingAfter)
         let steps = stepTimes(DetectionSettings(profile: .steps), samples)
-        #expect(steps.count >= 30 && steps.count <= 32, "\(steps.count) of 31 steps at \(rate) Hz")
+        #expect(steps.count >= 30 && steps.count <= 33, "\(steps.count) of 31 steps at \(rate) Hz: \(steps.suffix(5))")
         let loose = stepTimes(try looseBouts(), samples).count
-        #expect(loose >= 37, "the loose rules count the handling: \(loose) at \(rate) Hz")
+        #expect(loose >= 40, "the loose rules count the handling: \(loose) at \(rate) Hz")
     }
 
     @Test(
-        "gestures before a walk (four peaks 0.3–0.9 s apart) count nothing; confirming on three peaks counted them",
+        "gestures before a walk (five peaks 0.25–0.85 s apart) count nothing; confirming on three peaks counted them",
         arguments: [50.0, 100.0, 200.0])
     func handlingBeforeWalk(rate: Double) throws {
-        let samples = walk(rate: rate, start: 5, steps: 20, handling: [1.0, 1.3, 2.2, 2.6])
+        let samples = walk(rate: rate, start: 5, steps: 20, handling: [1.0, 1.4, 2.0, 2.25, 3.1])
         let steps = stepTimes(DetectionSettings(profile: .steps), samples)
         #expect(steps.count == 20, "\(steps.count) of 20 steps at \(rate) Hz")
         #expect(steps.allSatisfy { $0 > 4.5 }, "no step among the gestures at \(rate) Hz")
@@ -88,7 +89,8 @@ struct WalkingBoutTests {
     @Test("a run of five regular steps is not counted, six are (confirm_steps 6)")
     func shortRuns() {
         for (steps, expected) in [(5, 0), (6, 6)] {
-            let counted = stepTimes(DetectionSettings(profile: .steps), walk(rate: 100, start: 1, steps: steps, handling: []))
+            let samples = walk(rate: 100, start: 1, steps: steps, handling: [])
+            let counted = stepTimes(DetectionSettings(profile: .steps), samples)
             #expect(counted.count == expected, "\(counted.count) of a \(steps)-step run")
         }
     }
