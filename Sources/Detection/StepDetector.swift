@@ -56,10 +56,10 @@ public struct StepDetector: StreamingDetector {
         /// Neighbouring intervals of a run being confirmed differ by at most this factor. Default 2.5: a
         /// phone in a front pocket alternates short and long steps (0.34 / 0.66 s).
         public var regularity: Double = 2.5
-        /// The strides (two neighbouring intervals) of a run being confirmed differ by at most this factor,
-        /// longest over shortest. Default 1.3: walking repeats its stride whichever foot is faster, and
-        /// handling a phone rarely keeps one for `confirmSteps` peaks.
-        public var strideRegularity: Double = 1.3
+        /// Neighbouring strides (two neighbouring intervals each) of a run being confirmed differ by at most
+        /// this factor. Default 1.2: walking repeats its stride whichever foot is faster, a turn lengthens it
+        /// by up to a sixth per step, and handling a phone rarely keeps one for `confirmSteps` peaks.
+        public var strideRegularity: Double = 1.2
         /// In a confirmed bout a peak that makes a stride (its interval and the last) shorter than twice the
         /// bout's step interval divided by this factor is not a step; one that makes it longer than twice
         /// the interval times this factor ends the bout, and a new one starts from the last step. Default
@@ -202,20 +202,24 @@ public struct StepDetector: StreamingDetector {
     }
 
     /// Whether the held run's neighbouring intervals are within `regularity` of each other and its
-    /// strides within `strideRegularity`.
+    /// neighbouring strides within `strideRegularity`.
     @inlinable var runIsRegular: Bool {
         var previous = held.time(at: 1) - held.time(at: 0)
-        var shortestStride = Double.infinity
-        var longestStride = 0.0
+        var previousStride = 0.0
         for offset in 2..<max(held.count, 2) {
             let interval = held.time(at: offset) - held.time(at: offset - 1)
             let ratio = interval / previous
             if ratio > parameters.regularity || ratio * parameters.regularity < 1 { return false }
-            shortestStride = min(shortestStride, interval + previous)
-            longestStride = max(longestStride, interval + previous)
+            let stride = interval + previous
+            if previousStride > 0
+                && max(stride, previousStride) > parameters.strideRegularity * min(stride, previousStride)
+            {
+                return false
+            }
+            previousStride = stride
             previous = interval
         }
-        return held.count < 4 || longestStride <= parameters.strideRegularity * shortestStride
+        return true
     }
 
     /// Counts the held run (less a first peak already counted) and follows its cadence from now on.
@@ -257,8 +261,9 @@ public struct StepDetector: StreamingDetector {
                 refusedPeak = time
                 return
             }
-            if stride > tolerance {
-                // Too late: the walk stopped or changed; the last step may start the next bout.
+            // Too late, or a gap of more than one missed step: the walk stopped or changed; the last step
+            // may start the next bout.
+            if stride > tolerance || interval > StepDetector.longestSkip * meanInterval {
                 let last = lastStep
                 startBout(at: last)
                 heldStartsCounted = true
@@ -324,6 +329,11 @@ public struct StepDetector: StreamingDetector {
             index += 1
         }
     }
+
+    /// Inside a bout (with `strideTolerance` on) a gap longer than this many step intervals ends it: walking
+    /// misses one step now and then, not two in a row, and a longer gap taken as missed steps let a bout
+    /// run on through the handling after a walk.
+    public static let longestSkip = 2.5
 
     /// Most intervals `halfCadenceConfirm` may ask for: their peaks and steps fit `TimeQueue`.
     public static let halfCadenceConfirmMax = 3

@@ -23,12 +23,11 @@ struct WalkingBoutTests {
         }
     }
 
-    /// Handling peaks after a walk whose last step is at 17.5 s, timed as after a steps-oxford development
-    /// walk with the phone in a purse (Samsung_Dario_Hard_Purse_1, 159.17 s on).
-    static let handlingAfter: [Double] = [
-        0.39, 0.68, 1.05, 1.91, 2.71, 2.93, 3.32, 3.58, 3.92, 4.57, 5.07, 5.36, 5.58, 5.78, 6.05, 6.61, 7.10, 7.52,
-        7.84, 8.68,
-    ].map { 17.5 + $0 }
+    /// Handling peaks after a walk whose last step is at 17.5 s: 0.3–1.2 s apart, irregular, as when a phone
+    /// is taken out of a pocket or purse (steps-oxford).
+    static let handlingAfter: [Double] = [0.45, 0.75, 1.65, 2.0, 3.2, 3.6, 4.1, 5.1, 5.4, 6.1, 6.55, 7.65].map {
+        17.5 + $0
+    }
 
     /// Settings that confirm a bout on 3 peaks within a factor 2.5 and never end one early: the rules before
     /// walking bouts.
@@ -55,7 +54,7 @@ struct WalkingBoutTests {
         let steps = stepTimes(DetectionSettings(profile: .steps), samples)
         #expect(steps.count >= 30 && steps.count <= 33, "\(steps.count) of 31 steps at \(rate) Hz: \(steps.suffix(5))")
         let loose = stepTimes(try looseBouts(), samples).count
-        #expect(loose >= 40, "the loose rules count the handling: \(loose) at \(rate) Hz")
+        #expect(loose >= 36, "the loose rules count the handling: \(loose) at \(rate) Hz")
     }
 
     @Test(
@@ -109,7 +108,7 @@ struct WalkingBoutTests {
     @Test("stride_regularity and stride_tolerance are settings with the documented defaults")
     func settings() throws {
         let defaults = StepDetector.Parameters()
-        #expect(defaults.strideRegularity == 1.3 && defaults.strideTolerance == 1.3 && defaults.confirmSteps == 6)
+        #expect(defaults.strideRegularity == 1.2 && defaults.strideTolerance == 1.3 && defaults.confirmSteps == 6)
         var settings = DetectionSettings(profile: .steps)
         try settings.set("stride_regularity=1.5")
         try settings.set("stride_tolerance=0")
