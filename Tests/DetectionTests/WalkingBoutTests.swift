@@ -77,7 +77,9 @@ struct WalkingBoutTests {
         var detector = StepDetector()
         var emitted: [(at: Double, t: Double)] = []
         for sample in samples {
-            if case .step(let step) = detector.process(sample) { emitted.append((sample.t, step.t)) }
+            var events: [DetectorEvent] = []
+            detector.process(CollectionOfOne(sample), into: &events)
+            for case .step(let step) in events { emitted.append((sample.t, step.t)) }
         }
         #expect(emitted.count == 12)
         // Nothing is reported before the sixth step (3.75 s); the first five come out then, in order.
