@@ -99,6 +99,9 @@ public struct StepDetector: StreamingDetector {
     /// The last peak refused by the cadence-following shortest interval, or −∞.
     @usableFromInline var refusedPeak = -Double.infinity
     @usableFromInline var held = TimeQueue()
+    /// The confirmed bout's latest peaks, refused ones included (at most `confirmSteps`): a regular run
+    /// of them at a faster cadence re-locks the bout.
+    @usableFromInline var recent = TimeQueue()
     /// Refused half-way peaks and the steps after them, alternating, while a doubled cadence waits for
     /// `halfCadenceConfirm` intervals in a row.
     @usableFromInline var halfWay = TimeQueue()
@@ -198,8 +201,21 @@ public struct StepDetector: StreamingDetector {
         held.push(time)
         if runInterval > 0 && interval < shortestInterval(for: runInterval) && !runIsRegular {
             held.removeLast()
+            // Unless the peaks with the echoes are themselves a regular run: then the run had locked onto
+            // every other step (a wrist in running peaks weakly on one side) and they are the steps.
+            let counted = heldStartsCounted && recent.count > 0 && recent.time(at: 0) == held.time(at: 0)
+            if recent.count > 0 && time - recent.time(at: recent.count - 1) >= parameters.minInterval {
+                remember(time)
+            }
+            if recent.count >= parameters.confirmSteps && isRegular(recent) {
+                held = recent
+                heldStartsCounted = counted
+                lastStep = time
+                confirmBout()
+            }
             return
         }
+        remember(time)
         lastStep = time
         while held.count >= 3 && !runIsRegular {
             _ = held.pop()
@@ -210,11 +226,16 @@ public struct StepDetector: StreamingDetector {
 
     /// Whether the held run's neighbouring intervals are within `regularity` of each other and its
     /// neighbouring strides within `strideRegularity`.
-    @inlinable var runIsRegular: Bool {
-        var previous = held.time(at: 1) - held.time(at: 0)
+    @inlinable var runIsRegular: Bool { isRegular(held) }
+
+    /// Whether `run`'s neighbouring intervals are within `regularity` of each other and its neighbouring
+    /// strides within `strideRegularity` (a run of fewer than three times is).
+    @inlinable func isRegular(_ run: TimeQueue) -> Bool {
+        guard run.count >= 3 else { return true }
+        var previous = run.time(at: 1) - run.time(at: 0)
         var previousStride = 0.0
-        for offset in 2..<max(held.count, 2) {
-            let interval = held.time(at: offset) - held.time(at: offset - 1)
+        for offset in 2..<run.count {
+            let interval = run.time(at: offset) - run.time(at: offset - 1)
             let ratio = interval / previous
             if ratio > parameters.regularity || ratio * parameters.regularity < 1 { return false }
             let stride = interval + previous
@@ -239,6 +260,7 @@ public struct StepDetector: StreamingDetector {
         }
         var skip = heldStartsCounted
         heldStartsCounted = false
+        recent = held
         while let step = held.pop() {
             if skip {
                 skip = false
@@ -265,7 +287,7 @@ public struct StepDetector: StreamingDetector {
             let stride = (step + lastStepInterval) / (2 * meanInterval)
             if stride * tolerance < 1 {
                 // Too soon for this bout's stride: an extra peak, like one inside the shortest interval.
-                refusedPeak = time
+                refuse(time)
                 return
             }
             // Too late, or a gap of more than one missed step: the walk stopped or changed; the last step
@@ -280,6 +302,7 @@ public struct StepDetector: StreamingDetector {
         }
         lastStepInterval = step
         meanInterval = meanInterval == 0 ? step : meanInterval + 0.3 * (step - meanInterval)
+        remember(time)
         let refused = refusedPeak
         let phase = (refused - lastStep) / interval
         refusedPeak = -Double.infinity
@@ -292,6 +315,37 @@ public struct StepDetector: StreamingDetector {
             releaseHalfWay(confirmed: false)
             ready.push(time)
         }
+    }
+
+    /// A peak the confirmed bout refuses as too soon for its stride (not one inside its shortest interval:
+    /// an echo within a step, or a step of a bout on every other step, which `halfWayInterval` handles).
+    /// If it completes a regular run of `confirmSteps` of the bout's latest peaks (refused ones included)
+    /// whose step interval is shorter than the bout's by more than `strideTolerance`, the walk has sped up
+    /// (or the bout carried a slower walk's cadence over a short pause): the bout takes that run's cadence
+    /// and the peak is a step. The run's peaks refused before are not counted (they would come out after
+    /// later steps).
+    @usableFromInline mutating func refuse(_ time: Double) {
+        refusedPeak = time
+        let tolerance = parameters.strideTolerance
+        guard tolerance > 0, recent.count > 0, time - recent.time(at: recent.count - 1) >= parameters.minInterval
+        else { return }
+        remember(time)
+        let count = recent.count
+        guard count >= parameters.confirmSteps, isRegular(recent) else { return }
+        let runInterval = (time - recent.time(at: 0)) / Double(count - 1)
+        guard runInterval * tolerance < meanInterval else { return }
+        releaseHalfWay(confirmed: false)
+        meanInterval = runInterval
+        lastStepInterval = time - recent.time(at: count - 2)
+        refusedPeak = -Double.infinity
+        lastStep = time
+        ready.push(time)
+    }
+
+    /// Adds a peak to the bout's latest peaks, dropping the oldest beyond `confirmSteps`.
+    @inlinable mutating func remember(_ time: Double) {
+        recent.push(time)
+        while recent.count > parameters.confirmSteps { _ = recent.pop() }
     }
 
     /// One step's share of `interval`: in a confirmed bout an interval of `skippedStepFactor` or more
@@ -350,6 +404,8 @@ public struct StepDetector: StreamingDetector {
         confirmed = false
         held.removeAll()
         held.push(time)
+        recent.removeAll()
+        recent.push(time)
         heldStartsCounted = false
         lastStep = time
         lastStepInterval = 0
