@@ -109,6 +109,34 @@ struct WalkingBoutTests {
         #expect(steps.count == 30, "\(steps.count) of 30 steps")
     }
 
+    @Test("a walk that speeds up after a short pause re-locks the bout (0.62 s steps after 1.25 s ones)")
+    func fasterWalkRelocks() {
+        // The pause (1.6 s) is within the slow walk's stride tolerance, so the bout carries on at 1.25 s and
+        // refuses every other fast step as too soon, until six regular peaks at 0.62 s re-lock it.
+        let slow = (0..<16).map { 1 + Double($0) * 1.25 }
+        let fast = (0..<30).map { slow.last! + 1.6 + Double($0) * 0.62 }
+        let samples = synthesize(rate: 100, duration: fast.last! + 1.5) { now in
+            (0, 0, 1 + (slow + fast).reduce(0.0) { $0 + 0.3 * bump(now, centre: $1, width: 0.12) })
+        }
+        let steps = stepTimes(DetectionSettings(profile: .steps), samples)
+        let fastSteps = steps.filter { $0 > fast[0] - 0.1 }.count
+        #expect(steps.count >= 44 && steps.count <= 46, "\(steps.count) of 46 steps")
+        #expect(fastSteps >= 28, "\(fastSteps) of the fast walk's 30 steps")
+    }
+
+    @Test("running at 0.3 s after two slower peaks is counted at its own cadence, not locked on every other step")
+    func runningAfterSlowerStart() {
+        // A run that starts on 0.6 s peaks takes the first 0.3 s peaks for echoes inside a step; once those
+        // peaks and the steps are a regular run together, that run is the bout.
+        let times = [1.0, 1.6, 2.5] + (0..<30).map { 2.8 + Double($0) * 0.3 }
+        let samples = synthesize(rate: 100, duration: times.last! + 1.5) { now in
+            (0, 0, 1 + times.reduce(0.0) { $0 + 0.4 * bump(now, centre: $1, width: 0.1) })
+        }
+        let steps = stepTimes(DetectionSettings(profile: .steps), samples)
+        #expect(steps.count >= 30 && steps.count <= 33, "\(steps.count) of 33 peaks")
+        #expect(steps.filter { $0 > 2.7 && $0 < 4.5 }.count == 6, "the first 0.3 s steps are counted")
+    }
+
     @Test("stride_regularity and stride_tolerance are settings with the documented defaults")
     func settings() throws {
         let defaults = StepDetector.Parameters()
