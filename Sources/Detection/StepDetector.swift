@@ -13,7 +13,8 @@ import SDUSensor
 /// `regularity`, strides within a factor `strideRegularity` of each other), and then all of them are
 /// credited at once. A confirmed bout refuses a peak that would make a stride much shorter than the bout's
 /// and ends at one much longer (`strideTolerance`), so putting a phone away or taking it out after a walk
-/// does not continue it; a new bout must confirm itself again. The live count therefore lags the first
+/// does not continue it; a new bout must confirm itself again. A bout whose refused peaks and steps together
+/// are a regular run at a faster cadence takes that cadence (the walk sped up). The live count therefore lags the first
 /// steps of a bout by `confirmSteps` − 1 step intervals and then catches up.
 public struct StepDetector: StreamingDetector {
     /// Tunable values, in seconds and g.
@@ -62,8 +63,8 @@ public struct StepDetector: StreamingDetector {
         public var strideRegularity: Double = 1.2
         /// In a confirmed bout a peak that makes a stride (its interval and the last) shorter than twice the
         /// bout's step interval divided by this factor is not a step; one that makes it longer than twice
-        /// the interval times this factor ends the bout, and a new one starts from the last step. Default
-        /// 1.3; 0 turns both off.
+        /// the interval times this factor ends the bout, and a new one starts from the last step; a regular run
+        /// of refused peaks and steps this factor faster re-locks the bout. Default 1.3; 0 turns all three off.
         public var strideTolerance: Double = 1.3
         /// Peaks in a regular run that confirm a bout (all of them are then counted). Default 6 (1–8): a
         /// run shorter than this is not counted.
