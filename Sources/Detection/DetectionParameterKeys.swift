@@ -80,6 +80,7 @@ public enum DetectionParameterKeys {
                 Field(key: "regularity", isSeconds: false, path: \.step.regularity),
                 Field(key: "stride_regularity", isSeconds: false, path: \.step.strideRegularity),
                 Field(key: "stride_tolerance", isSeconds: false, path: \.step.strideTolerance),
+                Field(key: "backfill_height", isSeconds: false, path: \.step.backfillHeight),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),
             ]
         }

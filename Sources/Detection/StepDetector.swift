@@ -11,7 +11,8 @@ import SDUSensor
 /// baseline. Steps are only counted inside a walking bout: peaks are held until `confirmSteps` of them in a
 /// row are regular (intervals between `minInterval` and `maxInterval`, neighbours within a factor
 /// `regularity`, strides within a factor `strideRegularity` of each other), and then all of them are
-/// credited at once. A confirmed bout refuses a peak that would make a stride much shorter than the bout's
+/// credited at once, with the uncounted peaks just before them that continue the bout backwards and are as
+/// strong as its steps (`backfillHeight`: a turn or a missed step broke the run). A confirmed bout refuses a peak that would make a stride much shorter than the bout's
 /// and ends at one much longer (`strideTolerance`), so putting a phone away or taking it out after a walk
 /// does not continue it; a new bout must confirm itself again. A bout whose refused peaks and steps together
 /// are a regular run at a faster cadence takes that cadence (the walk sped up). The live count therefore lags the first
@@ -69,6 +70,11 @@ public struct StepDetector: StreamingDetector {
         /// Peaks in a regular run that confirm a bout (all of them are then counted). Default 6 (1–8): a
         /// run shorter than this is not counted.
         public var confirmSteps: Int = 6
+        /// When a bout is confirmed, the uncounted peaks just before its run that continue it backwards at its
+        /// cadence and stride (as the bout would have taken them) are counted too if each is at least this
+        /// fraction of the remembered step height. Default 0.8: a turn or a missed step among a walk's first
+        /// steps broke the run, and handling a phone before a walk peaks weaker than the walk. 0 turns it off.
+        public var backfillHeight: Double = 0.8
         /// Time constant with which the remembered step amplitude fades, s. Default 2: after running
         /// (peaks of ~1 g) a walk (peaks of ~0.1 g) must not stay below a threshold set by the run.
         public var amplitudeMemory: Double = 2.0
@@ -100,6 +106,11 @@ public struct StepDetector: StreamingDetector {
     /// The last peak refused by the cadence-following shortest interval, or −∞.
     @usableFromInline var refusedPeak = -Double.infinity
     @usableFromInline var held = TimeQueue()
+    /// The latest peaks and their heights (at most `TimeQueue.capacity`), for `backfill`.
+    @usableFromInline var peakTimes = TimeQueue()
+    @usableFromInline var peakHeights = TimeQueue()
+    /// The latest step handed on for output, or −∞.
+    @usableFromInline var lastCounted = -Double.infinity
     /// The confirmed bout's latest peaks, refused ones included (at most `confirmSteps`): a regular run
     /// of them at a faster cadence re-locks the bout.
     @usableFromInline var recent = TimeQueue()
@@ -180,6 +191,12 @@ public struct StepDetector: StreamingDetector {
 
     @usableFromInline mutating func registerPeak(time: Double, height: Double) {
         amplitude += 0.3 * (height - amplitude)
+        if peakTimes.count == TimeQueue.capacity {
+            _ = peakTimes.pop()
+            _ = peakHeights.pop()
+        }
+        peakTimes.push(time)
+        peakHeights.push(height)
         if confirmed {
             continueBout(with: time)
         } else {
@@ -262,13 +279,55 @@ public struct StepDetector: StreamingDetector {
         var skip = heldStartsCounted
         heldStartsCounted = false
         recent = held
+        if !skip { backfill() }
         while let step = held.pop() {
             if skip {
                 skip = false
             } else {
-                ready.push(step)
+                report(step)
             }
         }
+    }
+
+    /// Counts, before the run of a bout being confirmed, the uncounted peaks that continue it backwards as the
+    /// bout would have taken them forwards: each at least `backfillHeight` of the remembered step height, no
+    /// sooner than the bout's shortest interval before the next, no more than `longestSkip` step intervals
+    /// before it, and making a stride with the next interval within `strideTolerance` of twice the bout's step
+    /// interval. A turn's slower steps or a missed step among a walk's first steps broke the run before it
+    /// became regular; their peaks were steps. At most as many as the output queue holds beside the run.
+    @usableFromInline mutating func backfill() {
+        let tolerance = parameters.strideTolerance
+        guard parameters.backfillHeight > 0, tolerance > 0, held.count >= 2, meanInterval > 0 else { return }
+        var next = held.time(at: 0)
+        var nextInterval = held.time(at: 1) - next
+        var credited = TimeQueue()
+        let room = TimeQueue.capacity - ready.count - held.count
+        var offset = peakTimes.count - 1
+        while offset >= 0 && credited.count < room {
+            let time = peakTimes.time(at: offset)
+            let height = peakHeights.time(at: offset)
+            offset -= 1
+            if time >= next { continue }
+            if time <= lastCounted || height < parameters.backfillHeight * amplitude { break }
+            let interval = next - time
+            if interval < shortestInterval(for: meanInterval) || interval > StepDetector.longestSkip * meanInterval {
+                break
+            }
+            let step = stepsInterval(interval)
+            let ratio = (step + nextInterval) / (2 * meanInterval)
+            if ratio * tolerance < 1 || ratio > tolerance { break }
+            credited.push(time)
+            nextInterval = step
+            next = time
+        }
+        // Newest first in `credited`: count them oldest first.
+        for index in stride(from: credited.count - 1, through: 0, by: -1) { report(credited.time(at: index)) }
+    }
+
+    /// Hands a step on for output.
+    @inlinable mutating func report(_ time: Double) {
+        ready.push(time)
+        lastCounted = max(lastCounted, time)
     }
 
     /// A peak inside a confirmed bout.
@@ -314,7 +373,7 @@ public struct StepDetector: StreamingDetector {
             halfWayInterval(refused: refused, step: time, interval: interval)
         } else {
             releaseHalfWay(confirmed: false)
-            ready.push(time)
+            report(time)
         }
     }
 
@@ -340,7 +399,7 @@ public struct StepDetector: StreamingDetector {
         lastStepInterval = time - recent.time(at: count - 2)
         refusedPeak = -Double.infinity
         lastStep = time
-        ready.push(time)
+        report(time)
     }
 
     /// Adds a peak to the bout's latest peaks, dropping the oldest beyond `confirmSteps`.
@@ -387,15 +446,16 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline mutating func releaseHalfWay(confirmed doubled: Bool) {
         var index = 0
         while let time = halfWay.pop() {
-            if doubled || index % 2 == 1 { ready.push(time) }
+            if doubled || index % 2 == 1 { report(time) }
             index += 1
         }
     }
 
     /// Inside a bout (with `strideTolerance` on) a gap longer than this many step intervals ends it: walking
-    /// misses one step now and then, not two in a row, and a longer gap taken as missed steps let a bout
-    /// run on through the handling after a walk.
-    public static let longestSkip = 2.5
+    /// misses one step now and then (in a turn, whose steps are up to a third slower, one missed step spans
+    /// up to 2.7 intervals), not two in a row, and a longer gap taken as missed steps let a bout run on
+    /// through the handling after a walk.
+    public static let longestSkip = 2.7
 
     /// Most intervals `halfCadenceConfirm` may ask for: their peaks and steps fit `TimeQueue`.
     public static let halfCadenceConfirmMax = 3
