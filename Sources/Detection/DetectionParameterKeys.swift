@@ -78,6 +78,9 @@ public enum DetectionParameterKeys {
                 Field(key: "skipped_step_factor", isSeconds: false, path: \.step.skippedStepFactor),
                 Field(key: "max_interval", isSeconds: true, path: \.step.maxInterval),
                 Field(key: "regularity", isSeconds: false, path: \.step.regularity),
+                Field(key: "stride_regularity", isSeconds: false, path: \.step.strideRegularity),
+                Field(key: "stride_tolerance", isSeconds: false, path: \.step.strideTolerance),
+                Field(key: "backfill_height", isSeconds: false, path: \.step.backfillHeight),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),
             ]
         }

@@ -1,65 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 
-/// A first-in first-out queue of up to eight times, stored inline (no allocation).
-@usableFromInline
-struct TimeQueue: Sendable {
-    @usableFromInline var slots: (Double, Double, Double, Double, Double, Double, Double, Double) =
-        (0, 0, 0, 0, 0, 0, 0, 0)
-    @usableFromInline var head = 0
-    @usableFromInline var count = 0
-    @usableFromInline static let capacity = 8
-
-    @inlinable init() {}
-
-    @inlinable var isEmpty: Bool { count == 0 }
-
-    @inlinable mutating func push(_ value: Double) {
-        guard count < TimeQueue.capacity else { return }
-        set((head + count) % TimeQueue.capacity, value)
-        count += 1
-    }
-
-    @inlinable mutating func pop() -> Double? {
-        guard count > 0 else { return nil }
-        let value = get(head)
-        head = (head + 1) % TimeQueue.capacity
-        count -= 1
-        return value
-    }
-
-    @inlinable mutating func removeAll() {
-        head = 0
-        count = 0
-    }
-
-    @inlinable func get(_ index: Int) -> Double {
-        switch index {
-        case 0: slots.0
-        case 1: slots.1
-        case 2: slots.2
-        case 3: slots.3
-        case 4: slots.4
-        case 5: slots.5
-        case 6: slots.6
-        default: slots.7
-        }
-    }
-
-    @inlinable mutating func set(_ index: Int, _ value: Double) {
-        switch index {
-        case 0: slots.0 = value
-        case 1: slots.1 = value
-        case 2: slots.2 = value
-        case 3: slots.3 = value
-        case 4: slots.4 = value
-        case 5: slots.5 = value
-        case 6: slots.6 = value
-        default: slots.7 = value
-        }
-    }
-}
-
 /// Counts steps of walking and running from a sensor on the wrist, the lower back or in the hand.
 ///
 /// Every foot contact decelerates the body upwards, and a swinging arm is a pendulum whose
@@ -67,9 +8,15 @@ struct TimeQueue: Sendable {
 /// frequency into |a|, whatever the orientation. The detector low-passes |a| (two first-order stages
 /// of `smoothingTimeConstant`), subtracts a slow baseline (`baselineTimeConstant`), and takes each peak
 /// that rises above a fraction `hysteresis` of the recent step amplitude and falls back below the
-/// baseline. Steps are only counted inside a rhythm: the first `confirmSteps` peaks of a bout are held
-/// until their intervals are regular (each between `minInterval` and `maxInterval`, within a factor
-/// `regularity` of the previous), so isolated gestures count nothing; the held steps are then released.
+/// baseline. Steps are only counted inside a walking bout: peaks are held until `confirmSteps` of them in a
+/// row are regular (intervals between `minInterval` and `maxInterval`, neighbours within a factor
+/// `regularity`, strides within a factor `strideRegularity` of each other), and then all of them are
+/// credited at once, with the uncounted peaks just before them that continue the bout backwards and are as
+/// strong as its steps (`backfillHeight`: a turn or a missed step broke the run). A confirmed bout refuses a peak that would make a stride much shorter than the bout's
+/// and ends at one much longer (`strideTolerance`), so putting a phone away or taking it out after a walk
+/// does not continue it; a new bout must confirm itself again. A bout whose refused peaks and steps together
+/// are a regular run at a faster cadence takes that cadence (the walk sped up). The live count therefore lags the first
+/// steps of a bout by `confirmSteps` − 1 step intervals and then catches up.
 public struct StepDetector: StreamingDetector {
     /// Tunable values, in seconds and g.
     public struct Parameters: Hashable, Sendable {
@@ -108,12 +55,26 @@ public struct StepDetector: StreamingDetector {
         public var skippedStepFactor: Double = 1.6
         /// Longest step interval inside a bout, s (30 steps/min). Default 2.0.
         public var maxInterval: Double = 2.0
-        /// Consecutive intervals may differ by at most this factor while a bout is confirmed. Default 2.5:
-        /// a turn or a change of pace slows one or two steps by a third or more.
+        /// Neighbouring intervals of a run being confirmed differ by at most this factor. Default 2.5: a
+        /// phone in a front pocket alternates short and long steps (0.34 / 0.66 s).
         public var regularity: Double = 2.5
-        /// Steps needed to confirm a bout. Default 3 (at most 8): every restarted bout loses up to this
-        /// many steps less one.
-        public var confirmSteps: Int = 3
+        /// Neighbouring strides (two neighbouring intervals each) of a run being confirmed differ by at most
+        /// this factor. Default 1.2: walking repeats its stride whichever foot is faster, a turn lengthens it
+        /// by up to a sixth per step, and handling a phone rarely keeps one for `confirmSteps` peaks.
+        public var strideRegularity: Double = 1.2
+        /// In a confirmed bout a peak that makes a stride (its interval and the last) shorter than twice the
+        /// bout's step interval divided by this factor is not a step; one that makes it longer than twice
+        /// the interval times this factor ends the bout, and a new one starts from the last step; a regular run
+        /// of refused peaks and steps this factor faster re-locks the bout. Default 1.3; 0 turns all three off.
+        public var strideTolerance: Double = 1.3
+        /// Peaks in a regular run that confirm a bout (all of them are then counted). Default 6 (1–8): a
+        /// run shorter than this is not counted.
+        public var confirmSteps: Int = 6
+        /// When a bout is confirmed, the uncounted peaks just before its run that continue it backwards at its
+        /// cadence and stride (as the bout would have taken them) are counted too if each is at least this
+        /// fraction of the remembered step height. Default 0.8: a turn or a missed step among a walk's first
+        /// steps broke the run, and handling a phone before a walk peaks weaker than the walk. 0 turns it off.
+        public var backfillHeight: Double = 0.8
         /// Time constant with which the remembered step amplitude fades, s. Default 2: after running
         /// (peaks of ~1 g) a walk (peaks of ~0.1 g) must not stay below a threshold set by the run.
         public var amplitudeMemory: Double = 2.0
@@ -136,12 +97,23 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline var peakValue: Double = 0
     @usableFromInline var peakTime: Double = 0
     @usableFromInline var lastStep = -Double.infinity
-    @usableFromInline var lastInterval: Double = 0
+    /// The last step interval of the confirmed bout (skipped steps divided out), or 0.
+    @usableFromInline var lastStepInterval: Double = 0
     @usableFromInline var meanInterval: Double = 0
     @usableFromInline var confirmed = false
+    /// The oldest peak in `held` is a step the ended bout already counted.
+    @usableFromInline var heldStartsCounted = false
     /// The last peak refused by the cadence-following shortest interval, or −∞.
     @usableFromInline var refusedPeak = -Double.infinity
     @usableFromInline var held = TimeQueue()
+    /// The latest peaks and their heights (at most `TimeQueue.capacity`), for `backfill`.
+    @usableFromInline var peakTimes = TimeQueue()
+    @usableFromInline var peakHeights = TimeQueue()
+    /// The latest step handed on for output, or −∞.
+    @usableFromInline var lastCounted = -Double.infinity
+    /// The confirmed bout's latest peaks, refused ones included (at most `confirmSteps`): a regular run
+    /// of them at a faster cadence re-locks the bout.
+    @usableFromInline var recent = TimeQueue()
     /// Refused half-way peaks and the steps after them, alternating, while a doubled cadence waits for
     /// `halfCadenceConfirm` intervals in a row.
     @usableFromInline var halfWay = TimeQueue()
@@ -219,6 +191,106 @@ public struct StepDetector: StreamingDetector {
 
     @usableFromInline mutating func registerPeak(time: Double, height: Double) {
         amplitude += 0.3 * (height - amplitude)
+        if peakTimes.count == TimeQueue.capacity {
+            _ = peakTimes.pop()
+            _ = peakHeights.pop()
+        }
+        peakTimes.push(time)
+        peakHeights.push(height)
+        if confirmed {
+            continueBout(with: time)
+        } else {
+            extendRun(with: time)
+        }
+    }
+
+    /// A peak while no bout is confirmed: it joins the run of held peaks, whose oldest are dropped
+    /// until the run is regular; `confirmSteps` regular peaks confirm a bout and are all counted. A peak
+    /// sooner than the shortest interval of the run's own cadence that would break it is an echo inside a
+    /// step (a lower back's trunk), and is dropped instead.
+    @usableFromInline mutating func extendRun(with time: Double) {
+        let interval = time - lastStep
+        if interval < parameters.minInterval { return }
+        if interval > parameters.maxInterval {
+            startBout(at: time)
+            return
+        }
+        let runInterval = held.count >= 3 ? (lastStep - held.time(at: 0)) / Double(held.count - 1) : 0
+        held.push(time)
+        if runInterval > 0 && interval < shortestInterval(for: runInterval) && !runIsRegular {
+            held.removeLast()
+            // Unless the peaks with the echoes are themselves a regular run: then the run had locked onto
+            // every other step (a wrist in running peaks weakly on one side) and they are the steps.
+            let counted = heldStartsCounted && recent.count > 0 && recent.time(at: 0) == held.time(at: 0)
+            if recent.count > 0 && time - recent.time(at: recent.count - 1) >= parameters.minInterval {
+                remember(time)
+            }
+            if recent.count >= parameters.confirmSteps && isRegular(recent) {
+                held = recent
+                heldStartsCounted = counted
+                lastStep = time
+                confirmBout()
+            }
+            return
+        }
+        remember(time)
+        lastStep = time
+        while held.count >= 3 && !runIsRegular {
+            _ = held.pop()
+            heldStartsCounted = false
+        }
+        if held.count >= parameters.confirmSteps { confirmBout() }
+    }
+
+    /// Whether the held run's neighbouring intervals are within `regularity` of each other and its
+    /// neighbouring strides within `strideRegularity`.
+    @inlinable var runIsRegular: Bool { isRegular(held) }
+
+    /// Whether `run`'s neighbouring intervals are within `regularity` of each other and its neighbouring
+    /// strides within `strideRegularity` (a run of fewer than three times is).
+    @inlinable func isRegular(_ run: TimeQueue) -> Bool {
+        guard run.count >= 3 else { return true }
+        var previous = run.time(at: 1) - run.time(at: 0)
+        var previousStride = 0.0
+        for offset in 2..<run.count {
+            let interval = run.time(at: offset) - run.time(at: offset - 1)
+            let ratio = interval / previous
+            if ratio > parameters.regularity || ratio * parameters.regularity < 1 { return false }
+            let stride = interval + previous
+            if previousStride > 0
+                && max(stride, previousStride) > parameters.strideRegularity * min(stride, previousStride)
+            {
+                return false
+            }
+            previousStride = stride
+            previous = interval
+        }
+        return true
+    }
+
+    /// Counts the held run (less a first peak already counted) and follows its cadence from now on.
+    @usableFromInline mutating func confirmBout() {
+        confirmed = true
+        let count = held.count
+        if count >= 2 {
+            meanInterval = (held.time(at: count - 1) - held.time(at: 0)) / Double(count - 1)
+            lastStepInterval = held.time(at: count - 1) - held.time(at: count - 2)
+        }
+        var skip = heldStartsCounted
+        heldStartsCounted = false
+        recent = held
+        if !skip { backfill() }
+        while let step = held.pop() {
+            if skip {
+                skip = false
+            } else {
+                report(step)
+            }
+        }
+    }
+
+    /// A peak inside a confirmed bout.
+    @usableFromInline mutating func continueBout(with time: Double) {
         let interval = time - lastStep
         if interval < shortestInterval {
             if interval >= parameters.minInterval { refusedPeak = time }
@@ -228,35 +300,71 @@ public struct StepDetector: StreamingDetector {
             startBout(at: time)
             return
         }
-        if lastInterval > 0 {
-            let ratio = interval / lastInterval
-            if !confirmed && (ratio > parameters.regularity || ratio < 1 / parameters.regularity) {
-                startBout(at: time)
+        let step = stepsInterval(interval)
+        let tolerance = parameters.strideTolerance
+        if tolerance > 0 && lastStepInterval > 0 && meanInterval > 0 {
+            let stride = (step + lastStepInterval) / (2 * meanInterval)
+            if stride * tolerance < 1 {
+                // Too soon for this bout's stride: an extra peak, like one inside the shortest interval.
+                refuse(time)
+                return
+            }
+            // Too late, or a gap of more than one missed step: the walk stopped or changed; the last step
+            // may start the next bout.
+            if stride > tolerance || interval > StepDetector.longestSkip * meanInterval {
+                let last = lastStep
+                startBout(at: last)
+                heldStartsCounted = true
+                extendRun(with: time)
                 return
             }
         }
-        lastInterval = interval
-        meanInterval = meanInterval == 0 ? interval : meanInterval + 0.3 * (stepsInterval(interval) - meanInterval)
+        lastStepInterval = step
+        meanInterval = meanInterval == 0 ? step : meanInterval + 0.3 * (step - meanInterval)
+        remember(time)
         let refused = refusedPeak
         let phase = (refused - lastStep) / interval
         refusedPeak = -Double.infinity
         lastStep = time
-        if confirmed {
-            if phase >= 0.35 && phase <= 0.65 && parameters.halfCadenceConfirm > 0
-                && interval / 2 >= parameters.minDoubledInterval
-            {
-                halfWayInterval(refused: refused, step: time, interval: interval)
-            } else {
-                releaseHalfWay(confirmed: false)
-                ready.push(time)
-            }
-            return
+        if phase >= 0.35 && phase <= 0.65 && parameters.halfCadenceConfirm > 0
+            && interval / 2 >= parameters.minDoubledInterval
+        {
+            halfWayInterval(refused: refused, step: time, interval: interval)
+        } else {
+            releaseHalfWay(confirmed: false)
+            report(time)
         }
-        held.push(time)
-        if held.count >= parameters.confirmSteps {
-            confirmed = true
-            while let step = held.pop() { ready.push(step) }
-        }
+    }
+
+    /// A peak the confirmed bout refuses as too soon for its stride (not one inside its shortest interval:
+    /// an echo within a step, or a step of a bout on every other step, which `halfWayInterval` handles).
+    /// If it completes a regular run of `confirmSteps` of the bout's latest peaks (refused ones included)
+    /// whose step interval is shorter than the bout's by more than `strideTolerance`, the walk has sped up
+    /// (or the bout carried a slower walk's cadence over a short pause): the bout takes that run's cadence
+    /// and the peak is a step. The run's peaks refused before are not counted (they would come out after
+    /// later steps).
+    @usableFromInline mutating func refuse(_ time: Double) {
+        refusedPeak = time
+        let tolerance = parameters.strideTolerance
+        guard tolerance > 0, recent.count > 0, time - recent.time(at: recent.count - 1) >= parameters.minInterval
+        else { return }
+        remember(time)
+        let count = recent.count
+        guard count >= parameters.confirmSteps, isRegular(recent) else { return }
+        let runInterval = (time - recent.time(at: 0)) / Double(count - 1)
+        guard runInterval * tolerance < meanInterval else { return }
+        releaseHalfWay(confirmed: false)
+        meanInterval = runInterval
+        lastStepInterval = time - recent.time(at: count - 2)
+        refusedPeak = -Double.infinity
+        lastStep = time
+        report(time)
+    }
+
+    /// Adds a peak to the bout's latest peaks, dropping the oldest beyond `confirmSteps`.
+    @inlinable mutating func remember(_ time: Double) {
+        recent.push(time)
+        while recent.count > parameters.confirmSteps { _ = recent.pop() }
     }
 
     /// One step's share of `interval`: in a confirmed bout an interval of `skippedStepFactor` or more
@@ -271,9 +379,12 @@ public struct StepDetector: StreamingDetector {
     /// The shortest step interval now: `minInterval`, or in a confirmed bout the fraction
     /// `minIntervalFraction` of its step interval, capped at `minIntervalCap`.
     @inlinable var shortestInterval: Double {
-        guard confirmed else { return parameters.minInterval }
-        return max(
-            parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * meanInterval))
+        confirmed ? shortestInterval(for: meanInterval) : parameters.minInterval
+    }
+
+    /// The shortest step interval of a cadence of `stepInterval`.
+    @inlinable func shortestInterval(for stepInterval: Double) -> Double {
+        max(parameters.minInterval, min(parameters.minIntervalCap, parameters.minIntervalFraction * stepInterval))
     }
 
     /// A refused peak half-way between two steps may be a step of a bout confirmed on every other step
@@ -285,6 +396,7 @@ public struct StepDetector: StreamingDetector {
         halfWay.push(step)
         guard halfWay.count >= 2 * parameters.halfCadenceConfirm else { return }
         meanInterval = interval / 2
+        lastStepInterval = interval / 2
         releaseHalfWay(confirmed: true)
     }
 
@@ -293,10 +405,16 @@ public struct StepDetector: StreamingDetector {
     @usableFromInline mutating func releaseHalfWay(confirmed doubled: Bool) {
         var index = 0
         while let time = halfWay.pop() {
-            if doubled || index % 2 == 1 { ready.push(time) }
+            if doubled || index % 2 == 1 { report(time) }
             index += 1
         }
     }
+
+    /// Inside a bout (with `strideTolerance` on) a gap longer than this many step intervals ends it: walking
+    /// misses one step now and then (in a turn, whose steps are up to a third slower, one missed step spans
+    /// up to 2.7 intervals), not two in a row, and a longer gap taken as missed steps let a bout run on
+    /// through the handling after a walk.
+    public static let longestSkip = 2.7
 
     /// Most intervals `halfCadenceConfirm` may ask for: their peaks and steps fit `TimeQueue`.
     public static let halfCadenceConfirmMax = 3
@@ -306,8 +424,11 @@ public struct StepDetector: StreamingDetector {
         confirmed = false
         held.removeAll()
         held.push(time)
+        recent.removeAll()
+        recent.push(time)
+        heldStartsCounted = false
         lastStep = time
-        lastInterval = 0
+        lastStepInterval = 0
         meanInterval = 0
         refusedPeak = -Double.infinity
     }

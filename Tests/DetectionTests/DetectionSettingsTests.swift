@@ -13,7 +13,7 @@ struct DetectionSettingsTests {
                 settings.parameters[keyPath: field.path] += 0.001 * Double(offset + 1)
             }
         }
-        settings.parameters.step.confirmSteps = 6
+        settings.parameters.step.confirmSteps = 4
         return settings
     }
 
@@ -29,7 +29,7 @@ struct DetectionSettingsTests {
         let text = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         #expect(try decode(text) == settings)
         #expect(text.contains(#""jump":{"#) && text.contains(#""min_flight":"#), "keys as in the configuration file")
-        #expect(text.contains(#""confirm_steps":6"#))
+        #expect(text.contains(#""confirm_steps":4"#))
     }
 
     @Test("a decoder converting snake_case keys reads the same settings")
@@ -79,8 +79,8 @@ struct DetectionSettingsTests {
         #expect(settings.parameters.throw == DetectionParameters().throw, "only the profile being run changes")
 
         var steps = DetectionSettings(profile: .steps)
-        try steps.set("confirm_steps=6")
-        #expect(steps.parameters.step.confirmSteps == 6)
+        try steps.set("confirm_steps=4")
+        #expect(steps.parameters.step.confirmSteps == 4)
 
         func code(_ settings: DetectionSettings, _ assignment: String) -> DetectionSettingsError.Code? {
             var copy = settings

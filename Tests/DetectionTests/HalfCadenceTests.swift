@@ -45,9 +45,10 @@ struct HalfCadenceTests {
 
     @Test("a bout confirmed on every other step counts the held half-way peaks once the doubled cadence is confirmed")
     func heldPeaksCount() {
-        // Strong peaks every 0.6 s, weak ones half-way from the sixth on: every one of them is a step.
+        // Strong peaks every 0.6 s, weak ones half-way from the ninth on (the bout is confirmed on the
+        // sixth): every one of them is a step.
         let strong = (0..<40).map { 1 + Double($0) * 0.6 }
-        let weak = strong.dropFirst(5).map { $0 - 0.3 }
+        let weak = strong.dropFirst(8).map { $0 - 0.3 }
         let samples = synthesize(rate: 100, duration: strong.last! + 1.5) { now in
             let z =
                 strong.reduce(0.0) { $0 + 0.3 * bump(now, centre: $1, width: 0.12) }

@@ -34,9 +34,10 @@ struct SkippedStepTests {
         let (samples, truth) = asymmetricWalk(rate: rate)
         #expect(stepCount(DetectionSettings(profile: .steps), samples) == truth, "at \(rate) Hz")
         // Without the rule the 1.0 s gap lengthens the cadence, the shortest interval reaches its 0.35 s
-        // cap and every later 0.34 s step is refused.
+        // cap and every later 0.34 s step is refused (unless the long stride ends the bout: tolerance off).
         var off = DetectionSettings(profile: .steps)
         try off.set("skipped_step_factor=0")
+        try off.set("stride_tolerance=0")
         let lost = truth - stepCount(off, samples)
         #expect(lost >= 20, "without the rule \(lost) steps are lost at \(rate) Hz")
     }

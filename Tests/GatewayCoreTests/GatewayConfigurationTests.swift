@@ -60,7 +60,7 @@ struct GatewayConfigurationTests {
             [detection.jump]
             min_flight = 0.2
             [detection.steps]
-            confirm_steps = 6
+            confirm_steps = 4
             [virtual]
             sensors = 3
             scripts = ["throw"]
@@ -77,7 +77,7 @@ struct GatewayConfigurationTests {
         #expect(configuration.detection.hit.minPeakG == 1.6)
         #expect(configuration.detection.jump.minFlight == 0.2)
         #expect(configuration.detection.jump.maxFlight == JumpDetector.defaultParameters.maxFlight)
-        #expect(configuration.detection.step.confirmSteps == 6)
+        #expect(configuration.detection.step.confirmSteps == 4)
         #expect(configuration.virtualSensors == VirtualSensorsConfiguration(count: 3, scripts: [.throwing], rate: 50))
     }
 

@@ -60,7 +60,7 @@ struct ReanalyzeSettingsTests {
                 db, sql: "SELECT profile_parameters FROM sessions WHERE id = ?", arguments: [session.idText])
         }
         #expect(text?.contains(#""min_flight":\#(minFlight)"#) == true)
-        #expect(text?.contains(#""confirm_steps":3"#) == true, "the other profiles' parameters too")
+        #expect(text?.contains(#""confirm_steps":6"#) == true, "the other profiles' parameters too")
     }
 
     @Test("--set overrides one parameter of the stored settings; --save stores exactly what ran")

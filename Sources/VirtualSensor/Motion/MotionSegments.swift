@@ -149,7 +149,12 @@ struct Gait {
                 heel *= max(slow, 0.15)
                 armAngle *= random.uniform(0.4...1)
             }
-            duration = plan.times[steps - 1] + 0.1 / cadence
+            // The bout ends when its last step's stance is over (a run's contact, half a walking step), not
+            // at its contact: a body does not stop dead as a foot lands, and cutting the bounce there left the
+            // last step of every bout without a peak (real walks show one: Docs/DETECTION.md, "Walking bouts").
+            let last = plan.times[steps - 1]
+            let lastInterval = steps > 1 ? last - plan.times[steps - 2] : 1 / cadence
+            duration = last + (running ? max(contact, 0.1 / cadence) : 0.5 * lastInterval)
             self.plan = plan
         }
     }
@@ -202,6 +207,8 @@ struct Gait {
         let amplitude = plan.amplitudes[min(max(index, 0), steps - 1)]
         let localCadence = 1 / interval
         let u = Double(index) + fraction
+        // After the last contact a walk's bounce, sway and arm swing settle over half a step.
+        let settle = index == steps - 1 ? 1 - MotionMath.smoothstep(0, 0.5, fraction) : 1
         var z: Double
         if running {
             let into = fraction * interval
@@ -214,7 +221,7 @@ struct Gait {
                 z = 0
             }
         } else {
-            z = 1 + vertical * amplitude * MotionMath.cos(2 * MotionMath.pi * u - 0.4)
+            z = 1 + vertical * amplitude * settle * MotionMath.cos(2 * MotionMath.pi * u - 0.4)
         }
         var heelForce = 0.0
         let nearest = fraction < 0.5 ? index : index + 1
@@ -224,10 +231,14 @@ struct Gait {
         let heading = Rotation3(axis: .up, angle: plan.heading(at: t))
         let forward = heading.apply(self.forward)
         let lateral = heading.apply(self.lateral)
-        var force = Vector3(0, 0, z + heelForce) + lateral * (sway * MotionMath.sin(MotionMath.pi * u))
+        let walkingSettle = running ? 1 : settle
+        var force =
+            Vector3(0, 0, z + heelForce) + lateral * (sway * walkingSettle * MotionMath.sin(MotionMath.pi * u))
         var rotation = heading
         if armAngle > 0 {
-            let envelope = 0.35 + 0.65 * MotionMath.smoothstep(0, 0.7, t) * MotionMath.smoothstep(0, 0.7, duration - t)
+            let envelope =
+                walkingSettle
+                * (0.35 + 0.65 * MotionMath.smoothstep(0, 0.7, t) * MotionMath.smoothstep(0, 0.7, duration - t))
             let w = MotionMath.pi * localCadence
             let phase = MotionMath.pi * u + armPhase
             let swing = armAngle * envelope * (0.6 + 0.4 * amplitude)
