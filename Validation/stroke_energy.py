@@ -2,8 +2,9 @@
 """Per-stroke swing energy, peak and duration at the wrist: real strokes next to the generator's.
 
 What the scripted stroke model (Sources/VirtualSensor/Motion/MotionTableTennisDrill.swift) is fitted to
-(Docs/DETECTION.md, "Swing energy, peak and duration"). Reads the converted 50 Hz files, as the SDU
-sensor delivers them (whole counts of 1/16384 g, ±2 g per axis):
+(Docs/DETECTION.md, "Table-tennis drills, fitted to real wrist strokes"; Tests/VirtualSensorTests/StrokeFitTests
+holds the model near these figures). Reads the converted 50 Hz files, as the SDU sensor delivers them (whole
+counts of 1/16384 g, ±2 g per axis):
 
     python3 Validation/stroke_energy.py real MANIFEST          # tt-wrist development drills of a
                                                               # `convert.py --offline` manifest
