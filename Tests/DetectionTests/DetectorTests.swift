@@ -305,7 +305,10 @@ struct StreamingTests {
             if slack == 0 {
                 #expect(times.count == expected.count, "\(profile) at \(rate) Hz")
                 if times.count == expected.count {
-                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < 0.05, "\(profile) at \(rate) Hz") }
+                    // A stroke is timed at the middle of its clipped top, which a long swing (0.3–0.5 s
+                    // above 1.5 g, as real ones) holds for up to 0.3 s: sampling moves it by up to 0.07 s.
+                    let bound = profile == .tableTennis ? 0.08 : 0.05
+                    for (a, b) in zip(times, expected) { #expect(abs(a - b) < bound, "\(profile) at \(rate) Hz") }
                 }
             }
         }
@@ -334,9 +337,9 @@ struct StreamingTests {
                 // little: 0.05 s is a third of the evaluation's tolerance. A stroke is timed at its
                 // largest |a| (on real wrists that is contact, Docs/DETECTION.md), and which axis clips
                 // depends on the orientation, so when a swing and its return are nearly equal the time
-                // may move to the other lobe: counts must agree exactly, times within 0.2 s (below the
-                // 0.25 s the real-data kit matches with). A known limit, stated in DETECTION.md.
-                let bound = profile == .tableTennis ? 0.2 : 0.05
+                // may move to the other lobe or along a long clipped top: counts must agree exactly, times
+                // within the 0.25 s the real-data kit matches with. A known limit, stated in DETECTION.md.
+                let bound = profile == .tableTennis ? 0.25 : 0.05
                 for (a, b) in zip(times, expected) { #expect(abs(a - b) < bound, "\(profile)") }
             }
         }
