@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 
-/// The samples of a format-2 tail segment's records: one coder whose state (each axis's history,
+/// The samples of a tail segment's records (formats 2 and 3): one coder whose state (each axis's history,
 /// predictor choice and residual model, the time model, the last index and time) runs on from one
 /// record to the next, so a record of 100 samples costs what those samples cost inside a long
 /// chunk (Docs/FORMATS.md, "Tail segments"). Each record's range code is flushed at its end, so
-/// a segment cut after any whole record decodes up to there.
+/// a segment cut after any whole record decodes up to there; format 3 flushes it in as few bytes
+/// as decode (missing bytes read as zeros), format 2 in full.
 ///
 /// Encoding and decoding mutate the state; a caller that may drop a record (a failed write, a
 /// damaged one) works on a copy and keeps it only when the record is whole.
@@ -102,11 +103,12 @@ struct SampleStream: Hashable, Sendable {
             Self.encode(block.z[0..<(end - start)], &z, &coder)
             start = end
         }
-        coder.finish(into: &out, leadingZero: false)
+        coder.finishTrimmed(into: &out)
     }
 
-    /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section).
-    mutating func decode(_ bytes: [UInt8]) throws(DecodeError) -> [StoredSample] {
+    /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section);
+    /// `trimmed` false for a format-2 segment's record, whose range code was flushed in full.
+    mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [StoredSample] {
         var cursor = 0
         let count64 = try SampleChunkCodec.readVarint(bytes, &cursor)
         // A record without samples has an empty section (`encode` is not called for it).
@@ -159,7 +161,7 @@ struct SampleStream: Hashable, Sendable {
             firstMicroseconds = sum
         }
 
-        var coder = try RangeDecoder(bytes: bytes, start: cursor, leadingZero: false)
+        var coder = try RangeDecoder(bytes: bytes, start: cursor, leadingZero: false, zeroPadded: trimmed)
         var samples: [StoredSample] = []
         samples.reserveCapacity(min(count, 1 << 16))
         var micro = [Int64](repeating: 0, count: SampleChunkCodec.blockLength)
