@@ -124,7 +124,9 @@ struct SampleStreamTests {
         #expect(clipped.count <= constant.count)
     }
 
-    @Test("a cut or padded sample section is refused or reads as other samples, never trapped on (the frame's CRC refuses it)")
+    @Test(
+        "a cut or padded sample section is refused or reads as other samples, never trapped on (the frame's CRC refuses it)"
+    )
     func corrupt() {
         let samples = Self.awkward
         var stream = SampleStream()
@@ -188,6 +190,29 @@ struct SampleStreamTests {
         }
     }
 
+    @Test("a record that continues the last index and the time line spends two bytes before its range code")
+    func shortHeader() throws {
+        let samples = SyntheticMotion.trainingSession(count: 300, seed: 3)
+        var writer = SampleStream()
+        var reader = SampleStream()
+        var sizes: [Int] = []
+        for start in stride(from: 0, to: 300, by: 100) {
+            let part = Array(samples[start..<start + 100])
+            var section: [UInt8] = []
+            writer.encode(part, into: &section)
+            // Count (1 byte for 100) and the time byte: bit 3 (index fields) and bit 4 (time delta) clear.
+            #expect(section[1] & (8 | 16) == 0 || start == 0)
+            sizes.append(section.count)
+            #expect(sameSamples(try reader.decode(section), part[...]))
+        }
+        // The first record states its step (a double); the next ones continue it.
+        var first = SampleStream()
+        var firstSection: [UInt8] = []
+        first.encode(Array(samples[0..<100]), into: &firstSection)
+        #expect(firstSection[1] & 4 == 4)
+        #expect(sizes[0] == firstSection.count)
+    }
+
     @Test("adversarial inputs round-trip record by record: all clipped, alternating extremes, counter gaps")
     func adversarial() throws {
         var cases: [[StoredSample]] = []
@@ -198,17 +223,21 @@ struct SampleStreamTests {
             }
         }
         cases.append(stored(Array(repeating: RawAcceleration(x: .max, y: .min, z: .max), count: 1_000)))
-        cases.append(stored((0..<1_000).map { position in
-            position % 2 == 0 ? RawAcceleration(x: .max, y: .min, z: .max) : RawAcceleration(x: .min, y: .max, z: .min)
-        }))
+        cases.append(
+            stored(
+                (0..<1_000).map { position in
+                    position % 2 == 0
+                        ? RawAcceleration(x: .max, y: .min, z: .max) : RawAcceleration(x: .min, y: .max, z: .min)
+                }))
         cases.append(stored(Array(repeating: RawAcceleration(x: 0, y: 0, z: 0), count: 1_000)))
         var gapped = Int64(0)
-        cases.append(stored(
-            (0..<1_000).map { RawAcceleration(x: Int16($0 % 7), y: -1, z: Int16(truncatingIfNeeded: $0 &* 977)) },
-            indices: (0..<1_000).map { position in
-                gapped += position % 13 == 0 ? 1 + Int64(position % 5) * 1_000 : 1
-                return gapped
-            }))
+        cases.append(
+            stored(
+                (0..<1_000).map { RawAcceleration(x: Int16($0 % 7), y: -1, z: Int16(truncatingIfNeeded: $0 &* 977)) },
+                indices: (0..<1_000).map { position in
+                    gapped += position % 13 == 0 ? 1 + Int64(position % 5) * 1_000 : 1
+                    return gapped
+                }))
         for samples in cases {
             let records = Self.records(samples, sizes: [1, 99, 100, 300, 500])
             let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
