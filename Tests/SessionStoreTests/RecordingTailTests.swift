@@ -291,7 +291,10 @@ struct TailSegmentFormatTests {
     /// coder, each record's range code flushed short). A change to these bytes is a new segment
     /// version (or a bug).
     static let currentFixture = """
-        PLACEHOLDER
+        53535453035e55e55e1111422283334444555566660200000000000000930000001068baa00018021c0e00e0c5080000\
+        00000088c3408d3077f00017fc3a6e02010603046a756d7002000000000000e03f000002000000000000e03f02cdcccc\
+        ccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e83f00000000\
+        000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
         """
 
     @Test("the fixtures: the encoder's bytes are stable; formats 2 and both format-1 segments decode to the record")
