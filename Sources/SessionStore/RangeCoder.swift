@@ -91,6 +91,29 @@ struct RangeEncoder {
         out.append(contentsOf: leadingZero ? bytes[...] : bytes.dropFirst())
         bytes = []
     }
+
+    /// Flushes the coder as briefly as it can be read back by a decoder that takes missing bytes
+    /// as zeros (`RangeDecoder` with `zeroPadded`), and appends its bytes to `out` without the
+    /// leading 0: the final code value is the one in [low, low + range) with the most trailing
+    /// zero bytes, and trailing zero bytes are left out, so the last byte written is never 0
+    /// (a sealed segment's records from format 3 on, Docs/FORMATS.md, "Tail segments").
+    mutating func finishTrimmed(into out: inout [UInt8]) {
+        // range ≥ 2^24 after every step, so a multiple of 2^24 always fits; low + range < 2^33,
+        // so rounding up cannot carry more than once.
+        for shift: UInt64 in [32, 24] {
+            let mask: UInt64 = (1 << shift) - 1
+            let value = (low &+ mask) & ~mask
+            if value < low &+ UInt64(range) {
+                low = value
+                break
+            }
+        }
+        for _ in 0..<5 { shiftLow() }
+        var end = bytes.count
+        while end > 1, bytes[end - 1] == 0 { end -= 1 }
+        out.append(contentsOf: bytes[1..<max(end, 1)])
+        bytes = []
+    }
 }
 
 /// Reads what `RangeEncoder` wrote; throws instead of trapping on truncated or corrupt bytes.
@@ -99,33 +122,49 @@ struct RangeDecoder {
     private(set) var cursor: Int
     private var range: UInt32 = 0xFFFF_FFFF
     private var code: UInt32 = 0
+    /// Whether bytes past the end read as zeros (what `RangeEncoder.finishTrimmed` left out).
+    private let zeroPadded: Bool
 
     /// Starts decoding at `start`: the first byte must be 0 (unless the encoder left it out,
-    /// `leadingZero` false), the next four start the code.
-    init(bytes: [UInt8], start: Int, leadingZero: Bool = true) throws(SampleChunkCodec.DecodeError) {
+    /// `leadingZero` false), the next four start the code. With `zeroPadded` (a stream written by
+    /// `finishTrimmed`, which has no leading 0) the stream may end early, its last byte not 0.
+    init(
+        bytes: [UInt8], start: Int, leadingZero: Bool = true, zeroPadded: Bool = false
+    ) throws(SampleChunkCodec.DecodeError) {
         self.bytes = bytes
+        self.zeroPadded = zeroPadded
         let skip = leadingZero ? 1 : 0
-        guard bytes.count - start >= 4 + skip else {
+        guard zeroPadded || bytes.count - start >= 4 + skip else {
             throw SampleChunkCodec.DecodeError(code: .truncated, message: "chunk ends before its sample data")
         }
         guard !leadingZero || bytes[start] == 0 else {
             throw SampleChunkCodec.DecodeError(code: .malformed, message: "sample data does not start with 0")
         }
-        for offset in skip..<(skip + 4) { code = code << 8 | UInt32(bytes[start + offset]) }
-        cursor = start + skip + 4
+        // The encoder never ends a trimmed stream on a 0: one that does was padded or damaged.
+        guard !zeroPadded || bytes.count == start || bytes.last != 0 else {
+            throw SampleChunkCodec.DecodeError(code: .malformed, message: "sample data ends with a 0 byte")
+        }
+        cursor = start + skip
+        for _ in 0..<4 { code = code << 8 | UInt32(byte()) }
     }
 
-    /// Whether every byte has been used (a well-formed stream ends exactly at the end of the BLOB).
-    var isAtEnd: Bool { cursor == bytes.count }
+    /// Whether every byte has been used (a well-formed stream ends exactly at the end of the BLOB;
+    /// a zero-padded one at or past it).
+    var isAtEnd: Bool { zeroPadded ? cursor >= bytes.count : cursor == bytes.count }
+
+    /// The byte at the cursor (0 past the end of a zero-padded stream), moving the cursor on.
+    @inline(__always) private mutating func byte() -> UInt8 {
+        defer { cursor += 1 }
+        return cursor < bytes.count ? bytes[cursor] : 0
+    }
 
     @inline(__always) private mutating func normalize() throws(SampleChunkCodec.DecodeError) {
         while range < 1 << 24 {
-            guard cursor < bytes.count else {
+            guard zeroPadded || cursor < bytes.count else {
                 throw SampleChunkCodec.DecodeError(code: .truncated, message: "chunk ends inside its sample data")
             }
             range <<= 8
-            code = code << 8 | UInt32(bytes[cursor])
-            cursor += 1
+            code = code << 8 | UInt32(byte())
         }
     }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 
-/// The samples of a format-2 tail segment's records: one coder whose state (each axis's history,
+/// The samples of a tail segment's records (formats 2 and 3): one coder whose state (each axis's history,
 /// predictor choice and residual model, the time model, the last index and time) runs on from one
 /// record to the next, so a record of 100 samples costs what those samples cost inside a long
 /// chunk (Docs/FORMATS.md, "Tail segments"). Each record's range code is flushed at its end, so
-/// a segment cut after any whole record decodes up to there.
+/// a segment cut after any whole record decodes up to there; format 3 flushes it in as few bytes
+/// as decode (missing bytes read as zeros), format 2 in full.
 ///
 /// Encoding and decoding mutate the state; a caller that may drop a record (a failed write, a
 /// damaged one) works on a copy and keeps it only when the record is whole.
@@ -45,38 +46,47 @@ struct SampleStream: Hashable, Sendable {
         case raw = 2
     }
 
-    /// Appends a record's samples: count, index, gaps, time base and the range-coded counts.
+    /// Appends a record's samples in format 3: count, time byte, index and gaps (when they do not
+    /// just continue), time base and the range-coded counts.
     /// Nothing for no samples (the record's section is then empty).
     mutating func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
         guard let first = samples.first, let last = samples.last else { return }
         SampleChunkCodec.appendVarint(UInt64(samples.count), to: &out)
-        SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(first.index &- (lastIndex &+ 1)), to: &out)
+        let indexDelta = first.index &- (lastIndex &+ 1)
         var gaps: [(position: Int, delta: Int64)] = []
         for position in 1..<samples.count {
             let delta = samples[position].index &- samples[position - 1].index
             if delta != 1 { gaps.append((position, delta &- 1)) }
         }
-        SampleChunkCodec.appendVarint(UInt64(gaps.count), to: &out)
-        for gap in gaps {
-            SampleChunkCodec.appendVarint(UInt64(gap.position), to: &out)
-            SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(gap.delta), to: &out)
-        }
+        // The time byte's bit 3: index fields follow (else the record continues the last index
+        // without gaps); bit 4: the line's first µs is off the predicted one by a delta that follows.
+        let indexFlag: UInt8 = indexDelta != 0 || !gaps.isEmpty ? 8 : 0
         var timeResiduals: [Int64]?
+        var timeBase: [UInt8] = []
         if let line = MicrosecondLine(samples) {
             let newStep = line.step.bitPattern != step.bitPattern
             let mode: TimeMode = line.isExact ? .exactMicroseconds : .microseconds
-            out.append(mode.rawValue | (newStep ? 4 : 0))
-            SampleChunkCodec.appendVarint(
-                SampleChunkCodec.zigzag(line.first &- predictedMicroseconds(at: first.index)), to: &out)
-            if newStep { SampleChunkCodec.appendDouble(line.step, to: &out) }
+            let delta = line.first &- predictedMicroseconds(at: first.index)
+            out.append(mode.rawValue | (newStep ? 4 : 0) | indexFlag | (delta != 0 ? 16 : 0))
+            if delta != 0 { SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(delta), to: &timeBase) }
+            if newStep { SampleChunkCodec.appendDouble(line.step, to: &timeBase) }
             if !line.isExact { timeResiduals = line.residuals }
             step = line.step
             lastMicroseconds = MicrosecondLine.wholeMicroseconds(last.t) ?? 0
         } else {
-            out.append(TimeMode.raw.rawValue)
-            for sample in samples { SampleChunkCodec.appendDouble(sample.t, to: &out) }
+            out.append(TimeMode.raw.rawValue | indexFlag)
+            for sample in samples { SampleChunkCodec.appendDouble(sample.t, to: &timeBase) }
             lastMicroseconds = 0
         }
+        if indexFlag != 0 {
+            SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(indexDelta), to: &out)
+            SampleChunkCodec.appendVarint(UInt64(gaps.count), to: &out)
+            for gap in gaps {
+                SampleChunkCodec.appendVarint(UInt64(gap.position), to: &out)
+                SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(gap.delta), to: &out)
+            }
+        }
+        out += timeBase
         lastIndex = last.index
 
         var coder = RangeEncoder(reservingBytes: samples.count * 3 + 16)
@@ -102,11 +112,12 @@ struct SampleStream: Hashable, Sendable {
             Self.encode(block.z[0..<(end - start)], &z, &coder)
             start = end
         }
-        coder.finish(into: &out, leadingZero: false)
+        coder.finishTrimmed(into: &out)
     }
 
-    /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section).
-    mutating func decode(_ bytes: [UInt8]) throws(DecodeError) -> [StoredSample] {
+    /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section);
+    /// `trimmed` false for a format-2 segment's record, whose range code was flushed in full.
+    mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [StoredSample] {
         var cursor = 0
         let count64 = try SampleChunkCodec.readVarint(bytes, &cursor)
         // A record without samples has an empty section (`encode` is not called for it).
@@ -117,29 +128,32 @@ struct SampleStream: Hashable, Sendable {
                 code: .malformed, message: "sample count \(count64) exceeds what \(bytes.count) bytes hold")
         }
         let count = Int(count64)
-        let firstIndex = lastIndex &+ 1 &+ SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))
-        let gapCount = try SampleChunkCodec.readVarint(bytes, &cursor)
-        // A gap takes at least two bytes.
-        guard gapCount < UInt64(count), gapCount <= UInt64(bytes.count / 2) else {
-            throw DecodeError(code: .malformed, message: "\(gapCount) index gaps in \(count) samples")
-        }
-        var gaps: [(position: Int, delta: Int64)] = []
-        var lastPosition = 0
-        for _ in 0..<Int(gapCount) {
-            let position = try SampleChunkCodec.readVarint(bytes, &cursor)
-            guard position > UInt64(lastPosition), position < UInt64(count) else {
-                throw DecodeError(code: .malformed, message: "index gap at position \(position) out of order")
+        // Format 3 puts the time byte first, with flags for the fields it leaves out.
+        var flags: UInt8 = 0
+        if trimmed {
+            guard cursor < bytes.count else {
+                throw DecodeError(code: .truncated, message: "record ends before its time byte")
             }
-            lastPosition = Int(position)
-            gaps.append((lastPosition, SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))))
+            flags = bytes[cursor]
+            cursor += 1
         }
-        guard cursor < bytes.count, let mode = TimeMode(rawValue: bytes[cursor] & 3), bytes[cursor] & ~7 == 0,
-            mode != .raw || bytes[cursor] == TimeMode.raw.rawValue
-        else {
-            throw DecodeError(code: cursor < bytes.count ? .malformed : .truncated, message: "bad time mode")
+        var firstIndex = lastIndex &+ 1
+        var gaps: [(position: Int, delta: Int64)] = []
+        if !trimmed || flags & 8 != 0 {
+            firstIndex = firstIndex &+ SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))
+            gaps = try Self.readGaps(bytes, &cursor, count: count)
         }
-        let newStep = bytes[cursor] & 4 != 0
-        cursor += 1
+        if !trimmed {
+            guard cursor < bytes.count else { throw DecodeError(code: .truncated, message: "bad time mode") }
+            flags = bytes[cursor]
+            cursor += 1
+        }
+        // Format 2 knows bits 0–2; format 3 adds 3 and 4. A raw-time record has no step or delta.
+        guard let mode = TimeMode(rawValue: flags & 3), flags & (trimmed ? ~31 : ~7) == 0,
+            mode != .raw || flags & ~8 == TimeMode.raw.rawValue
+        else { throw DecodeError(code: .malformed, message: "bad time mode") }
+        let newStep = flags & 4 != 0
+        let timeDelta = !trimmed || flags & 16 != 0
         var firstMicroseconds: Int64 = 0
         var times: [Double] = []
         if mode == .raw {
@@ -149,7 +163,7 @@ struct SampleStream: Hashable, Sendable {
             times.reserveCapacity(count)
             for _ in 0..<count { times.append(try SampleChunkCodec.readDouble(bytes, &cursor)) }
         } else {
-            let delta = SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))
+            let delta = timeDelta ? SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor)) : 0
             let predicted = predictedMicroseconds(at: firstIndex)
             let (sum, overflow) = predicted.addingReportingOverflow(delta)
             if newStep { step = try SampleChunkCodec.readDouble(bytes, &cursor) }
@@ -159,7 +173,7 @@ struct SampleStream: Hashable, Sendable {
             firstMicroseconds = sum
         }
 
-        var coder = try RangeDecoder(bytes: bytes, start: cursor, leadingZero: false)
+        var coder = try RangeDecoder(bytes: bytes, start: cursor, leadingZero: false, zeroPadded: trimmed)
         var samples: [StoredSample] = []
         samples.reserveCapacity(min(count, 1 << 16))
         var micro = [Int64](repeating: 0, count: SampleChunkCodec.blockLength)
@@ -215,6 +229,29 @@ struct SampleStream: Hashable, Sendable {
 
     /// Where the previous record's line puts the time of `index`: the next record's first time is
     /// coded as the difference (0 when the cadence holds).
+    /// A record's index gaps: their count, then per gap its position (increasing, 1..count-1) and
+    /// the zig-zagged number of indices skipped.
+    static func readGaps(
+        _ bytes: [UInt8], _ cursor: inout Int, count: Int
+    ) throws(DecodeError) -> [(position: Int, delta: Int64)] {
+        let gapCount = try SampleChunkCodec.readVarint(bytes, &cursor)
+        // A gap takes at least two bytes.
+        guard gapCount < UInt64(count), gapCount <= UInt64(bytes.count / 2) else {
+            throw DecodeError(code: .malformed, message: "\(gapCount) index gaps in \(count) samples")
+        }
+        var gaps: [(position: Int, delta: Int64)] = []
+        var lastPosition = 0
+        for _ in 0..<Int(gapCount) {
+            let position = try SampleChunkCodec.readVarint(bytes, &cursor)
+            guard position > UInt64(lastPosition), position < UInt64(count) else {
+                throw DecodeError(code: .malformed, message: "index gap at position \(position) out of order")
+            }
+            lastPosition = Int(position)
+            gaps.append((lastPosition, SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))))
+        }
+        return gaps
+    }
+
     func predictedMicroseconds(at index: Int64) -> Int64 {
         MicrosecondLine.base(first: lastMicroseconds, step: step, offset: index &- lastIndex) ?? lastMicroseconds
     }

@@ -23,11 +23,13 @@ struct TailSegment: Hashable, Sendable {
 
     /// "SSTS": sportsensord tail segment.
     static let magic: [UInt8] = [0x53, 0x53, 0x54, 0x53]
-    /// The format version written in the header: 2, whose records' samples continue one coder
-    /// (`SampleStream`). Version 1 (each record's samples a chunk BLOB of their own) is still read.
-    static let version: UInt8 = 2
+    /// The format version written in the header: 3, whose records' samples continue one coder
+    /// (`SampleStream`) flushed in as few bytes as decode. Version 2 (the same with each record's
+    /// range code flushed in full) and version 1 (each record's samples a chunk BLOB of their own)
+    /// are still read.
+    static let version: UInt8 = 3
     /// The versions this build reads.
-    static let readableVersions: ClosedRange<UInt8> = 1...2
+    static let readableVersions: ClosedRange<UInt8> = 1...3
     /// Bytes of the header: magic, version, session id (16), chunk number (8, little-endian).
     static let headerLength = 29
     /// Bytes before a record's payload: its length and its checksum (4 each, little-endian).
@@ -117,8 +119,8 @@ struct TailSegment: Hashable, Sendable {
             self.ending = ending
         }
 
-        /// Reads a payload (without its frame) of a segment of format `version`; in version 2 its
-        /// samples continue `stream`. Events are decoded through `EventRow`, as the table holds them.
+        /// Reads a payload (without its frame) of a segment of format `version`; from version 2 on
+        /// its samples continue `stream`. Events are decoded through `EventRow`, as the table holds them.
         init(
             parsing payload: [UInt8], session: UUID, version: UInt8, stream: inout SampleStream
         ) throws(DecodeError) {
@@ -134,7 +136,7 @@ struct TailSegment: Hashable, Sendable {
             } else if version == 1 {
                 samples = try SampleChunkCodec.decode(section)
             } else {
-                samples = try stream.decode(section)
+                samples = try stream.decode(section, trimmed: version >= 3)
             }
             cursor += blobLength
             let eventCount = Int(clamping: try SampleChunkCodec.readVarint(payload, &cursor))
@@ -192,7 +194,7 @@ struct TailSegment: Hashable, Sendable {
             }
         }
 
-        /// Appends the framed record in format 2, its samples continuing `stream`: length, CRC-32
+        /// Appends the framed record in format 3, its samples continuing `stream`: length, CRC-32
         /// and payload.
         func encode(session: UUID, stream: inout SampleStream, into out: inout [UInt8]) {
             var payload: [UInt8] = []
@@ -287,7 +289,7 @@ struct TailSegment: Hashable, Sendable {
     var records: [Record]
     /// Bytes up to the end of the last valid record: where the next append goes.
     var validLength: Int
-    /// The samples' coder after the last valid record (format 2): where the next append continues.
+    /// The samples' coder after the last valid record (formats 2 and 3): where the next append continues.
     var stream: SampleStream
 
     /// Reads a whole file. Throws only when the header is unusable; a torn or damaged record ends
@@ -325,7 +327,7 @@ struct TailSegment: Hashable, Sendable {
     /// The session's end, when a record spilled it.
     var ending: Ending? { records.last(where: { $0.ending != nil })?.ending }
 
-    /// A whole segment of format 2: `header` and `records` in order.
+    /// A whole segment of the current format: `header` and `records` in order.
     static func encode(_ header: Header, _ records: [Record]) -> [UInt8] {
         var bytes: [UInt8] = []
         header.encode(into: &bytes)

@@ -278,25 +278,38 @@ struct TailSegmentFormatTests {
         }
     }
 
-    /// The same segment as the encoder writes it now (segment format 2: its samples continue one
-    /// coder). A change to these bytes is a new segment version (or a bug).
-    static let currentFixture = """
+    /// The same segment as the last build of segment format 2 wrote it (its samples continue one
+    /// coder, each record's range code flushed in full). Every later build must read it.
+    static let version2Fixture = """
         53535453025e55e55e111142228333444455556666020000000000000096000000c5515c4a001b020e0004e0c5080000\
         00000088c3408d3077f00017fc3a6e00000002010603046a756d7002000000000000e03f000002000000000000e03f02\
         cdccccccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e83f00\
         000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
         """
 
-    @Test("the fixtures: the encoder's bytes are stable; format 2 and both format-1 segments decode to the record")
+    /// The same segment as the encoder writes it now (segment format 3: its samples continue one
+    /// coder, each record's range code flushed short). A change to these bytes is a new segment
+    /// version (or a bug).
+    static let currentFixture = """
+        53535453035e55e55e1111422283334444555566660200000000000000930000001068baa00018021c0e00e0c5080000\
+        00000088c3408d3077f00017fc3a6e02010603046a756d7002000000000000e03f000002000000000000e03f02cdcccc\
+        ccccccec3f029a9999999999d93f024a0c022b8716c93f00000000010803047374657002000000000000e83f00000000\
+        000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
+        """
+
+    @Test("the fixtures: the encoder's bytes are stable; formats 2 and both format-1 segments decode to the record")
     func fixture() throws {
         let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 2), [Self.record])
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
         #expect(hex == Self.currentFixture)
+        #expect(try TailSegment(parsing: bytes).header.version == 3)
         #expect(try TailSegment(parsing: bytes).records == [Self.record])
-        for old in [Self.fixture, Self.version1Fixture] {
+        for (old, version) in [(Self.version2Fixture, 2), (Self.fixture, 1), (Self.version1Fixture, 1)] {
             let segment = try TailSegment(parsing: [UInt8](hex: old))
-            #expect(segment.header.version == 1)
+            #expect(segment.header.version == UInt8(version))
             #expect(segment.records == [Self.record])
         }
+        // Format 3 differs from format 2 only in the flush: the record is shorter, nothing else.
+        #expect(bytes.count < [UInt8](hex: Self.version2Fixture).count)
     }
 }

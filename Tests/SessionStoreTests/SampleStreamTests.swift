@@ -5,8 +5,8 @@ import Testing
 
 @testable import SessionStore
 
-/// Segment format 2: the samples of a segment's records continue one coder (`SampleStream`).
-@Suite("Tail segment format 2: one coder across records")
+/// Segment formats 2 and 3: the samples of a segment's records continue one coder (`SampleStream`).
+@Suite("Tail segment formats 2 and 3: one coder across records")
 struct SampleStreamTests {
     static let session = UUID(uuidString: "7A1C3E55-0B2D-4E6F-8A9B-1C2D3E4F5A6B")!
 
@@ -43,7 +43,7 @@ struct SampleStreamTests {
         let records = Self.records(samples, sizes: sizes)
         let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 3), records)
         let segment = try TailSegment(parsing: bytes)
-        #expect(segment.header.version == 2)
+        #expect(segment.header.version == 3)
         #expect(segment.records.count == sizes.count)
         #expect(segment.validLength == bytes.count)
         let decoded = segment.samples
@@ -124,16 +124,129 @@ struct SampleStreamTests {
         #expect(clipped.count <= constant.count)
     }
 
-    @Test("corrupt sample sections are refused, never trapped on")
+    @Test(
+        "a cut or padded sample section is refused or reads as other samples, never trapped on (the frame's CRC refuses it)"
+    )
     func corrupt() {
+        let samples = Self.awkward
         var stream = SampleStream()
         var bytes: [UInt8] = []
-        stream.encode(Self.awkward, into: &bytes)
+        stream.encode(samples, into: &bytes)
+        // A format-3 range code may end early (missing bytes read as zeros), so a cut inside it
+        // can decode; it can never decode to the same samples.
         for cut in 0..<bytes.count {
             var reader = SampleStream()
-            #expect(throws: SampleChunkCodec.DecodeError.self) { try reader.decode(Array(bytes[..<cut])) }
+            let decoded = try? reader.decode(Array(bytes[..<cut]))
+            #expect(decoded.map { !sameSamples($0, samples[...]) } ?? true, "cut at \(cut)")
         }
         var reader = SampleStream()
+        // The encoder never ends a section on a 0: a padded one is refused.
         #expect(throws: SampleChunkCodec.DecodeError.self) { try reader.decode(bytes + [0]) }
+        // A byte past what the code needs may read as the same samples (the frame's CRC is what
+        // refuses damage); it never traps and never reads as other samples without being refused.
+        reader = SampleStream()
+        let extended = try? reader.decode(bytes + [1])
+        #expect(extended.map { sameSamples($0, samples[...]) } ?? true)
+    }
+
+    @Test("the short flush reads back every decision and saves at least 3 of the full flush's bytes")
+    func shortFlush() throws {
+        var random = TestRandom(state: 77)
+        for length in [0, 1, 2, 7, 31, 100, 1_000, 5_000] {
+            var probabilities = [BitProbability](repeating: evenBitProbability, count: 4)
+            var full = RangeEncoder(reservingBytes: 64)
+            var short = RangeEncoder(reservingBytes: 64)
+            var bits: [Int] = []
+            var raws: [UInt64] = []
+            for step in 0..<length {
+                // Skewed decisions in four contexts, and a raw number every few of them.
+                let bit = random.next() % 8 < UInt64(1 + step % 4) ? 1 : 0
+                bits.append(bit)
+                var copy = probabilities
+                full.encode(bit, &probabilities[step % 4])
+                short.encode(bit, &copy[step % 4])
+                if step % 5 == 0 {
+                    let raw = random.next() & 0x3FF
+                    raws.append(raw)
+                    full.encodeRaw(raw, bits: 10)
+                    short.encodeRaw(raw, bits: 10)
+                }
+            }
+            var fullBytes: [UInt8] = []
+            full.finish(into: &fullBytes, leadingZero: false)
+            var shortBytes: [UInt8] = []
+            short.finishTrimmed(into: &shortBytes)
+            #expect(shortBytes.count + 3 <= fullBytes.count, "\(length) decisions")
+            #expect(shortBytes.last != 0)
+            for (bytes, padded) in [(fullBytes, false), (shortBytes, true)] {
+                var decoder = try RangeDecoder(bytes: bytes, start: 0, leadingZero: false, zeroPadded: padded)
+                var states = [BitProbability](repeating: evenBitProbability, count: 4)
+                var decodedBits: [Int] = []
+                var decodedRaws: [UInt64] = []
+                for step in 0..<length {
+                    decodedBits.append(try decoder.decode(&states[step % 4]))
+                    if step % 5 == 0 { decodedRaws.append(try decoder.decodeRaw(bits: 10)) }
+                }
+                #expect(decodedBits == bits && decodedRaws == raws)
+                #expect(decoder.isAtEnd)
+            }
+        }
+    }
+
+    @Test("a record that continues the last index and the time line spends two bytes before its range code")
+    func shortHeader() throws {
+        let samples = SyntheticMotion.trainingSession(count: 300, seed: 3)
+        var writer = SampleStream()
+        var reader = SampleStream()
+        var sizes: [Int] = []
+        for start in stride(from: 0, to: 300, by: 100) {
+            let part = Array(samples[start..<start + 100])
+            var section: [UInt8] = []
+            writer.encode(part, into: &section)
+            // Count (1 byte for 100) and the time byte: bit 3 (index fields) and bit 4 (time delta) clear.
+            #expect(section[1] & (8 | 16) == 0 || start == 0)
+            sizes.append(section.count)
+            #expect(sameSamples(try reader.decode(section), part[...]))
+        }
+        // The first record states its step (a double); the next ones continue it.
+        var first = SampleStream()
+        var firstSection: [UInt8] = []
+        first.encode(Array(samples[0..<100]), into: &firstSection)
+        #expect(firstSection[1] & 4 == 4)
+        #expect(sizes[0] == firstSection.count)
+    }
+
+    @Test("adversarial inputs round-trip record by record: all clipped, alternating extremes, counter gaps")
+    func adversarial() throws {
+        var cases: [[StoredSample]] = []
+        func stored(_ raws: [RawAcceleration], indices: [Int64]? = nil) -> [StoredSample] {
+            raws.enumerated().map { position, raw in
+                let index = indices?[position] ?? Int64(position)
+                return StoredSample(index: index, t: Double(index) / 100, raw: raw)
+            }
+        }
+        cases.append(stored(Array(repeating: RawAcceleration(x: .max, y: .min, z: .max), count: 1_000)))
+        cases.append(
+            stored(
+                (0..<1_000).map { position in
+                    position % 2 == 0
+                        ? RawAcceleration(x: .max, y: .min, z: .max) : RawAcceleration(x: .min, y: .max, z: .min)
+                }))
+        cases.append(stored(Array(repeating: RawAcceleration(x: 0, y: 0, z: 0), count: 1_000)))
+        var gapped = Int64(0)
+        cases.append(
+            stored(
+                (0..<1_000).map { RawAcceleration(x: Int16($0 % 7), y: -1, z: Int16(truncatingIfNeeded: $0 &* 977)) },
+                indices: (0..<1_000).map { position in
+                    gapped += position % 13 == 0 ? 1 + Int64(position % 5) * 1_000 : 1
+                    return gapped
+                }))
+        for samples in cases {
+            let records = Self.records(samples, sizes: [1, 99, 100, 300, 500])
+            let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
+            let segment = try TailSegment(parsing: bytes)
+            #expect(segment.records.count == records.count)
+            #expect(sameSamples(segment.samples, samples[...]))
+        }
     }
 }

@@ -4,7 +4,7 @@ import FuzzSupport
 import SessionStore
 
 /// libFuzzer entry point: the input is a stored sample chunk as a damaged or foreign database
-/// could hold it, or (starting with the `SSTS` magic) a tail segment file, whose format-2 records
+/// could hold it, or (starting with the `SSTS` magic) a tail segment file, whose format-2 and -3 records
 /// continue one coder. Decoding must succeed or throw `DecodeError`, never trap; whatever decodes
 /// must encode and decode again to the same samples (indices and counts exactly; times bit for bit
 /// when the codec keeps them as whole microseconds, else to its 0.5 µs plus float rounding).
