@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import Prometheus
 
-/// The control API's routes (Docs/API.md), each calling one `GatewayControl` method.
+/// The control API's routes (Docs/API.md), each calling one method of its area's protocol (`GatewayServices`).
 public enum ControlRoutes {
     /// The largest request body accepted, in bytes.
     public static let maximumBodySize = 64 * 1024

@@ -7,7 +7,7 @@ import Hummingbird
 
 /// History: the sessions list (filters, CSV/JSON of what it shows), a session's page (summary,
 /// charts, its events as CSV/JSON), an athlete's page and the leaderboard. Everything is read
-/// through `GatewayControl`, as the API serves it.
+/// through `GatewayServices` (the live area and the roster), as the API serves it.
 struct HistoryPages: Sendable {
     let services: GatewayServices
     let templates: DashboardTemplates

@@ -9,7 +9,7 @@ import SessionStore
 import Synchronization
 
 /// The running gateway: the paired sensors (``SensorRegistry``), their sessions
-/// (``SessionManager``), the event bus, and the `GatewayControl` the control API serves
+/// (``SessionManager``), the event bus, and the `LiveControl` and `StoreAdministration` the control API serves
 /// (`Gateway+Control.swift` maps it onto the two).
 ///
 /// As a `Service` it runs every link, link consumer and pipeline in one task group; on graceful
