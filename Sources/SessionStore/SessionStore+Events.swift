@@ -139,17 +139,17 @@ extension SessionStore {
     /// database, so a listing of sessions does not read every event of every session.
     public func eventCounts(of id: UUID) async throws(StoreError) -> [String: Int] {
         let idText = id.uuidString.lowercased()
-        let ((stored, last), tail) = try await readWithTail("counting events", of: id) { db in
-            let rows = try Row.fetchAll(
+        // Per type: how many, and the last sequence, whose largest is where the tail's events begin.
+        let (rows, tail) = try await readWithTail("counting events", of: id) { db in
+            try Row.fetchAll(
                 db,
                 EventRow.filter(EventRow.Columns.sessionID == idText)
-                    .select(EventRow.Columns.type, count(EventRow.Columns.sequence))
-                    .group(EventRow.Columns.type))
-            let counts = rows.map { row -> (String, Int) in (row[0], row[1]) }
-            return (counts, try Self.storedEnds(of: idText, db).sequence)
+                    .select(EventRow.Columns.type, count(EventRow.Columns.sequence), max(EventRow.Columns.sequence))
+                    .group(EventRow.Columns.type)
+            ).map { row -> (type: String, count: Int, last: Int64) in (row[0], row[1], row[2]) }
         }
-        var counts = Dictionary(stored, uniquingKeysWith: +)
-        for event in tail.events(after: last) { counts[event.record.type, default: 0] += 1 }
+        var counts = Dictionary(rows.map { ($0.type, $0.count) }, uniquingKeysWith: +)
+        for event in tail.events(after: rows.map(\.last).max()) { counts[event.record.type, default: 0] += 1 }
         return counts
     }
 }
