@@ -13,16 +13,18 @@ and the dynamic acceleration d_k = a(t + 0.04 k) − g for k = −15…2 (linear
   it). Both change sign when a frame is reflected, so the fit reads no label and no frame.
 - The side without a frame (mirror-free): a logistic classifier with intercept on ĝ·d_k, |d_k| and the cosine
   between g and the contact acceleration, against the drill's side (these survive any rotation and reflection).
-- The session's rule (as StrokeSideEstimator runs it): a hit whose sense score and side cue are both confident
-  votes sign(score) · sign(cue); once the votes' sum reaches VOTES the session's sense is its sign, and a hit
-  whose |score| reaches the margin gets side = forehand when sense · score > 0. The cue's vote threshold, VOTES
-  and the margin are chosen on the development split: the mirror-free cue scored out of sample there (fitted on
-  one development day, applied to the other), the fewest votes and the smallest margin whose given sides are right
-  for at least 95 % of the development hits with no drill's sense wrong.
+- The session's rule (as StrokeSideEstimator runs it, given the racket hand): a hit whose |score| reaches
+  SENSE_MARGIN votes sign(score) · sign(cue); until the net votes reach VOTES no hit has a side; when they point
+  the racket hand's way, a hit whose |score| reaches the side margin gets side = forehand when hand · score > 0;
+  when they point the other way, hits get the `side_unsure` flag and no side. The side margin is the smallest
+  whose given sides are right for at least 95 % of the development hits with each drill's racket hand right
+  (the better of the two per drill: tt-wrist's frame is reflected between drills, and only the label tells).
+  The figures are printed for both hands, right and wrong, on both splits.
 
 Prints the figures of both splits; with SWIFT_FILE, writes the constants there.
 """
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -86,7 +88,6 @@ def logistic(x, y, intercept, steps=3000, l2=3e-3):
 def hits_of(sportsensorctl, samples):
     output = subprocess.run([sportsensorctl, "analyze", "--profile", "table-tennis", samples],
                             check=True, capture_output=True, text=True).stdout
-    import json
     return [json.loads(line)["t"] for line in output.splitlines() if line.strip()]
 
 
