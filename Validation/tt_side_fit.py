@@ -231,9 +231,10 @@ def write_swift(path, linear, squared, weights, bias, side_margin):
 // (Docs/DETECTION.md, "Side"): fitted on tt-wrist's development split only. Do not edit by hand.
 // swift-format-ignore-file
 
-/// The fitted constants of `StrokeSideEstimator`: the sense score's weights (one per pseudo-scalar, in
-/// `StrokeSideEstimator.pairs` order then the swept areas, applied to x and to x·|x|), the side cue's weights
-/// (ĝ·d_k for each lag, |d_k| for each lag, the contact cosine) and intercept, and the session rule's settings.
+/// The fitted constants of `StrokeSideEstimator`: the sense score's weights (one per pseudo-scalar: the pairs
+/// p < q of the lags −15…2 in that order, then the areas swept from −15, −5 and −3; applied to x and to x·|x|),
+/// the side cue's weights (ĝ·d_k for each lag, |d_k| for each lag, the contact cosine) and intercept, and the
+/// session rule's settings.
 enum StrokeSideWeights {{
 {swift_array("scoreLinear", linear, "Weights of the pseudo-scalars themselves.")}
 {swift_array("scoreSquared", squared, "Weights of the pseudo-scalars times their magnitude.")}
