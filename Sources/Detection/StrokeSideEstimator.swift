@@ -95,8 +95,8 @@ public struct StrokeSideEstimator: Sendable {
         return Estimate(side: (cues.score > 0) == (racketHand > 0) ? .forehand : .backhand)
     }
 
-    /// Both cues at a hit at `t`, nil when the kept samples do not reach from 0.9 s before it to 0.08 s
-    /// after it (or with no racket hand, when none are kept).
+    /// Both cues at a hit at `t`; nil when the kept samples do not reach from 0.6 s before it to 0.08 s
+    /// after it, hold fewer than three 0.6–0.9 s before it, or are none (no racket hand).
     public func cues(at t: Double) -> Cues? {
         guard count > 1 else { return nil }
         let oldest = (next - count) & (Self.capacity - 1)
