@@ -88,13 +88,17 @@ public enum DetectionParameterKeys {
 
     /// The profile's whole-number parameters.
     public static func integerFields(for profile: DetectionProfile) -> [IntegerField] {
-        profile == .steps
-            ? [
+        switch profile {
+        case .steps:
+            [
                 IntegerField(key: "confirm_steps", range: 1...8, path: \.step.confirmSteps),
                 IntegerField(
                     key: "half_cadence_confirm", range: 0...StepDetector.halfCadenceConfirmMax,
                     path: \.step.halfCadenceConfirm),
-            ] : []
+            ]
+        case .tableTennis: [IntegerField(key: "racket_hand", range: -1...1, path: \.hit.racketHand)]
+        case .jump, .throw: []
+        }
     }
 
     /// Every key of the profile, numbers first.

@@ -22,6 +22,10 @@ public enum QualityFlag: String, CaseIterable, Hashable, Sendable, Codable {
     /// Samples were missing around the event (an interval over 1.8 times the usual one: lost
     /// notifications), so an edge or peak may fall in the gap.
     case sampleGap = "sample_gap"
+    /// A hit's side is not given because the session's strokes contradict the racket hand
+    /// (`StrokeSideEstimator`): the hand, the sensor's frame or the side cue is wrong, and a side
+    /// would be a guess that could be swapped.
+    case sideUnsure = "side_unsure"
 
     /// The longest sample interval at which events of `kind` keep their documented accuracy, s:
     /// flights need ≥ 40 Hz for centimetre heights, hits ≥ 40 Hz to see a stroke's lobes, steps
@@ -54,6 +58,7 @@ public struct EventQuality: OptionSet, Hashable, Sendable {
     public static let lowFloorMargin = EventQuality(rawValue: 1 << 2)
     public static let rateTooLow = EventQuality(rawValue: 1 << 3)
     public static let sampleGap = EventQuality(rawValue: 1 << 4)
+    public static let sideUnsure = EventQuality(rawValue: 1 << 5)
 
     /// The flags in `QualityFlag.allCases` order (empty for a clean event).
     public var flags: [QualityFlag] {

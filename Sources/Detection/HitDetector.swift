@@ -52,6 +52,9 @@ public struct HitDetector: StreamingDetector {
         /// development split's matched strokes reach 0.1); a flick of the hand, a ball picked up or
         /// a gesture between drills reaches its peak for a few samples only.
         public var minSwingEnergy: Double = 0.1
+        /// The athlete's racket hand: 1 right, −1 left, 0 not known (hits get no side). Sets which way a
+        /// swing turning about gravity is the forehand (`StrokeSideEstimator`). Default 0.
+        public var racketHand: Int = 0
 
         /// The documented defaults.
         public init() {}
@@ -116,6 +119,7 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var pending: Hump?
     @usableFromInline var lastReported = -Double.infinity
     @usableFromInline var spacing = SampleSpacing()
+    @usableFromInline var sides: StrokeSideEstimator
 
     /// Creates a detector with `parameters` (the documented defaults when omitted).
     public init(parameters: Parameters = Parameters()) {
@@ -125,6 +129,7 @@ public struct HitDetector: StreamingDetector {
         gravity = GravityTracker(
             timeConstant: parameters.gravityTimeConstant, quietBand: parameters.gravityQuietBand)
         envelope = ExponentialSmoother(timeConstant: parameters.envelopeTimeConstant)
+        sides = StrokeSideEstimator(racketHand: parameters.racketHand)
     }
 
     /// Consumes a block of samples; appends the events completed in it.
@@ -140,6 +145,7 @@ public struct HitDetector: StreamingDetector {
         let y = sample.y
         let z = sample.z
         let t = sample.t
+        sides.record(sample)
         spacing.observe(t)
         let m2 = x * x + y * y + z * z
         let d2 = gravity.dynamicSquared(x: x, y: y, z: z, m2: m2)
@@ -288,8 +294,12 @@ public struct HitDetector: StreamingDetector {
             from: stroke.start, to: stroke.end, margin: parameters.mergeWindow,
             slowest: QualityFlag.slowestInterval(for: .hit))
         if stroke.saturated { quality.insert(.clipped) }
+        let side = sides.estimate(hitAt: stroke.time)
+        if side.unsure { quality.insert(.sideUnsure) }
         return .hit(
-            HitEvent(t: stroke.time, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality))
+            HitEvent(
+                t: stroke.time, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality,
+                side: side.side))
     }
 }
 

@@ -36,15 +36,19 @@ extension QualityFlag {
     /// out of a best of its kind (`SummaryMetric.excludingFlags`, one rule for both), so `clipped`
     /// on a hard stroke, normal at ±2 g and covered by the intensity estimate, is not shown. Steps
     /// have no best: there a slow rate or a gap means steps may have been missed, so the count is
-    /// what to doubt.
+    /// what to doubt. A hit's `side_unsure` is shown too: no side is given, and the racket hand or the
+    /// sensor may be wrong.
     public static func shownToCoach(for kind: EventKind) -> EventQuality {
         let metrics: [SummaryMetric]
+        var shown = EventQuality()
         switch kind {
-        case .hit: metrics = [.maxPeakG, .maxIntensityG]
+        case .hit:
+            metrics = [.maxPeakG, .maxIntensityG]
+            shown = .sideUnsure
         case .jump: metrics = [.bestHeightM, .bestRsi]
         case .throw: metrics = [.bestThrowHeightM]
         case .step: return [.rateTooLow, .sampleGap]
         }
-        return metrics.reduce(into: EventQuality()) { $0.formUnion($1.excludingFlags) }
+        return metrics.reduce(into: shown) { $0.formUnion($1.excludingFlags) }
     }
 }

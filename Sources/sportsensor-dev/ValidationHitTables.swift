@@ -88,25 +88,31 @@ private func hitRestTable(_ scores: [HitRecordingScore]) -> String {
 private func hitSideTable(_ scores: [HitRecordingScore]) -> String {
     var text = """
 
-        The side of the matched hits in drills with a side (standard rules; the seed rules give none): \
-        drill's side → hit's side:
+        The side of the matched hits in drills with a side (standard rules; the seed rules give none; with \
+        `racket_hand` unset no hit has a side): each drill run with the racket hand that matches its frame \
+        (right: the one that gives more right sides, as a fixed frame and the athlete's hand would) and with the \
+        other (wrong). Given: share with a side; right: share of those that are the drill's side; unsure: share \
+        flagged `side_unsure` (no side); then drill's side → hit's side:
 
-        | split | stroke | matched hits | right side % | forehand → forehand | → backhand | → none | \
-        backhand → forehand | → backhand | → none |
-        | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+        | split | racket hand | stroke | matched hits | given % | right % | unsure % | forehand → forehand | \
+        → backhand | → none | backhand → forehand | → backhand | → none |
+        | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 
         """
     for split in splits {
         for stroke in ["flip", "topspin", nil] {
-            let standard = scores.total {
+            let sides = scores.sides {
                 $0.split == split && !$0.side.isEmpty && (stroke == nil || $0.stroke == stroke)
-            }.standard
-            guard standard.sideScored > 0 else { continue }
-            let cells = ["forehand", "backhand"].flatMap { reference in
-                ["forehand", "backhand", "none"].map { "\(standard.confusion[reference]?[$0] ?? 0)" }
             }
-            text += "| \(split) | \(stroke ?? "all") | \(standard.sideScored) | "
-            text += "\(percent(standard.sideAccuracy.map { $0 * 100 })) | \(cells.joined(separator: " | ")) |\n"
+            for (hand, score) in [("right", sides.right), ("wrong", sides.wrong)] where score.sideScored > 0 {
+                let cells = ["forehand", "backhand"].flatMap { reference in
+                    ["forehand", "backhand", "none"].map { "\(score.confusion[reference]?[$0] ?? 0)" }
+                }
+                text += "| \(split) | \(hand) | \(stroke ?? "all") | \(score.sideScored) | "
+                text += "\(percent(score.sideCoverage.map { $0 * 100 })) | "
+                text += "\(percent(score.sideGivenAccuracy.map { $0 * 100 })) | "
+                text += "\(percent(score.sideUnsureShare.map { $0 * 100 })) | \(cells.joined(separator: " | ")) |\n"
+            }
         }
     }
     return text
@@ -122,5 +128,11 @@ func hitDetails(_ scores: [HitRecordingScore]) -> [String] {
             + "\(recording.side.isEmpty ? "–" : recording.side): \(what), hits \(score.standard.detections) "
             + "(\(percent(score.standard.countErrorPercent)) %), matched \(score.standard.matched); baseline hits "
             + "\(score.baseline.detections) (\(percent(score.baseline.countErrorPercent)) %)"
+            + (recording.side.isEmpty
+                ? ""
+                : "; sides of \(score.handRight.sideScored) matched hits, racket hand right: given "
+                    + "\(score.handRight.sideGiven), right \(score.handRight.sideCorrect), unsure "
+                    + "\(score.handRight.sideUnsure); wrong: given \(score.handWrong.sideGiven), right "
+                    + "\(score.handWrong.sideCorrect), unsure \(score.handWrong.sideUnsure)")
     }
 }

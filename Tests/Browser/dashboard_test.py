@@ -39,8 +39,9 @@ PHONE = (360, 740)
 API_TOKEN = "browser-test-token-0123456789abcdef"
 ATHLETES = {"virtual-1": ("table-tennis", "Ana"), "virtual-2": ("jump", "Ben"), "virtual-3": ("steps", "Cleo")}
 # Whether the hit detector tells sides on the virtual table-tennis strokes (then the tile must show
-# counts); today it tells none (Docs/DETECTION.md), so no tile may show the row.
-SIDES_EXPECTED = False
+# counts): Ana is right-handed, so her session has racket_hand 1 and the strokes get sides once they
+# confirm it (Docs/DETECTION.md, "Side"); no other tile may show the row.
+SIDES_EXPECTED = True
 
 
 class Failure(Exception):

@@ -70,7 +70,7 @@ struct EventRecordTests {
     func qualityNames() {
         #expect(
             QualityFlag.allCases.map(\.rawValue) == [
-                "clipped", "edge_fallback", "low_floor_margin", "rate_too_low", "sample_gap",
+                "clipped", "edge_fallback", "low_floor_margin", "rate_too_low", "sample_gap", "side_unsure",
             ])
         for flag in QualityFlag.allCases { #expect(EventQuality(flag).flags == [flag]) }
         #expect(EventQuality(flags: QualityFlag.allCases).flags == QualityFlag.allCases)

@@ -4,12 +4,14 @@ import Testing
 
 @testable import sportsensor_dev
 
-private func hit(_ t: Double, _ side: StrokeSide? = nil) -> HitEvent {
-    HitEvent(t: t, peakG: 3, saturated: false, intensityG: 3, side: side)
+private func hit(_ t: Double, _ side: StrokeSide? = nil, unsure: Bool = false) -> HitEvent {
+    HitEvent(t: t, peakG: 3, saturated: false, intensityG: 3, quality: unsure ? .sideUnsure : [], side: side)
 }
 
+/// A drill whose hits all have the drill's side with the right racket hand, and `swapped` of them the
+/// other side with the wrong one (the rest `side_unsure`).
 private func drill(
-    _ name: String, split: String, stroke: String, side: String, references: Int, hits: Int
+    _ name: String, split: String, stroke: String, side: String, references: Int, hits: Int, swapped: Int = 0
 ) -> HitRecordingScore {
     let recording = ValidationRecording(
         dataset: "tt-wrist", recording: name, subject: "P1", placement: "wrist", split: split, rate: 50,
@@ -18,7 +20,16 @@ private func drill(
     let found = (0..<hits).map { hit(Double($0) * 1.2 + 1.05, StrokeSide(rawValue: side)) }
     let score = HitScore(
         references: times, hits: found, side: StrokeSide(rawValue: side), hours: 60.0 / 3600, tolerance: 0.25)
-    return HitRecordingScore(recording: recording, standard: score, baseline: score)
+    let other: StrokeSide? = side == "forehand" ? .backhand : .forehand
+    let wrong = (0..<hits).map { hit(Double($0) * 1.2 + 1.05, $0 < swapped ? other : nil, unsure: $0 >= swapped) }
+    let none = found.map { hit($0.t) }
+    func scored(_ hits: [HitEvent]) -> HitScore {
+        HitScore(
+            references: times, hits: hits, side: StrokeSide(rawValue: side), hours: 60.0 / 3600, tolerance: 0.25)
+    }
+    return HitRecordingScore(
+        recording: recording, standard: scored(none), baseline: scored(none), handRight: score,
+        handWrong: scored(wrong))
 }
 
 @Suite("sportsensor-dev validate: hits against reference strokes, rest, side and the gate")
@@ -35,7 +46,18 @@ struct ValidationHitScoringTests {
         #expect(score.countErrorPercent == 25)
         #expect(score.drills == 1 && score.drillsWithinFivePercent == 0)
         #expect(score.confusion == ["forehand": ["forehand": 1, "backhand": 1, "none": 1]])
-        #expect(score.sideScored == 3 && score.sideCorrect == 1)
+        #expect(score.sideScored == 3 && score.sideCorrect == 1 && score.sideGiven == 2)
+        #expect(score.sideCoverage == 2.0 / 3 && score.sideGivenAccuracy == 0.5 && score.sideWrong == 1.0 / 3)
+    }
+
+    @Test("a matched hit flagged side_unsure counts as one without a side and as unsure")
+    func unsureSide() {
+        let score = HitScore(
+            references: [1, 2], hits: [hit(1, unsure: true), hit(2, .forehand)], side: .forehand, hours: 0.01,
+            tolerance: 0.25)
+        #expect(score.confusion == ["forehand": ["forehand": 1, "none": 1]] && score.sideUnsure == 1)
+        #expect(score.sideUnsureShare == 0.5 && score.sideGivenAccuracy == 1 && score.sideWrong == 0)
+        #expect((score + score).sideUnsure == 2)
     }
 
     @Test("a drill counts within 5 % at exactly 5 %; a drill without a side has no confusion")
@@ -74,7 +96,8 @@ struct ValidationHitScoringTests {
         #expect(text.contains("| held-out | 3 | 3.0 | 40 | 39 | 0.974 | 0.950 | 0.962 | -2.5 | 2 of 3 |"), "\(text)")
         #expect(text.contains("| held-out | topspin | backhand | 1 | 10 | 8 | -20.0 | 8 | -20.0 |"))
         #expect(text.contains("| held-out | block | – | 1 | 10 | 10 | 0.0 |"))
-        #expect(text.contains("| held-out | topspin | 28 | 100.0 | 20 | 0 | 0 | 0 | 8 | 0 |"))
+        #expect(text.contains("| held-out | right | topspin | 28 | 100.0 | 100.0 | 0.0 | 20 | 0 | 0 | 0 | 8 | 0 |"))
+        #expect(text.contains("| held-out | wrong | topspin | 28 | 0.0 | – | 100.0 | 0 | 0 | 20 | 0 | 0 | 8 |"))
         #expect(!text.contains("| development |"))
     }
 
@@ -96,17 +119,20 @@ struct ValidationHitScoringTests {
         development.split = "development"
         let strict = ValidationGate(
             hitF1: 0.99, drillsWithinFivePercent: 1, typeSideCountErrorPercent: 5, restHitsPerHour: 60,
-            sideAccuracy: 0.95, stepsPositionErrorPercent: 5, stepsOverallErrorPercent: 5)
+            sideCoverage: 0.9, sideGivenAccuracy: 0.95, sideWrongWithWrongHand: 0.05, stepsPositionErrorPercent: 5,
+            stepsOverallErrorPercent: 5)
         let thresholds = ["development": strict, "held-out": strict]
         #expect(ValidationGate.failures(hits: scores, rows: [steps, development], thresholds: thresholds).isEmpty)
 
         var worse = scores
-        worse[4] = drill("f-held-out", split: "held-out", stroke: "flip", side: "forehand", references: 20, hits: 24)
+        worse[4] = drill(
+            "f-held-out", split: "held-out", stroke: "flip", side: "forehand", references: 20, hits: 24, swapped: 6)
         let failures = ValidationGate.failures(hits: worse, rows: [steps], thresholds: thresholds)
         #expect(failures.contains("held-out: hit F1 0.976 is below 0.990"), "\(failures)")
         #expect(failures.contains("held-out: drills within 5 % 0.750 is below 1.000"))
         #expect(failures.contains("held-out: flip all count error 10.0 % is beyond ±5.0 %"))
         #expect(failures.contains("held-out: all forehand count error 10.0 % is beyond ±5.0 %"))
+        #expect(failures.contains("held-out: wrong sides with the wrong racket hand 0.100 is above 0.050"))
         #expect(failures.contains("development: no steps-oxford walk in the manifest (convert the offline sets)"))
         #expect(!failures.contains { $0.hasPrefix("development: hit") })
     }

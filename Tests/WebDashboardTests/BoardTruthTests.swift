@@ -16,7 +16,7 @@ struct BoardTruthTests {
     func trustFlags() throws {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(DashboardPages.trustFlags.utf8)) as? [String: [String]])
-        #expect(object["hit"] == ["rate_too_low", "sample_gap"])
+        #expect(object["hit"] == ["rate_too_low", "sample_gap", "side_unsure"])
         #expect(object["jump"] == ["low_floor_margin", "rate_too_low", "sample_gap"])
         #expect(object["throw"] == ["low_floor_margin", "rate_too_low", "sample_gap"])
         #expect(object["step"] == ["rate_too_low", "sample_gap"])

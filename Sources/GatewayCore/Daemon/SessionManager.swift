@@ -78,11 +78,18 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
         on channel: SensorChannel<C>, id: UUID, profile: DetectionProfile, athlete: Athlete?
     ) async throws(ControlError) -> SessionPipeline<C> {
         let (record, sensorAthlete) = channel.state.withLock { ($0.record, $0.athleteName) }
-        let settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
-        let startInstant = dependencies.clock.now
-        let new = NewSession(
-            id: id, sensor: channel.address, athleteID: athlete?.id ?? record.athleteID, settings: settings)
+        var settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
+        let sessionAthlete = athlete?.id ?? record.athleteID
         let store = dependencies.store
+        // A hit's side needs the athlete's racket hand (Docs/DETECTION.md, "Side"); the session keeps it.
+        if profile == .tableTennis, let sessionAthlete {
+            let hand = try await health.mapStore { () async throws(StoreError) in
+                try await store.athlete(id: sessionAthlete)?.racketHand
+            }
+            if let hand { settings.parameters.hit.racketHand = hand == .right ? 1 : -1 }
+        }
+        let startInstant = dependencies.clock.now
+        let new = NewSession(id: id, sensor: channel.address, athleteID: sessionAthlete, settings: settings)
         let session = try await health.mapStore { () async throws(StoreError) in try await store.createSession(new) }
         let recorder = try await health.mapStore { () async throws(StoreError) in
             try await store.recorder(
