@@ -10,6 +10,7 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import Logging
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import Synchronization

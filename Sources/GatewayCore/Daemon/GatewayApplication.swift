@@ -5,6 +5,7 @@ import GATTClient
 import GatewayConfig
 import Logging
 import Replication
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import UnixSignals

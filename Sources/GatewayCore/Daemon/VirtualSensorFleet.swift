@@ -3,6 +3,7 @@ import BLEWire
 import GATTClient
 import GatewayConfig
 import Logging
+import SensorLinks
 import Synchronization
 import VirtualSensor
 
