@@ -413,7 +413,7 @@ let package = Package(
             name: "SportsensorDevTests",
             dependencies: [
                 "Detection", .product(name: "ArgumentParser", package: "swift-argument-parser"), "sportsensor-dev",
-                "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor",
+                "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor", "GATTClient", "GatewayConfig", "GatewayCore",
             ],
             swiftSettings: strict
         ),
