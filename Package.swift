@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
         .library(name: "SessionStore", targets: ["SessionStore"]),
+        .library(name: "SensorLinks", targets: ["SensorLinks"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "ControlAPI", targets: ["ControlAPI"]),
     ],
@@ -153,13 +154,23 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Gateway services (above the transport: bearers come from an injected connector)
+        // MARK: The link to each sensor (above the transport: bearers come from an injected connector)
+        .target(
+            name: "SensorLinks",
+            dependencies: [
+                "BLEWire", "SDUSensor", "GATTClient", "ControlProtocol", "CodedErrors",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: The daemon: sessions, the gateway's services and the application
         .target(
             name: "GatewayCore",
             dependencies: [
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
-                "GatewayConfig", "CodedErrors", "SystemCalls", "Replication",
+                "GatewayConfig", "CodedErrors", "SystemCalls", "Replication", "SensorLinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -226,7 +237,7 @@ let package = Package(
             dependencies: [
                 "GATTClient", "GatewayConfig",
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
-                "DashboardUsers", "SessionStore",
+                "DashboardUsers", "SessionStore", "SensorLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -254,6 +265,7 @@ let package = Package(
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
                 "BLEHarness", "SessionStore", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls", "Replication",
+                "SensorLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -267,7 +279,7 @@ let package = Package(
             dependencies: [
                 "SDUSensor",
                 "ControlProtocol",
-                "BLEWire", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SystemCalls",
+                "BLEWire", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SensorLinks", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
@@ -318,11 +330,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SensorLinksTests",
+            dependencies: [
+                "SensorLinks", "BLEWire", "GATTClient", "SDUSensor", "VirtualSensor", "ControlProtocol",
+                "GatewayTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
                 "BLEWire", "GATTClient", "GatewayConfig", "SDUSensor", .product(name: "Logging", package: "swift-log"),
                 "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
-                "SystemCalls",
+                "SystemCalls", "SensorLinks",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -392,7 +413,7 @@ let package = Package(
             name: "SportsensorDevTests",
             dependencies: [
                 "Detection", .product(name: "ArgumentParser", package: "swift-argument-parser"), "sportsensor-dev",
-                "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor",
+                "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor", "GATTClient", "GatewayConfig", "GatewayCore",
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
 import SDUSensor
+import SensorLinks
 import Synchronization
 
 /// A `SensorSampleSink` for tests: keeps every sample a link hands over, in order, and lets a

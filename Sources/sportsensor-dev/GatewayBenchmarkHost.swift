@@ -49,8 +49,14 @@ struct GatewayBenchmarkHost: AsyncParsableCommand {
         }
         // `/metrics` is what the benchmark reads the samples and notifications from.
         _ = ControlAPIMetrics.bootstrap()
-        var application = GatewayApplication(
+        let path = sensorSocket
+        let application = GatewayApplication(
             configuration: configuration,
+            makeVirtualSensors: { sensors, _, _ in
+                .remote(configuration: sensors) { alias in
+                    try SeqPacketBearer.connecting(toUnixSocket: path, hello: Array(alias.utf8), label: alias)
+                }
+            },
             makeControlServer: { context in
                 ControlServer(
                     services: context.services,
@@ -59,10 +65,6 @@ struct GatewayBenchmarkHost: AsyncParsableCommand {
                     logger: context.logger, onListening: { _ in context.onListening() })
             },
             version: "bench-gateway-host", logger: Logger(label: "bench-gateway-host"))
-        let path = sensorSocket
-        application.remoteVirtualSensors = { alias in
-            try SeqPacketBearer.connecting(toUnixSocket: path, hello: Array(alias.utf8), label: alias)
-        }
         try await application.run()
     }
 }

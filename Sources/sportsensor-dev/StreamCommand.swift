@@ -5,9 +5,9 @@ import BLETransport
 import BLEWire
 import Foundation
 import GATTClient
-import GatewayCore
 import Logging
 import SDUSensor
+import SensorLinks
 import Synchronization
 
 /// `sportsensor-dev stream`: samples from a real SDU sensor (or a `virtual-sensor`) through the

@@ -10,6 +10,7 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import Logging
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import Synchronization
@@ -97,9 +98,13 @@ struct Sportsensord: AsyncParsableCommand {
         let bluetooth = await Self.bluetooth(configuration: configuration, logger: logger)
         var application = GatewayApplication(
             configuration: configuration, bluetooth: bluetooth,
-            makeVirtualBearers: {
-                let (near, far) = try SeqPacketBearer.socketPair(label: "virtual")
-                return (near, far)
+            makeVirtualSensors: { sensors, clock, sensorLogger in
+                try VirtualSensorFleet(
+                    configuration: sensors, clock: clock, logger: sensorLogger,
+                    makeBearers: {
+                        let (near, far) = try SeqPacketBearer.socketPair(label: "virtual")
+                        return (near, far)
+                    })
             },
             makeControlServer: Self.controlServer, version: Self.version, logger: logger)
         application.makeWebServer = Self.webServer

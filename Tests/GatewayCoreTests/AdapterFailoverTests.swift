@@ -6,6 +6,7 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import GatewayTesting
+import SensorLinks
 import SessionStore
 import Synchronization
 import Testing

@@ -5,6 +5,7 @@ import GatewayConfig
 import GatewayCore
 import GatewayTesting
 import Logging
+import SensorLinks
 import SessionStore
 import VirtualSensor
 

@@ -3,6 +3,7 @@ import ControlProtocol
 import Foundation
 import GatewayCore
 import GatewayTesting
+import SensorLinks
 import Testing
 
 /// Control requests that race: each state change is decided once, whatever the interleaving.

@@ -7,6 +7,7 @@ import GATTClient
 import GatewayCore
 import GatewayTesting
 import Logging
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import Synchronization

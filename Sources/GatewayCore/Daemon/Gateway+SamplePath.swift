@@ -3,6 +3,7 @@ import BLEWire
 import ControlProtocol
 import Foundation
 import SDUSensor
+import SensorLinks
 
 /// What a sensor's link delivers: samples into its session (or the auto-start rule), on the
 /// thread that read their notification (``ChannelSampleSink``), state changes into the channel,

@@ -4,6 +4,7 @@ import ControlProtocol
 import Foundation
 import Logging
 import SDUSensor
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import Synchronization

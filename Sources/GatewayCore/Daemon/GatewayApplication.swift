@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlProtocol
 import Foundation
-import GATTClient
 import GatewayConfig
 import Logging
 import Replication
+import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import UnixSignals
@@ -38,17 +38,17 @@ public struct ControlServerContext: Sendable {
 public struct GatewayApplication: Sendable {
     /// Makes the control server's service; nil runs without one (tests, or before ControlAPI exists).
     public typealias ControlServerFactory = @Sendable (ControlServerContext) throws -> any Service
+    /// Makes the virtual sensors of a configuration, on the clock, logging to the logger.
+    public typealias VirtualSensorsFactory =
+        @Sendable (VirtualSensorsConfiguration, ContinuousClock, Logger) throws -> VirtualSensorFleet<ContinuousClock>
 
     /// The effective configuration.
     public var configuration: GatewayConfiguration
     /// The Bluetooth side; nil for virtual sensors only.
     public var bluetooth: BluetoothSupport?
-    /// The virtual sensors' bearer pairs (the executable passes an `AF_UNIX` socket pair).
-    public var makeVirtualBearers: VirtualSensorFleet<ContinuousClock>.BearerPairFactory
-    /// Development only (`sportsensor-dev bench-gateway-host`; the daemon never sets it): the
-    /// virtual sensors run in another process and this opens a connection to one; nil (the
-    /// default) runs them in-process.
-    public var remoteVirtualSensors: VirtualSensorFleet<ContinuousClock>.RemoteBearerFactory?
+    /// Makes the virtual sensors `[virtual]` asks for (when `count` > 0): by default in process over
+    /// loopback bearers; the executable serves each over an `AF_UNIX` socket pair.
+    public var makeVirtualSensors: VirtualSensorsFactory
     /// The control server.
     public var makeControlServer: ControlServerFactory?
     /// The coach's web dashboard, run when `[web]` is configured.
@@ -63,8 +63,8 @@ public struct GatewayApplication: Sendable {
     /// Creates an application.
     public init(
         configuration: GatewayConfiguration, bluetooth: BluetoothSupport? = nil,
-        makeVirtualBearers: @escaping VirtualSensorFleet<ContinuousClock>.BearerPairFactory = {
-            LoopbackATTBearer.pair()
+        makeVirtualSensors: @escaping VirtualSensorsFactory = { configuration, clock, logger in
+            try VirtualSensorFleet(configuration: configuration, clock: clock, logger: logger)
         },
         makeControlServer: ControlServerFactory? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment, version: String = "0.1.0",
@@ -72,7 +72,7 @@ public struct GatewayApplication: Sendable {
     ) {
         self.configuration = configuration
         self.bluetooth = bluetooth
-        self.makeVirtualBearers = makeVirtualBearers
+        self.makeVirtualSensors = makeVirtualSensors
         self.makeControlServer = makeControlServer
         self.environment = environment
         self.version = version
@@ -116,9 +116,7 @@ public struct GatewayApplication: Sendable {
         let clock = ContinuousClock()
         var fleet: VirtualSensorFleet<ContinuousClock>?
         if configuration.virtualSensors.count > 0 {
-            fleet = try VirtualSensorFleet(
-                configuration: configuration.virtualSensors, clock: clock, logger: logger,
-                makeBearers: makeVirtualBearers, remote: remoteVirtualSensors)
+            fleet = try makeVirtualSensors(configuration.virtualSensors, clock, logger)
         }
         // One set of metric handles for the gateway and the replication status it reports.
         let metrics = GatewayMetrics()

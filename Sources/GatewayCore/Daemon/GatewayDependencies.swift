@@ -3,6 +3,7 @@ import ControlProtocol
 import GatewayConfig
 import Logging
 import Replication
+import SensorLinks
 import SessionStore
 
 /// What the gateway needs from the outside world: the store, the configuration and the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 import ControlProtocol
+import SensorLinks
 
 extension LinkState {
     /// The state's name on the wire (`LinkPayload.state`, `SensorInfo.linkState`).

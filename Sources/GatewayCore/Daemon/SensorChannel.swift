@@ -3,6 +3,7 @@ import BLEWire
 import ControlProtocol
 import Foundation
 import SDUSensor
+import SensorLinks
 import SessionStore
 import Synchronization
 

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import Metrics
 import SDUSensor
+import SensorLinks
 import SessionStore
 import Synchronization
 

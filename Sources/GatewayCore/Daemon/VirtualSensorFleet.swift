@@ -3,6 +3,7 @@ import BLEWire
 import GATTClient
 import GatewayConfig
 import Logging
+import SensorLinks
 import Synchronization
 import VirtualSensor
 
@@ -19,18 +20,26 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
         public var address: BluetoothAddress
         /// The motion it performs.
         public var script: MotionScript
-        /// The emulated sensor; nil when another process emulates it (``RemoteBearerFactory``).
+        /// The emulated sensor; nil when another process emulates it.
         public var sensor: VirtualSensor<C>?
         /// Opens a connection to it.
         public var connector: ClosureSensorConnector
+
+        /// A member; `sensor` is nil when `connector` reaches a sensor emulated elsewhere.
+        public init(
+            alias: String, address: BluetoothAddress, script: MotionScript, sensor: VirtualSensor<C>?,
+            connector: ClosureSensorConnector
+        ) {
+            self.alias = alias
+            self.address = address
+            self.script = script
+            self.sensor = sensor
+            self.connector = connector
+        }
     }
 
     /// Makes the two ends of one connection: the first for the gateway, the second for the sensor.
     public typealias BearerPairFactory = @Sendable () throws -> (any ATTBearer, any ATTBearer)
-
-    /// Opens a connection to sensor `alias` emulated by another process (the gateway benchmark's
-    /// `sportsensor-dev bench-gateway-host`), so the gateway's own cost can be measured apart.
-    public typealias RemoteBearerFactory = @Sendable (_ alias: String) throws -> any ATTBearer
 
     /// The sensors, `virtual-1` first.
     public let members: [Member]
@@ -61,8 +70,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
         pacing: VirtualSensorConfiguration.Pacing = .realTime,
         faults: VirtualSensorConfiguration.Faults = .none, motion: MotionOptions = MotionOptions(),
         logger: Logger = Logger(label: "sportsensord.virtual-sensor"),
-        makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() },
-        remote: RemoteBearerFactory? = nil
+        makeBearers: @escaping BearerPairFactory = { LoopbackATTBearer.pair() }
     ) throws(VirtualSensorError) {
         var members: [Member] = []
         let scripts = configuration.scripts.isEmpty ? [MotionScript.tableTennis] : configuration.scripts
@@ -70,12 +78,6 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let alias = "virtual-\(number)"
             let address = Self.address(of: number)
             let script = scripts[(number - 1) % scripts.count]
-            if let remote {
-                let connector = ClosureSensorConnector { _ in try remote(alias) }
-                members.append(
-                    Member(alias: alias, address: address, script: script, sensor: nil, connector: connector))
-                continue
-            }
             let sensorConfiguration = VirtualSensorConfiguration(
                 seed: UInt64(number), name: alias, address: address, sampleRate: configuration.rate, faults: faults,
                 pacing: pacing, samplesWhileIdle: pacing == .realTime)
@@ -119,6 +121,11 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             members.append(
                 Member(alias: alias, address: address, script: script, sensor: sensor, connector: connector))
         }
+        self.members = members
+    }
+
+    /// A fleet of the given members (a harness's sensors emulated in another process).
+    public init(members: [Member]) {
         self.members = members
     }
 

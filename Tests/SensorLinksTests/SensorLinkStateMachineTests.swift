@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
-import GatewayCore
 import GatewayTesting
+import SensorLinks
 import Testing
 
 @Suite("SensorLinkStateMachine")

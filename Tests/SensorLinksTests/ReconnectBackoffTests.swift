@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
 import GatewayTesting
+import SensorLinks
 import Testing
 
 /// A generator that always returns the same bits: 0 draws the smallest jitter, all ones the

@@ -2,9 +2,9 @@
 import BLEWire
 import ControlProtocol
 import GATTClient
-import GatewayCore
 import GatewayTesting
 import Logging
+import SensorLinks
 import Synchronization
 import Testing
 

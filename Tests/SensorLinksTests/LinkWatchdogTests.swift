@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
 import GatewayTesting
 import SDUSensor
+import SensorLinks
 import Testing
 
 @Suite("LinkWatchdog")

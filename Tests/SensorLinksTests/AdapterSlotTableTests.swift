@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
+import SensorLinks
 import Testing
 
 @Suite("AdapterSlotTable")

@@ -8,15 +8,17 @@ import Synchronization
 import Testing
 import VirtualSensor
 
+@testable import sportsensor_dev
+
 @Suite("VirtualSensorFleet with sensors another process emulates")
 struct RemoteVirtualSensorFleetTests {
     @Test("each member connects through the remote factory with its alias and emulates nothing itself")
     func remoteMembers() async throws {
         let asked = Log<String>()
         let served = Log<[UInt8]>()
-        let fleet = try VirtualSensorFleet(
-            configuration: VirtualSensorsConfiguration(count: 3), clock: ManualClock(),
-            remote: { alias in
+        let fleet = VirtualSensorFleet<ManualClock>.remote(
+            configuration: VirtualSensorsConfiguration(count: 3),
+            connect: { alias in
                 asked.append(alias)
                 let (near, far) = LoopbackATTBearer.pair()
                 // The far end stands for the benchmark's sensor: it echoes what it is sent.
@@ -40,10 +42,18 @@ struct RemoteVirtualSensorFleetTests {
         await bearer.close()
     }
 
-    @Test("without the remote factory every member has its in-process sensor")
-    func inProcessMembers() throws {
-        let fleet = try VirtualSensorFleet(configuration: VirtualSensorsConfiguration(count: 2), clock: ManualClock())
-        #expect(fleet.members.allSatisfy { $0.sensor != nil })
+    @Test("the remote fleet has the daemon's aliases, addresses and scripts, each member with no sensor of its own")
+    func sameMembersAsTheDaemon() throws {
+        let configuration = VirtualSensorsConfiguration(count: 5, scripts: [.tableTennis, .jumps])
+        let daemon = try VirtualSensorFleet(configuration: configuration, clock: ManualClock())
+        let remote = VirtualSensorFleet<ManualClock>.remote(configuration: configuration) { _ in
+            LoopbackATTBearer.pair().0
+        }
+        #expect(remote.members.map(\.alias) == daemon.members.map(\.alias))
+        #expect(remote.members.map(\.address) == daemon.members.map(\.address))
+        #expect(remote.members.map(\.script) == daemon.members.map(\.script))
+        #expect(daemon.members.allSatisfy { $0.sensor != nil })
+        #expect(remote.members.allSatisfy { $0.sensor == nil })
     }
 }
 

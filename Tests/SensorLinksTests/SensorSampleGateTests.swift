@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import GatewayCore
 import SDUSensor
+import SensorLinks
 import Testing
 
 /// An accelerometer notification value: the header, then k samples whose x is their number.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import GATTClient
-import GatewayCore
 import GatewayTesting
 import SDUSensor
+import SensorLinks
 import Synchronization
 import Testing
 import VirtualSensor

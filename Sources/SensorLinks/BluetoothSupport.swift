@@ -28,26 +28,4 @@ public struct BluetoothSupport: Sendable {
         self.scan = scan
         self.linkParameters = linkParameters
     }
-
-    /// Fixed adapters, each with its connector: for tests and for hosts without adapter events.
-    public static func fixed(
-        _ adapters: [(AdapterInfo, any SensorConnector)],
-        scan: @escaping @Sendable (Double) async throws -> [DiscoveryInfo] = { _ in [] }
-    ) -> BluetoothSupport {
-        let connectors = Dictionary(uniqueKeysWithValues: adapters.map { ($0.0.name, $0.1) })
-        let listing = adapters.map(\.0)
-        return BluetoothSupport(
-            adapterChanges: {
-                AsyncStream { continuation in
-                    continuation.yield(listing)
-                }
-            },
-            makeConnector: { adapter in
-                connectors[adapter.name]
-                    ?? ClosureSensorConnector { _ in
-                        throw AdapterPoolError(code: .adapterGone, message: "\(adapter.name) has no connector")
-                    }
-            },
-            scan: scan)
-    }
 }

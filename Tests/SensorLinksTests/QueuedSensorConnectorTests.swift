@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import GATTClient
-import GatewayCore
 import GatewayTesting
+import SensorLinks
 import Synchronization
 import Testing
 
