@@ -75,11 +75,12 @@ format:
 
 # The transport suites drive fake controllers whose replies must arrive within a hang timeout; run
 # beside the CPU-heavy suites on a 2-core machine they can wait longer than that for a thread of
-# Swift's cooperative pool. The store's suites reopen a store and expect its flock to be free: a
-# child process that another suite spawns at that moment holds a copy of the lock's descriptor
-# until it execs, so recovery was skipped once. Both run apart, after everything else (isolated,
-# not retried).
-ISOLATED_SUITES ?= BLETransportTests|SessionStoreTests
+# Swift's cooperative pool; so can the link layer's (SensorLinksTests: the connection queue's
+# tests poll for attempts that a pool held by the detectors' digest recordings does not start).
+# The store's suites reopen a store and expect its flock to be free: a child process that another
+# suite spawns at that moment holds a copy of the lock's descriptor until it execs, so recovery
+# was skipped once. They run apart, after everything else (isolated, not retried).
+ISOLATED_SUITES ?= BLETransportTests|SensorLinksTests|SessionStoreTests
 # The two soak suites each hold about 4 000 descriptors (2 000 client ends and the server's) under
 # a limit of 8 192: side by side in one process, or beside suites that spawn daemons, accept() can
 # fail with EMFILE and a request time out. Each runs in a process of its own. DownloadSoakTests
