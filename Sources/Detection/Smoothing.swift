@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 /// A first-order low-pass filter with a time constant in seconds, correct at any sample rate:
-/// the smoothing factor is recomputed only when the sample interval changes.
+/// the smoothing factor is recomputed only for a sample interval it has not just seen.
+///
+/// Two intervals are remembered: timestamps t = offset + k/rate round to two or three neighbouring
+/// intervals that alternate, and with one remembered the factor's division ran at nearly every sample.
 @usableFromInline
 struct ExponentialSmoother: Sendable {
     @usableFromInline let timeConstant: Double
     @usableFromInline var lastInterval: Double = -1
     @usableFromInline var alpha: Double = 1
+    @usableFromInline var olderInterval: Double = -1
+    @usableFromInline var olderAlpha: Double = 1
 
     @inlinable init(timeConstant: Double) {
         self.timeConstant = timeConstant
@@ -14,13 +19,17 @@ struct ExponentialSmoother: Sendable {
 
     /// The weight of a new sample arriving `interval` seconds after the previous one:
     /// dt / (τ + dt), the bilinear-free discretisation of 1 − e^(−dt/τ) good to first order.
-    @inlinable mutating func factor(interval: Double) -> Double {
-        if interval != lastInterval {
+    @inlinable @inline(__always) mutating func factor(interval: Double) -> Double {
+        let isLast = interval == lastInterval
+        if !isLast && interval != olderInterval {
+            olderInterval = lastInterval
+            olderAlpha = alpha
             lastInterval = interval
             let dt = max(interval, 0)
             alpha = timeConstant > 0 ? dt / (timeConstant + dt) : 1
+            return alpha
         }
-        return alpha
+        return isLast ? alpha : olderAlpha
     }
 }
 
