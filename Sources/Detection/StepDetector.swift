@@ -135,50 +135,77 @@ public struct StepDetector: StreamingDetector {
     /// Steps per minute over the recent steps (0 before a bout is confirmed).
     public var cadence: Double { confirmed && meanInterval > 0 ? 60 / meanInterval : 0 }
 
-    /// Consumes a block of samples; appends the events completed in it.
+    /// Consumes a block of samples; appends the events completed in it (steps held for confirmation come
+    /// out one per sample once the bout is confirmed).
+    ///
+    /// The filters' state lives in locals for the block (the serial chains of the smoothing stages then
+    /// wait on no store and reload); it is written back before a peak is registered or a step handed on,
+    /// which read and change the rest of the detector.
     @inlinable public mutating func process(
         _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
     ) {
-        for sample in block { if let event = process(sample) { events.append(event) } }
+        var index = 0
+        var local = (spacing, smoothA, smoothB, slow, fade)
+        var a = stageA
+        var b = stageB
+        var base = baseline
+        var amp = amplitude
+        var time = lastTime
+        var isArmed = armed
+        var peak = (peakValue, peakTime)
+        let minPeak = parameters.minPeakG
+        let hysteresis = parameters.hysteresis
+        while index < block.count {
+            let sample = block[index]
+            index += 1
+            let t = sample.t
+            local.0.observe(t)
+            let m = sample.magnitude
+            if time == -Double.infinity {
+                a = m
+                b = m
+                base = m
+            } else {
+                let dt = t - time
+                a += local.1.factor(interval: dt) * (m - a)
+                b += local.2.factor(interval: dt) * (a - b)
+                base += local.3.factor(interval: dt) * (m - base)
+                amp -= local.4.factor(interval: dt) * amp
+            }
+            time = t
+            let value = b - base
+            if isArmed {
+                if value > peak.0 { peak = (value, t) }
+                if value < 0 {
+                    isArmed = false
+                    amplitude = amp
+                    (spacing, smoothA, smoothB, slow, fade) = local
+                    // Two first-order stages delay a slow peak by about one time constant each.
+                    registerPeak(time: peak.1 - 2 * parameters.smoothingTimeConstant, height: peak.0)
+                    amp = amplitude
+                }
+            } else if value > max(minPeak, hysteresis * amp) {
+                isArmed = true
+                peak = (value, t)
+            }
+            if !ready.isEmpty, let step = ready.pop() {
+                spacing = local.0
+                events.append(self.step(at: step))
+            }
+        }
+        (spacing, smoothA, smoothB, slow, fade) = local
+        stageA = a
+        stageB = b
+        baseline = base
+        amplitude = amp
+        lastTime = time
+        armed = isArmed
+        (peakValue, peakTime) = peak
     }
 
-    /// Consumes one sample; returns at most one step (steps held for confirmation come out one per
-    /// sample once the bout is confirmed).
-    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
-        let t = sample.t
-        spacing.observe(t)
-        let m = sample.magnitude
-        if lastTime == -Double.infinity {
-            stageA = m
-            stageB = m
-            baseline = m
-        } else {
-            let dt = t - lastTime
-            stageA += smoothA.factor(interval: dt) * (m - stageA)
-            stageB += smoothB.factor(interval: dt) * (stageA - stageB)
-            baseline += slow.factor(interval: dt) * (m - baseline)
-            amplitude -= fade.factor(interval: dt) * amplitude
-        }
-        lastTime = t
-        let value = stageB - baseline
-        let high = max(parameters.minPeakG, parameters.hysteresis * amplitude)
-        if armed {
-            if value > peakValue {
-                peakValue = value
-                peakTime = t
-            }
-            if value < 0 {
-                armed = false
-                // Two first-order stages delay a slow peak by about one time constant each.
-                registerPeak(time: peakTime - 2 * parameters.smoothingTimeConstant, height: peakValue)
-            }
-        } else if value > high {
-            armed = true
-            peakValue = value
-            peakTime = t
-        }
-        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))) }
-        return nil
+    /// The event of a step at `time`, as the detector reports it now.
+    @inlinable func step(at time: Double) -> DetectorEvent {
+        .step(StepEvent(t: time, cadence: cadence, quality: quality(at: time)))
     }
 
     /// The flags of a step at `time`: a gap within half a step interval of it may have hidden a
@@ -437,9 +464,7 @@ public struct StepDetector: StreamingDetector {
     public mutating func finish() -> [DetectorEvent] {
         releaseHalfWay(confirmed: false)
         var events: [DetectorEvent] = []
-        while let time = ready.pop() {
-            events.append(.step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))))
-        }
+        while let time = ready.pop() { events.append(step(at: time)) }
         return events
     }
 }
