@@ -86,6 +86,9 @@ struct SampleSpacing: Sendable {
     /// Takes the next sample time.
     @inlinable @inline(__always) mutating func observe(_ t: Double) {
         defer { lastTime = t }
+        // A steady interval first: one comparison for most samples. It changes nothing below either: it is
+        // positive (usual > 0; at usual = 0 only dt = 0 passes, which is skipped), and no gap.
+        if abs((t - lastTime) - usual) <= SampleSpacing.steadyFraction * usual { return }
         guard lastTime > -Double.infinity else { return }
         let dt = t - lastTime
         guard dt > 0 else { return }

@@ -8,9 +8,10 @@
 @usableFromInline
 struct ExponentialSmoother: Sendable {
     @usableFromInline let timeConstant: Double
-    @usableFromInline var lastInterval: Double = -1
+    /// NaN until an interval is seen: equal to none, so every factor is `alpha(interval:)`'s.
+    @usableFromInline var lastInterval: Double = .nan
     @usableFromInline var alpha: Double = 1
-    @usableFromInline var olderInterval: Double = -1
+    @usableFromInline var olderInterval: Double = .nan
     @usableFromInline var olderAlpha: Double = 1
 
     @inlinable init(timeConstant: Double) {
@@ -25,11 +26,16 @@ struct ExponentialSmoother: Sendable {
             olderInterval = lastInterval
             olderAlpha = alpha
             lastInterval = interval
-            let dt = max(interval, 0)
-            alpha = timeConstant > 0 ? dt / (timeConstant + dt) : 1
+            alpha = ExponentialSmoother.alpha(interval: interval, timeConstant: timeConstant)
             return alpha
         }
         return isLast ? alpha : olderAlpha
+    }
+
+    /// dt / (τ + dt) for dt = max(`interval`, 0); 1 without a time constant.
+    @inlinable static func alpha(interval: Double, timeConstant: Double) -> Double {
+        let dt = max(interval, 0)
+        return timeConstant > 0 ? dt / (timeConstant + dt) : 1
     }
 }
 

@@ -146,6 +146,9 @@ public struct StepDetector: StreamingDetector {
     ) {
         var index = 0
         var local = (spacing, smoothA, smoothB, slow, fade)
+        var factors = (
+            interval: Double.nan, last: SIMD4<Double>.one, olderInterval: Double.nan, older: SIMD4<Double>.one
+        )
         var a = stageA
         var b = stageB
         var base = baseline
@@ -167,10 +170,23 @@ public struct StepDetector: StreamingDetector {
                 base = m
             } else {
                 let dt = t - time
-                a += local.1.factor(interval: dt) * (m - a)
-                b += local.2.factor(interval: dt) * (a - b)
-                base += local.3.factor(interval: dt) * (m - base)
-                amp -= local.4.factor(interval: dt) * amp
+                // The four factors of an interval at once, from the last two intervals' (each smoother's
+                // factor is a function of the interval alone); the smoothers compute a new one.
+                let isLast = dt == factors.interval
+                let remembered = isLast || dt == factors.olderInterval
+                if !remembered {
+                    factors.older = factors.last
+                    factors.olderInterval = factors.interval
+                    factors.interval = dt
+                    factors.last = SIMD4(
+                        local.1.factor(interval: dt), local.2.factor(interval: dt), local.3.factor(interval: dt),
+                        local.4.factor(interval: dt))
+                }
+                let factor = isLast || !remembered ? factors.last : factors.older
+                a += factor.x * (m - a)
+                b += factor.y * (a - b)
+                base += factor.z * (m - base)
+                amp -= factor.w * amp
             }
             time = t
             let value = b - base
