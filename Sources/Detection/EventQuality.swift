@@ -70,6 +70,11 @@ public struct EventQuality: OptionSet, Hashable, Sendable {
 
 /// Watches the sample intervals of a stream: the usual interval (a slow average that gaps do not
 /// move) and whether the recent samples came too slowly or with a gap. O(1), no allocation.
+///
+/// An interval within `steadyFraction` of the usual one leaves it as it is. Timestamps jitter in their
+/// last bits (t = offset + k/rate rounds differently at every k), so a running mean of every interval
+/// never settles and costs a serial subtract-multiply-add per sample; with the dead band a steady
+/// stream's mean is fixed and a sample costs two subtractions and a comparison.
 @usableFromInline
 struct SampleSpacing: Sendable {
     /// The usual sample interval, s (0 until two samples were seen).
@@ -77,12 +82,18 @@ struct SampleSpacing: Sendable {
     @usableFromInline var lastTime = -Double.infinity
     /// Time of the last gap seen.
     @usableFromInline var lastGap = -Double.infinity
+    /// Intervals within this fraction of `usual` do not move it (0.1 %: 10 µs at 100 Hz, far below
+    /// anything the flags compare it with, far above the timestamps' rounding).
+    @usableFromInline static let steadyFraction = 1e-3
 
     @inlinable init() {}
 
     /// Takes the next sample time.
     @inlinable @inline(__always) mutating func observe(_ t: Double) {
         defer { lastTime = t }
+        // A steady interval first: one comparison for most samples. It changes nothing below either: it is
+        // positive (usual > 0; at usual = 0 only dt = 0 passes, which is skipped), and no gap.
+        if abs((t - lastTime) - usual) <= SampleSpacing.steadyFraction * usual { return }
         guard lastTime > -Double.infinity else { return }
         let dt = t - lastTime
         guard dt > 0 else { return }
@@ -90,7 +101,7 @@ struct SampleSpacing: Sendable {
             usual = dt
         } else if dt > 1.8 * usual {
             lastGap = t
-        } else {
+        } else if abs(dt - usual) > SampleSpacing.steadyFraction * usual {
             usual += 0.02 * (dt - usual)
         }
     }

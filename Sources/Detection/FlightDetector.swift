@@ -255,67 +255,6 @@ public struct FlightTracker: Sendable {
         return nil
     }
 
-    @usableFromInline mutating func land() -> FlightEvent? {
-        if !takeoffFrozen { takeoff = falling.end }
-        let fallingWidest = falling.widest
-        let risingWidest = rising.widest
-        var landing = rising.start
-        let floorCount = floorSums.x
-        var floor = floorCount > 0 ? floorSums / floorCount : .zero
-        floor.x = 0
-        // How far readings stray from the floor in flight (arm motion, a rope turned by the wrists): the
-        // steep part of an edge starts clear of it.
-        let spread = floorCount > 0 ? max(floorSquares / floorCount - (floor * floor).sum(), 0) : 0
-        let low = max(FlightTracker.steepLowG, 2 * spread.squareRoot())
-        // The extrapolation is trusted where it agrees with the moments of the edge's changes within two
-        // sample intervals (20 ms at least): arm motion in flight can bend a wrist-worn edge out of a line.
-        let agreement = max(2 * (lastTime - secondLastTime), FlightTracker.agreementWindow)
-        var quality = EventQuality()
-        if let edge = extrapolatedEdge(
-            fallingSamples, fromNewest: true, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
-            abs(edge - takeoff) <= agreement
-        {
-            takeoff = edge
-        } else {
-            quality.insert(.edgeFallback)
-        }
-        if let edge = extrapolatedEdge(
-            risingSamples, fromNewest: false, floor: floor, lowG: low, highG: FlightTracker.steepHighG),
-            abs(edge - landing) <= agreement
-        {
-            landing = edge
-        } else {
-            quality.insert(.edgeFallback)
-        }
-        if fallingSamples.clipped(nearFlight: true, within: 3) || risingSamples.clipped(nearFlight: false, within: 3) {
-            quality.insert(.clipped)
-        }
-        abort()
-        lastPropulsion = lastTime
-        // An edge that lies in a gap of lost notifications is somewhere in that gap: the flight is not
-        // measured, and a height from a guess would be wrong by g·t·gap/4 (10 cm per 0.1 s at 0.7 s).
-        guard fallingWidest <= FlightTracker.edgeGapMax, risingWidest <= FlightTracker.edgeGapMax else { return nil }
-        let flight = landing - takeoff
-        guard flight >= parameters.minFlight, flight <= parameters.maxFlight else { return nil }
-        guard floorTime > 0 else { return nil }
-        let floorMean = floorSum / floorTime
-        guard floorMean <= parameters.floorMaxG else { return nil }
-        // Free fall is flat and ends in an impact: a V or U dip of an arm movement is neither.
-        let magnitudeMean = floorCount > 0 ? floorMagnitudes / floorCount : 0
-        let magnitudeSpread = floorCount > 0 ? max(floorSquares / floorCount - magnitudeMean * magnitudeMean, 0) : 0
-        guard magnitudeSpread.squareRoot() <= parameters.floorSpreadMaxG else { return nil }
-        guard landingRise <= parameters.landingRiseMax else { return nil }
-        if floorMean > FlightTracker.floorMarginFraction * parameters.floorMaxG {
-            guard magnitudeSpread.squareRoot() <= parameters.marginSpreadMaxG else { return nil }
-            quality.insert(.lowFloorMargin)
-        }
-        quality.formUnion(
-            spacing.quality(
-                from: takeoff, to: landing, margin: 2 * spacing.usual,
-                slowest: QualityFlag.slowestInterval(for: .jump)))
-        return FlightEvent(start: takeoff, end: landing, quality: quality)
-    }
-
     /// A flight whose mean |a| exceeds this fraction of `floorMaxG` is flagged `low_floor_margin`.
     @usableFromInline static let floorMarginFraction = 0.8
 

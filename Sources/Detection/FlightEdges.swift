@@ -111,68 +111,70 @@ struct EdgeSamples: Sendable {
         let slot = (head + (fromNewest ? n - 1 - i : i)) & (EdgeSamples.capacity - 1)
         return slots.load(fromByteOffset: slot * 32, as: SIMD4<Double>.self)
     }
-    @inline(__always) func distance(_ s: SIMD4<Double>) -> Double {
-        let d = s - floor
-        return (d.y * d.y + d.z * d.z + d.w * d.w).squareRoot()
-    }
-    // The steep part begins after the last sample (from the flight outwards) that is still near the floor.
-    var first = -1
-    for i in 0..<n where distance(sample(i)) < lowG { first = i }
-    first += 1
-    guard first < n - 1 else { return nil }
-    // The line runs while r grows and stays at most `highG` on unclipped samples.
-    var last = first - 1
-    while last + 1 < n {
-        let next = sample(last + 1)
-        let r = distance(next)
-        guard r <= highG, !isClipped(next), last < first || r > distance(sample(last)), last < first + 3 else {
-            break
+    // r of every sample, once: the search below reads most of them several times.
+    return withUnsafeTemporaryAllocation(of: Double.self, capacity: EdgeSamples.capacity) { r in
+        for i in 0..<min(n, EdgeSamples.capacity) {
+            let d = sample(i) - floor
+            r[i] = (d.y * d.y + d.z * d.z + d.w * d.w).squareRoot()
         }
-        last += 1
+        // The steep part begins after the last sample (from the flight outwards) that is still near the floor.
+        var first = -1
+        for i in 0..<n where r[i] < lowG { first = i }
+        first += 1
+        guard first < n - 1 else { return nil }
+        // The line runs while r grows and stays at most `highG` on unclipped samples.
+        var last = first - 1
+        while last + 1 < n {
+            let next = sample(last + 1)
+            let distance = r[last + 1]
+            guard distance <= highG, !isClipped(next), last < first || distance > r[last], last < first + 3 else {
+                break
+            }
+            last += 1
+        }
+        guard last > first else { return nil }
+        var lowIndex = first
+        var highIndex = last
+        // The sample whose averaging interval holds the edge reads below the line (see step 3).
+        if 3 * r[lowIndex] < r[lowIndex + 1] { lowIndex += 1 }
+        if highIndex - lowIndex >= 2 {
+            let top = r[highIndex] - r[highIndex - 1]
+            let below = r[highIndex - 1] - r[highIndex - 2]
+            if top < below / 2 { highIndex -= 1 }
+        }
+        guard highIndex > lowIndex else { return nil }
+        var sumT = 0.0
+        var sumR = 0.0
+        let count = Double(highIndex - lowIndex + 1)
+        let origin = sample(lowIndex).x
+        for i in lowIndex...highIndex {
+            sumT += sample(i).x - origin
+            sumR += r[i]
+        }
+        let meanT = sumT / count
+        let meanR = sumR / count
+        var stt = 0.0
+        var str = 0.0
+        for i in lowIndex...highIndex {
+            let s = sample(i)
+            let dt = s.x - origin - meanT
+            stt += dt * dt
+            str += dt * (r[i] - meanR)
+        }
+        guard stt > 0 else { return nil }
+        let slope = str / stt
+        // r grows away from the flight: forwards in time for a landing, backwards for a takeoff.
+        guard fromNewest ? slope < 0 : slope > 0 else { return nil }
+        let zeroTime = origin + meanT - meanR / slope
+        // The edge lies between the reading nearest the floor (less one interval: the sensor averages over it)
+        // and the steep part.
+        let interval = abs(sample(highIndex).x - sample(lowIndex).x) / (count - 1)
+        var nearest = first
+        for i in 0..<first where r[i] < r[nearest] { nearest = i }
+        let anchor = sample(lowIndex).x
+        let bound = sample(nearest).x
+        return fromNewest
+            ? min(max(zeroTime, anchor), max(bound + interval, anchor))
+            : max(min(zeroTime, anchor), min(bound - interval, anchor))
     }
-    guard last > first else { return nil }
-    var lowIndex = first
-    var highIndex = last
-    // The sample whose averaging interval holds the edge reads below the line (see step 3).
-    if 3 * distance(sample(lowIndex)) < distance(sample(lowIndex + 1)) { lowIndex += 1 }
-    if highIndex - lowIndex >= 2 {
-        let top = distance(sample(highIndex)) - distance(sample(highIndex - 1))
-        let below = distance(sample(highIndex - 1)) - distance(sample(highIndex - 2))
-        if top < below / 2 { highIndex -= 1 }
-    }
-    guard highIndex > lowIndex else { return nil }
-    var sumT = 0.0
-    var sumR = 0.0
-    let count = Double(highIndex - lowIndex + 1)
-    let origin = sample(lowIndex).x
-    for i in lowIndex...highIndex {
-        let s = sample(i)
-        sumT += s.x - origin
-        sumR += distance(s)
-    }
-    let meanT = sumT / count
-    let meanR = sumR / count
-    var stt = 0.0
-    var str = 0.0
-    for i in lowIndex...highIndex {
-        let s = sample(i)
-        let dt = s.x - origin - meanT
-        stt += dt * dt
-        str += dt * (distance(s) - meanR)
-    }
-    guard stt > 0 else { return nil }
-    let slope = str / stt
-    // r grows away from the flight: forwards in time for a landing, backwards for a takeoff.
-    guard fromNewest ? slope < 0 : slope > 0 else { return nil }
-    let zeroTime = origin + meanT - meanR / slope
-    // The edge lies between the reading nearest the floor (less one interval: the sensor averages over it)
-    // and the steep part.
-    let interval = abs(sample(highIndex).x - sample(lowIndex).x) / (count - 1)
-    var nearest = first
-    for i in 0..<first where distance(sample(i)) < distance(sample(nearest)) { nearest = i }
-    let anchor = sample(lowIndex).x
-    let bound = sample(nearest).x
-    return fromNewest
-        ? min(max(zeroTime, anchor), max(bound + interval, anchor))
-        : max(min(zeroTime, anchor), min(bound - interval, anchor))
 }

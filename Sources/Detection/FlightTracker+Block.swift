@@ -18,6 +18,9 @@ extension FlightTracker {
             if !inFlight && lastTime > -Double.infinity {
                 index = skipGround(block, from: index)
                 guard index < block.count else { return }
+            } else if inFlight && takeoffFrozen && !landingSeen {
+                index = skipFloor(block, from: index)
+                guard index < block.count else { return }
             }
             if let flight = process(block[index]) { emit(flight) }
             index += 1
@@ -30,14 +33,26 @@ extension FlightTracker {
     @inlinable mutating func skipGround(_ block: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         var candidate = start
         var propulsion = -1
+        // The spacing's state in locals (registers); an interval within its dead band changes nothing but the
+        // last time, any other goes through `observe`.
+        var usual = spacing.usual
+        var band = SampleSpacing.steadyFraction * usual
+        var time = spacing.lastTime
         while candidate < block.count {
             let sample = block[candidate]
             let m2 = sample.x * sample.x + sample.y * sample.y + sample.z * sample.z
             if m2 < enterSquared { break }
             if m2 >= propulsionSquared { propulsion = candidate }
-            spacing.observe(sample.t)
+            if !(abs((sample.t - time) - usual) <= band) {
+                spacing.lastTime = time
+                spacing.observe(sample.t)
+                usual = spacing.usual
+                band = SampleSpacing.steadyFraction * usual
+            }
+            time = sample.t
             candidate += 1
         }
+        spacing.lastTime = time
         guard candidate > start else { return candidate }
         if propulsion >= 0 { lastPropulsion = block[propulsion].t }
         let last = candidate - 1

@@ -194,7 +194,14 @@ public struct HitDetector: StreamingDetector {
             hump.topEnd = t
             hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
         }
-        trackClip(t: t, axis: max(abs(x), abs(y), abs(z)), previousAxis: max(abs(lastX), abs(lastY), abs(lastZ)))
+        let axis = max(abs(x), abs(y), abs(z))
+        let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
+        if clipping || exitPending || axis > parameters.clipLevelG || axis >= parameters.saturationG {
+            trackClip(t: t, axis: axis, previousAxis: previousAxis)
+        } else {
+            // No clip open, closing or starting: all `trackClip` would do.
+            axisBefore = previousAxis
+        }
         gravity.update(x: x, y: y, z: z, m2: m2, interval: interval)
         remember(t: t, x: x, y: y, z: z)
         return event

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 /// A first-order low-pass filter with a time constant in seconds, correct at any sample rate:
-/// the smoothing factor is recomputed only when the sample interval changes.
+/// the smoothing factor is recomputed only for a sample interval it has not just seen.
+///
+/// Two intervals are remembered: timestamps t = offset + k/rate round to two or three neighbouring
+/// intervals that alternate, and with one remembered the factor's division ran at nearly every sample.
 @usableFromInline
 struct ExponentialSmoother: Sendable {
     @usableFromInline let timeConstant: Double
-    @usableFromInline var lastInterval: Double = -1
+    /// NaN until an interval is seen: equal to none, so every factor is `alpha(interval:)`'s.
+    @usableFromInline var lastInterval: Double = .nan
     @usableFromInline var alpha: Double = 1
+    @usableFromInline var olderInterval: Double = .nan
+    @usableFromInline var olderAlpha: Double = 1
 
     @inlinable init(timeConstant: Double) {
         self.timeConstant = timeConstant
@@ -14,13 +20,22 @@ struct ExponentialSmoother: Sendable {
 
     /// The weight of a new sample arriving `interval` seconds after the previous one:
     /// dt / (τ + dt), the bilinear-free discretisation of 1 − e^(−dt/τ) good to first order.
-    @inlinable mutating func factor(interval: Double) -> Double {
-        if interval != lastInterval {
+    @inlinable @inline(__always) mutating func factor(interval: Double) -> Double {
+        let isLast = interval == lastInterval
+        if !isLast && interval != olderInterval {
+            olderInterval = lastInterval
+            olderAlpha = alpha
             lastInterval = interval
-            let dt = max(interval, 0)
-            alpha = timeConstant > 0 ? dt / (timeConstant + dt) : 1
+            alpha = ExponentialSmoother.alpha(interval: interval, timeConstant: timeConstant)
+            return alpha
         }
-        return alpha
+        return isLast ? alpha : olderAlpha
+    }
+
+    /// dt / (τ + dt) for dt = max(`interval`, 0); 1 without a time constant.
+    @inlinable static func alpha(interval: Double, timeConstant: Double) -> Double {
+        let dt = max(interval, 0)
+        return timeConstant > 0 ? dt / (timeConstant + dt) : 1
     }
 }
 

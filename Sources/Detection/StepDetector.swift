@@ -135,52 +135,6 @@ public struct StepDetector: StreamingDetector {
     /// Steps per minute over the recent steps (0 before a bout is confirmed).
     public var cadence: Double { confirmed && meanInterval > 0 ? 60 / meanInterval : 0 }
 
-    /// Consumes a block of samples; appends the events completed in it.
-    @inlinable public mutating func process(
-        _ block: UnsafeBufferPointer<AccelerationSample>, into events: inout [DetectorEvent]
-    ) {
-        for sample in block { if let event = process(sample) { events.append(event) } }
-    }
-
-    /// Consumes one sample; returns at most one step (steps held for confirmation come out one per
-    /// sample once the bout is confirmed).
-    @inlinable mutating func process(_ sample: AccelerationSample) -> DetectorEvent? {
-        let t = sample.t
-        spacing.observe(t)
-        let m = sample.magnitude
-        if lastTime == -Double.infinity {
-            stageA = m
-            stageB = m
-            baseline = m
-        } else {
-            let dt = t - lastTime
-            stageA += smoothA.factor(interval: dt) * (m - stageA)
-            stageB += smoothB.factor(interval: dt) * (stageA - stageB)
-            baseline += slow.factor(interval: dt) * (m - baseline)
-            amplitude -= fade.factor(interval: dt) * amplitude
-        }
-        lastTime = t
-        let value = stageB - baseline
-        let high = max(parameters.minPeakG, parameters.hysteresis * amplitude)
-        if armed {
-            if value > peakValue {
-                peakValue = value
-                peakTime = t
-            }
-            if value < 0 {
-                armed = false
-                // Two first-order stages delay a slow peak by about one time constant each.
-                registerPeak(time: peakTime - 2 * parameters.smoothingTimeConstant, height: peakValue)
-            }
-        } else if value > high {
-            armed = true
-            peakValue = value
-            peakTime = t
-        }
-        if let time = ready.pop() { return .step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))) }
-        return nil
-    }
-
     /// The flags of a step at `time`: a gap within half a step interval of it may have hidden a
     /// neighbour or merged two.
     @inlinable func quality(at time: Double) -> EventQuality {
@@ -437,9 +391,7 @@ public struct StepDetector: StreamingDetector {
     public mutating func finish() -> [DetectorEvent] {
         releaseHalfWay(confirmed: false)
         var events: [DetectorEvent] = []
-        while let time = ready.pop() {
-            events.append(.step(StepEvent(t: time, cadence: cadence, quality: quality(at: time))))
-        }
+        while let time = ready.pop() { events.append(step(at: time)) }
         return events
     }
 }

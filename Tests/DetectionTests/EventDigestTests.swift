@@ -33,9 +33,13 @@ struct EventDigestTests {
         }
     }
 
+    /// Both models at 100 and 400 Hz; the scripted one also at 50 and 200 Hz (the rates validation data and
+    /// sensors use), whose digests were taken before the block path's spacing and smoothing changes.
     static let recordings: [Recording] = [false, true].flatMap { independent in
         MotionScript.allCases.flatMap { script in
-            [100.0, 400.0].map { Recording(independent: independent, script: script, rate: $0, seed: 7) }
+            (independent ? [100.0, 400.0] : [50.0, 100.0, 200.0, 400.0]).map {
+                Recording(independent: independent, script: script, rate: $0, seed: 7)
+            }
         }
     }
 
@@ -61,7 +65,10 @@ struct EventDigestTests {
             for profile in DetectionProfile.allCases {
                 let key = "\(recording) \(profile.rawValue) \(rules.rawValue)"
                 let expected = EventDigests.expected[key]
-                #expect(expected != nil, "no digest for \(key)")
+                if expected == nil {
+                    let found = Self.digest(ProfileDetector(profile: profile, rules: rules).events(in: samples))
+                    Issue.record("no digest for \(key) (these events read \(found))")
+                }
                 for size in Self.blockSizes {
                     var detector = ProfileDetector(profile: profile, rules: rules)
                     var events: [DetectorEvent] = []
