@@ -70,8 +70,10 @@ struct DiskFullEndToEndTests {
                 let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
                 var received: [Int] = []
                 for id in ids.values {
-                    let shown = try await gateway.controlJSON(["show", id, "--json"]) as? [String: Any]
-                    received.append(shown?["received"] as? Int ?? 0)
+                    let live = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+                        "GET", "/v1/sessions/" + id)
+                    let session = try JSONSerialization.jsonObject(with: Data(live.body)) as? [String: Any]
+                    received.append(session?["samples"] as? Int ?? 0)
                 }
                 return status?["store_degraded_sessions"] as? Int == 2 && received.allSatisfy { $0 > 600 }
             }
