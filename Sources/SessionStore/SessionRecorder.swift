@@ -435,7 +435,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     ) throws {
         let idText = session.idText
         let directory = store.tailDirectory
-        let sealed = compactions.filter { !$0.samples.isEmpty }
+        let sealed = compactions.filter { !$0.extent.isEmpty }
         for compaction in sealed {
             if state.segment?.chunk != compaction.chunk {
                 // A segment an earlier recorder left, full already: nothing appended to it here.
@@ -455,10 +455,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         defer { if closing { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
         try db.inTransaction {
             for compaction in compactions {
-                if !compaction.samples.isEmpty {
+                if !compaction.extent.isEmpty {
                     try ChunkRow.register(
                         file: directory.fileName(session: session.id, chunk: compaction.chunk),
-                        samples: compaction.samples, number: compaction.chunk, session: idText, db)
+                        extent: compaction.extent, number: compaction.chunk, session: idText, db)
                 }
                 for event in compaction.events {
                     try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
@@ -477,7 +477,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             state.segment = nil
         }
         // Only the open chunk (the first compacted) can have a segment without samples.
-        guard let first = compactions.first, first.samples.isEmpty,
+        guard let first = compactions.first, first.extent.isEmpty,
             state.tail.records > 0 || state.resumeLength != nil
         else { return }
         state.resumeLength = nil
