@@ -90,6 +90,10 @@ struct RecordingTail: Sendable, Hashable {
     ) -> [Step] {
         var steps: [Step] = []
         var open = self
+        // The segment's events so far go into the first compaction only; `open` collects this
+        // plan's, so that planning never copies the segment's list.
+        var earlier = events
+        open.events = []
         var rest = new[...]
         var fresh = newEvents
         var counts = newCounts
@@ -111,9 +115,10 @@ struct RecordingTail: Sendable, Hashable {
         func compact(_ close: Close?) {
             // Events and counters not appended go into the database only.
             let compaction = Compaction(
-                chunk: open.chunk, extent: open.extent, events: open.events + fresh,
+                chunk: open.chunk, extent: open.extent, events: earlier + open.events + fresh,
                 counts: close?.counts ?? counts ?? open.counts, close: close)
             take(Step(action: .compact(compaction), newSamples: 0, newEvents: fresh.count))
+            earlier = []
             fresh = []
             counts = nil
         }

@@ -360,7 +360,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             return (samples, events, counts)
         }
-        var writerState = writer.withLock { $0 }
+        var writerState = takeWriterState()
         let steps = writerState.tail.plan(samples: samples, events: events, counts: counts, close: close)
         var done = 0
         do {
@@ -404,6 +404,16 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             if let counts, state.counts == counts { state.countsDirty = false }
         }
         return FlushOutcome(samples: samples.count, events: events.count)
+    }
+
+    /// The writer's state moved out of its mutex, not copied, so that applying a flush's steps
+    /// appends to the open chunk's event list in place; the flush puts it back, failed or not.
+    private func takeWriterState() -> WriterState {
+        writer.withLock { state in
+            let taken = state
+            state = WriterState(tail: RecordingTail(chunkLength: taken.tail.chunkLength, chunk: taken.tail.chunk))
+            return taken
+        }
     }
 
     /// Appends a record to the open chunk's segment, creating the segment with its first record
