@@ -2,9 +2,10 @@
 import Detection
 import Foundation
 
-/// The open end of a recording, as a pure state machine: which chunk is open, and the samples,
-/// events and counters that so far live only in that chunk's tail segment. No I/O: `plan` says
-/// what a flush must write, the recorder writes it and `apply`s every step that succeeded.
+/// The open end of a recording, as a pure state machine: which chunk is open, what its row will
+/// say of its samples (`ChunkExtent`: the samples themselves are only in its tail segment), and
+/// the events and counters that so far live only in that segment. No I/O: `plan` says what a
+/// flush must write, the recorder writes it and `apply`s every step that succeeded.
 ///
 /// A flush appends one record to the open chunk's segment (a few hundred bytes). When the chunk
 /// fills, or the session ends, the segment gets the chunk's last samples, is sealed, and a
@@ -31,8 +32,8 @@ struct RecordingTail: Sendable, Hashable {
     /// the events and counters, the close. A segment without samples is deleted after it.
     struct Compaction: Sendable, Hashable {
         var chunk: Int64
-        /// Every sample of the chunk: all in its segment.
-        var samples: [StoredSample]
+        /// The chunk's samples as its row describes them (they are all in its segment).
+        var extent: ChunkExtent
         var events: [SequencedEvent]
         var counts: SessionCounts?
         var close: Close?
@@ -55,8 +56,8 @@ struct RecordingTail: Sendable, Hashable {
     let chunkLength: Int
     /// The open chunk's number.
     private(set) var chunk: Int64
-    /// The open chunk's samples (all in its segment).
-    private(set) var samples: [StoredSample]
+    /// The open chunk's samples as its row will describe them (they are all in its segment).
+    private(set) var extent: ChunkExtent
     /// Events in the segment, not yet in the database.
     private(set) var events: [SequencedEvent]
     /// The latest counters in the segment, when newer than the session's row.
@@ -72,7 +73,7 @@ struct RecordingTail: Sendable, Hashable {
     init(chunkLength: Int, chunk: Int64, segment: TailSegment? = nil) {
         self.chunkLength = max(1, chunkLength)
         self.chunk = chunk
-        samples = segment?.samples ?? []
+        extent = segment?.extent ?? ChunkExtent()
         events = segment?.events ?? []
         counts = segment?.counts
         records = Int64(segment?.records.count ?? 0)
@@ -89,6 +90,10 @@ struct RecordingTail: Sendable, Hashable {
     ) -> [Step] {
         var steps: [Step] = []
         var open = self
+        // The segment's events so far go into the first compaction only; `open` collects this
+        // plan's, so that planning never copies the segment's list.
+        var earlier = events
+        open.events = []
         var rest = new[...]
         var fresh = newEvents
         var counts = newCounts
@@ -110,15 +115,16 @@ struct RecordingTail: Sendable, Hashable {
         func compact(_ close: Close?) {
             // Events and counters not appended go into the database only.
             let compaction = Compaction(
-                chunk: open.chunk, samples: open.samples, events: open.events + fresh,
+                chunk: open.chunk, extent: open.extent, events: earlier + open.events + fresh,
                 counts: close?.counts ?? counts ?? open.counts, close: close)
             take(Step(action: .compact(compaction), newSamples: 0, newEvents: fresh.count))
+            earlier = []
             fresh = []
             counts = nil
         }
         if open.sealsFirst { compact(nil) }
-        while open.samples.count + rest.count >= chunkLength {
-            let missing = max(0, chunkLength - open.samples.count)
+        while open.extent.count + rest.count >= chunkLength {
+            let missing = max(0, chunkLength - open.extent.count)
             if missing > 0 { append(missing) }
             compact(nil)
         }
@@ -155,19 +161,19 @@ struct RecordingTail: Sendable, Hashable {
             if append.chunk != chunk {
                 // A spill past an older format's segment opens the next chunk's.
                 chunk = append.chunk
-                samples = []
+                extent = ChunkExtent()
                 events = []
                 counts = nil
                 records = 0
                 sealsFirst = false
             }
-            samples += append.record.samples
+            extent.append(contentsOf: append.record.samples)
             events += append.record.events
             if let newCounts = append.record.counts { counts = newCounts }
             records += 1
         case .compact(let compaction):
             chunk = compaction.chunk + 1
-            samples = []
+            extent = ChunkExtent()
             events = []
             counts = nil
             records = 0

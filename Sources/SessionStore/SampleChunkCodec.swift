@@ -88,14 +88,15 @@ public enum SampleChunkCodec {
 
     /// The linear time base the encoder fits to these samples.
     public static func summary(of samples: [StoredSample]) -> Summary {
-        guard let first = samples.first, let last = samples.last else {
-            return Summary(count: 0, firstIndex: 0, firstTime: 0, timeStep: 0)
-        }
+        summary(count: samples.count, first: samples.first, last: samples.last)
+    }
+
+    /// The same from all it depends on: how many samples, the first and the last (`ChunkExtent`).
+    static func summary(count: Int, first: StoredSample?, last: StoredSample?) -> Summary {
+        guard let first, let last else { return Summary(count: 0, firstIndex: 0, firstTime: 0, timeStep: 0) }
         let span = last.index &- first.index
         let step = span > 0 ? (last.t - first.t) / Double(span) : 0
-        return Summary(
-            count: samples.count, firstIndex: first.index, firstTime: first.t,
-            timeStep: step.isFinite ? step : 0)
+        return Summary(count: count, firstIndex: first.index, firstTime: first.t, timeStep: step.isFinite ? step : 0)
     }
 
     /// True when `encode` keeps these samples' times bit for bit as whole microseconds (format 3's

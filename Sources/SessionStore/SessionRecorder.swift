@@ -360,7 +360,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             return (samples, events, counts)
         }
-        var writerState = writer.withLock { $0 }
+        var writerState = takeWriterState()
         let steps = writerState.tail.plan(samples: samples, events: events, counts: counts, close: close)
         var done = 0
         do {
@@ -406,6 +406,16 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         return FlushOutcome(samples: samples.count, events: events.count)
     }
 
+    /// The writer's state moved out of its mutex, not copied, so that applying a flush's steps
+    /// appends to the open chunk's event list in place; the flush puts it back, failed or not.
+    private func takeWriterState() -> WriterState {
+        writer.withLock { state in
+            let taken = state
+            state = WriterState(tail: RecordingTail(chunkLength: taken.tail.chunkLength, chunk: taken.tail.chunk))
+            return taken
+        }
+    }
+
     /// Appends a record to the open chunk's segment, creating the segment with its first record
     /// (or continuing one an earlier recorder left).
     func append(_ append: RecordingTail.Append, _ state: inout WriterState) throws(StoreError) {
@@ -435,7 +445,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     ) throws {
         let idText = session.idText
         let directory = store.tailDirectory
-        let sealed = compactions.filter { !$0.samples.isEmpty }
+        let sealed = compactions.filter { !$0.extent.isEmpty }
         for compaction in sealed {
             if state.segment?.chunk != compaction.chunk {
                 // A segment an earlier recorder left, full already: nothing appended to it here.
@@ -455,10 +465,10 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         defer { if closing { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
         try db.inTransaction {
             for compaction in compactions {
-                if !compaction.samples.isEmpty {
+                if !compaction.extent.isEmpty {
                     try ChunkRow.register(
                         file: directory.fileName(session: session.id, chunk: compaction.chunk),
-                        samples: compaction.samples, number: compaction.chunk, session: idText, db)
+                        extent: compaction.extent, number: compaction.chunk, session: idText, db)
                 }
                 for event in compaction.events {
                     try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
@@ -477,7 +487,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             state.segment = nil
         }
         // Only the open chunk (the first compacted) can have a segment without samples.
-        guard let first = compactions.first, first.samples.isEmpty,
+        guard let first = compactions.first, first.extent.isEmpty,
             state.tail.records > 0 || state.resumeLength != nil
         else { return }
         state.resumeLength = nil

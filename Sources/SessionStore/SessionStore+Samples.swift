@@ -64,13 +64,13 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
         ])
     }
 
-    /// Registers a sealed tail segment as chunk `number`, holding `samples` (the segment's): the row
+    /// Registers a sealed tail segment as chunk `number`, its samples described by `extent`: the row
     /// names the file and carries no BLOB, so the chunk is not written again. `OR REPLACE`: crash
     /// recovery may register a segment whose commit it cannot tell happened.
     static func register(
-        file name: String, samples: [StoredSample], number: Int64, session: String, _ db: Database
+        file name: String, extent: ChunkExtent, number: Int64, session: String, _ db: Database
     ) throws {
-        let summary = SampleChunkCodec.summary(of: samples)
+        let summary = extent.summary
         let statement = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO sample_chunks (session_id, chunk, first_index, sample_count, first_time,
@@ -79,7 +79,7 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
                 """)
         try statement.execute(arguments: [
             session, number, summary.firstIndex, summary.count, summary.firstTime, summary.timeStep,
-            samples.last?.t ?? summary.firstTime, Int(SampleChunkCodec.version), name,
+            extent.lastTime, Int(SampleChunkCodec.version), name,
         ])
     }
 

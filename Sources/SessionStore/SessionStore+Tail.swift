@@ -87,7 +87,7 @@ extension SessionStore {
         for segment in tail.segments where !segment.samples.isEmpty {
             let name = directory.fileName(session: segment.header.session, chunk: segment.header.chunk)
             try ChunkRow.register(
-                file: name, samples: segment.samples, number: segment.header.chunk, session: idText, db)
+                file: name, extent: segment.extent, number: segment.header.chunk, session: idText, db)
         }
         for event in tail.events(after: storedSequence) {
             try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)

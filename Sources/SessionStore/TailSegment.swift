@@ -320,6 +320,10 @@ struct TailSegment: Hashable, Sendable {
 
     /// The samples of every record, in order.
     var samples: [StoredSample] { records.flatMap(\.samples) }
+    /// The count, first and last of those samples, without gathering them.
+    var extent: ChunkExtent {
+        records.reduce(into: ChunkExtent()) { $0.append(contentsOf: $1.samples) }
+    }
     /// The events of every record, in order.
     var events: [SequencedEvent] { records.flatMap(\.events) }
     /// The counters of the last record that carried them.

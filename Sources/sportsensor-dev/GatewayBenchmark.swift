@@ -15,8 +15,8 @@ struct GatewayBenchmark: AsyncParsableCommand {
             bench-gateway-host: the daemon's services and control API in a process of their own) in a fresh \
             state directory, serves its N virtual sensors from this process over AF_UNIX SOCK_SEQPACKET \
             connections, starts a session on each, opens the SSE streams, and after --warm-up reads over \
-            --seconds: the gateway's utime+stime (/proc/PID/stat), VmRSS, Pss and anonymous \
-            memory (/proc/PID/smaps_rollup) idle and loaded, write_bytes (/proc/PID/io), heap allocations (with --malloc-counter, the preloaded counter \
+            --seconds: the gateway's utime+stime (/proc/PID/stat), VmRSS and RssAnon (/proc/PID/status), \
+            Pss, Anonymous and Private_Dirty (/proc/PID/smaps_rollup) idle and loaded, write_bytes (/proc/PID/io), heap allocations (with --malloc-counter, the preloaded counter \
             scripts/malloc-count.c) and its samples and notifications (/metrics). The latency is from the \
             sensor's last notification sent before a detection item arrives to its arrival, both on this \
             process's monotonic clock. Prints one table row per run.

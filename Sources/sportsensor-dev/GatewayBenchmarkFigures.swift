@@ -8,12 +8,17 @@ struct GatewayProcessReading: Equatable, Sendable {
     var cpuTicks: Int
     /// Resident set, bytes (`/proc/PID/status` `VmRSS`).
     var residentBytes: Int
+    /// Its anonymous part, bytes (`/proc/PID/status` `RssAnon`).
+    var residentAnonymousBytes = 0
     /// Proportional set, bytes (`/proc/PID/smaps_rollup` `Pss`: shared pages divided among the
     /// processes mapping them).
     var proportionalBytes = 0
     /// Anonymous memory, bytes (`/proc/PID/smaps_rollup` `Anonymous`: pages backed by no file,
     /// the heap, stacks and written copies of data pages; what the daemon costs beyond its code).
     var anonymousBytes = 0
+    /// Private dirty memory, bytes (`/proc/PID/smaps_rollup` `Private_Dirty`: the anonymous pages
+    /// written, and the file pages written in a private mapping, such as relocated data).
+    var privateDirtyBytes = 0
     /// Bytes whose pages the process dirtied for the disk (`/proc/PID/io` `write_bytes`).
     var writeBytes: Int
     /// Heap allocations so far (the preloaded counter; nil without it).
@@ -40,28 +45,31 @@ enum GatewayProcessFiles {
         return user + system
     }
 
-    /// `VmRSS` of `/proc/PID/status`, in bytes.
-    static func residentBytes(status: String) -> Int? {
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2, let kilobytes = Int(parts[1]) else { return nil }
-            return kilobytes * 1024
-        }
-        return nil
+    /// `VmRSS` and `RssAnon` of `/proc/PID/status`, in bytes; nil without either.
+    static func status(_ text: String) -> (resident: Int, anonymous: Int)? {
+        let fields = kilobyteFields(text, ["VmRSS:", "RssAnon:"])
+        guard let resident = fields["VmRSS:"], let anonymous = fields["RssAnon:"] else { return nil }
+        return (resident, anonymous)
     }
 
-    /// `Pss` and `Anonymous` of `/proc/PID/smaps_rollup`, in bytes.
-    static func rollup(smaps: String) -> (proportional: Int, anonymous: Int)? {
-        var proportional: Int?
-        var anonymous: Int?
-        for line in smaps.split(separator: "\n") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2, let kilobytes = Int(parts[1]) else { continue }
-            if parts[0] == "Pss:" { proportional = kilobytes * 1024 }
-            if parts[0] == "Anonymous:" { anonymous = kilobytes * 1024 }
+    /// `Pss`, `Anonymous` and `Private_Dirty` of `/proc/PID/smaps_rollup`, in bytes; nil without any.
+    static func rollup(smaps: String) -> (proportional: Int, anonymous: Int, privateDirty: Int)? {
+        let fields = kilobyteFields(smaps, ["Pss:", "Anonymous:", "Private_Dirty:"])
+        guard let proportional = fields["Pss:"], let anonymous = fields["Anonymous:"],
+            let privateDirty = fields["Private_Dirty:"]
+        else { return nil }
+        return (proportional, anonymous, privateDirty)
+    }
+
+    /// The `names` of `Name:   123 kB` lines (the form of `status` and `smaps_rollup`), in bytes.
+    static func kilobyteFields(_ text: String, _ names: Set<Substring>) -> [Substring: Int] {
+        var fields: [Substring: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 2, names.contains(parts[0]), let kilobytes = Int(parts[1]) else { continue }
+            fields[parts[0]] = kilobytes * 1024
         }
-        guard let proportional, let anonymous else { return nil }
-        return (proportional, anonymous)
+        return fields
     }
 
     /// `write_bytes` of `/proc/PID/io`.
@@ -103,6 +111,10 @@ struct GatewayBenchmarkFigures: Equatable, Sendable {
     var loadedProportionalBytes: Int
     var idleAnonymousBytes: Int
     var loadedAnonymousBytes: Int
+    var idleResidentAnonymousBytes: Int
+    var loadedResidentAnonymousBytes: Int
+    var idlePrivateDirtyBytes: Int
+    var loadedPrivateDirtyBytes: Int
     var allocationsPerNotification: Double?
     var diskBytesPerSample: Double
     var lostSamples: Double
@@ -132,6 +144,10 @@ struct GatewayBenchmarkFigures: Equatable, Sendable {
         loadedProportionalBytes = end.proportionalBytes
         idleAnonymousBytes = idle.anonymousBytes
         loadedAnonymousBytes = end.anonymousBytes
+        idleResidentAnonymousBytes = idle.residentAnonymousBytes
+        loadedResidentAnonymousBytes = end.residentAnonymousBytes
+        idlePrivateDirtyBytes = idle.privateDirtyBytes
+        loadedPrivateDirtyBytes = end.privateDirtyBytes
         if let first = start.allocations, let last = end.allocations, notifications > 0 {
             allocationsPerNotification = Double(last - first) / notifications
         }
@@ -169,9 +185,10 @@ extension GatewayBenchmarkFigures {
     /// The table's header.
     static let header = [
         "| sensors × Hz | SSE subs | samples/s (offered) | core % | CPU µs/sample | CPU µs/notif. "
-            + "| RSS idle / loaded MB | Pss idle / loaded MB | anonymous idle / loaded MB | allocs/notif. "
+            + "| RSS idle / loaded MB | Pss idle / loaded MB | anonymous idle / loaded MB "
+            + "| RssAnon idle / loaded MB | Private_Dirty idle / loaded MB | allocs/notif. "
             + "| disk B/sample | notif.→SSE ms p50 / p99 / max (n) |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ].joined(separator: "\n")
 
     /// One row of the table.
@@ -187,6 +204,8 @@ extension GatewayBenchmarkFigures {
             + "| \(megabytes(idleResidentBytes)) / \(megabytes(loadedResidentBytes)) "
             + "| \(megabytes(idleProportionalBytes)) / \(megabytes(loadedProportionalBytes)) "
             + "| \(megabytes(idleAnonymousBytes)) / \(megabytes(loadedAnonymousBytes)) "
+            + "| \(megabytes(idleResidentAnonymousBytes)) / \(megabytes(loadedResidentAnonymousBytes)) "
+            + "| \(megabytes(idlePrivateDirtyBytes)) / \(megabytes(loadedPrivateDirtyBytes)) "
             + "| \(allocations) | \(fixed(diskBytesPerSample, 1)) | \(latencyText) |"
     }
 }

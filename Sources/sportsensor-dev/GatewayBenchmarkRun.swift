@@ -95,7 +95,7 @@ struct GatewayBenchmarkRun {
             try String(contentsOfFile: "/proc/\(pid)/\(name)", encoding: .utf8)
         }
         guard let ticks = GatewayProcessFiles.cpuTicks(stat: try file("stat")),
-            let resident = GatewayProcessFiles.residentBytes(status: try file("status")),
+            let status = GatewayProcessFiles.status(try file("status")),
             let written = GatewayProcessFiles.writeBytes(io: try file("io")),
             let rollup = GatewayProcessFiles.rollup(smaps: try file("smaps_rollup"))
         else { throw ValidationError("cannot read /proc/\(pid)/stat, status, io or smaps_rollup") }
@@ -104,8 +104,9 @@ struct GatewayBenchmarkRun {
             allocations = Int(data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
         }
         return GatewayProcessReading(
-            cpuTicks: ticks, residentBytes: resident, proportionalBytes: rollup.proportional,
-            anonymousBytes: rollup.anonymous, writeBytes: written, allocations: allocations,
+            cpuTicks: ticks, residentBytes: status.resident, residentAnonymousBytes: status.anonymous,
+            proportionalBytes: rollup.proportional, anonymousBytes: rollup.anonymous,
+            privateDirtyBytes: rollup.privateDirty, writeBytes: written, allocations: allocations,
             samples: GatewayProcessFiles.metric("sportsensord_samples_total", in: metrics) ?? 0,
             notifications: GatewayProcessFiles.metric("sportsensord_notifications_total", in: metrics) ?? 0,
             lostSamples: GatewayProcessFiles.metric("sportsensord_lost_samples_total", in: metrics) ?? 0, at: at)

@@ -32,7 +32,10 @@ struct DiskFullEndToEndTests {
                 let started = try await gateway.controlJSON(["start", "--sensor", sensor, "--json"]) as? [String: Any]
                 ids[sensor] = try #require(started?["id"] as? String)
             }
-            try await Task.sleep(for: .seconds(2))
+            // Both sessions have samples in their tail segments before the disk fills.
+            let tail = state + "/sportsensord.sqlite-tail/"
+            let segments = ids.values.map { tail + $0 + ".0.tail" }
+            #expect(try await gateway.waitUntil { segments.allSatisfy { FileManager.default.fileExists(atPath: $0) } })
             let filled = try disk.fill("filler")
             #expect(filled > 0)
 
@@ -60,7 +63,21 @@ struct DiskFullEndToEndTests {
             }
             #expect(counted, "\(metrics)")
             #expect(!metrics.contains("sportsensord_store_failed_writes_total 0\n"), "\(metrics)")
-            try await Task.sleep(for: .seconds(2))
+            // Seconds of samples in both sessions (the restart counts them), each still degraded: its
+            // last flush failed, so its rows do not fit in the disk's last bytes (the stop cannot
+            // store them after all).
+            let grown = try await gateway.waitUntil(timeout: .seconds(60)) {
+                let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
+                var received: [Int] = []
+                for id in ids.values {
+                    let live = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+                        "GET", "/v1/sessions/" + id)
+                    let session = try JSONSerialization.jsonObject(with: Data(live.body)) as? [String: Any]
+                    received.append(session?["samples"] as? Int ?? 0)
+                }
+                return status?["store_degraded_sessions"] as? Int == 2 && received.allSatisfy { $0 > 600 }
+            }
+            #expect(grown, "\(gateway.log.suffix(2000))")
 
             // stop reports the truth: not in the store, spilled to a named file, non-zero exit.
             let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
@@ -74,9 +91,16 @@ struct DiskFullEndToEndTests {
             #expect(stillLive.compactMap { $0["id"] as? String } == [ids["virtual-2"]], "\(listing.text)")
 
             // The spill gave a reserve slot back: fill that space too, so the other session's end
-            // cannot be stored either. SIGTERM spills it and exits with a failure, not 0.
-            #expect(try disk.fill("filler-2") > 0)
-            try await Task.sleep(for: .seconds(1))
+            // cannot be stored either. (Had its flush taken some of it first, it is degraded again
+            // only once its rows do not fit in what is left: the wait is for that.) SIGTERM spills
+            // it and exits with a failure, not 0.
+            #expect(gateway.log.contains("released space reserved for spilling"), "\(gateway.log.suffix(2000))")
+            try disk.fill("filler-2")
+            let stillDegraded = try await gateway.waitUntil(timeout: .seconds(60)) {
+                let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
+                return status?["store_degraded_sessions"] as? Int == 1
+            }
+            #expect(stillDegraded, "\(gateway.log.suffix(2000))")
             gateway.daemon.send(SIGTERM)
             let exit = await gateway.daemon.waitForExit(timeout: .seconds(20))
             #expect(exit == 1, "\(gateway.log.suffix(3000))")

@@ -14,30 +14,44 @@ import Glibc
 @Suite("End to end: an end the disk could take nowhere", .serialized, .timeLimit(.minutes(5)))
 struct DiskFullRetryEndToEndTests {
     static let oneSensor = "[virtual]\nsensors = 1\n"
+    /// Rows in memory (samples, and a few events) whose tail record is larger than a block of the
+    /// file system (4 kB on tmpfs): the virtual sensor's samples take about 4 bytes each there, so
+    /// 2 000 take twice a block. The note of a loss can start a new block of the segment, and
+    /// what it leaves of that block is less than a block; a record of the rows in memory must not
+    /// fit in it, or SIGTERM stores them after all (as a daemon should) and no loss is left to count.
+    static let moreThanABlock = 2_000
 
-    /// Starts a session on virtual-1, removes the spill reserve, fills the disk, waits until the
-    /// session is degraded, and stops it: the stop fails. Returns the session id.
-    static func unsavedStop(_ gateway: RunningGateway, state: String) async throws -> String {
+    /// Starts a session on virtual-1, waits until its tail segment holds samples, removes the spill
+    /// reserve, fills the disk, waits until the session is degraded with `waiting` rows in memory,
+    /// and stops it: the stop fails. Returns the session id.
+    ///
+    /// Every wait is for a state the daemon shows, never for time: a degraded session's last flush
+    /// failed, which proves its rows do not fit in what the file system has left for its segment
+    /// (the unused end of its last block, and nothing else); the rows in memory only grow after that.
+    static func unsavedStop(_ gateway: RunningGateway, state: String, waiting: Int) async throws -> String {
         #expect(try await gateway.waitForLink("virtual-1"))
         let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
         let id = try #require(started?["id"] as? String)
-        try await Task.sleep(for: .seconds(2))
         let tail = state + "/sportsensord.sqlite-tail"
+        // Some samples are saved before the disk fills (the restart checks where they end).
+        let segment = tail + "/\(id).0.tail"
+        #expect(try await gateway.waitUntil(timeout: .seconds(30)) { FileManager.default.fileExists(atPath: segment) })
         for name in try FileManager.default.contentsOfDirectory(atPath: tail) where name.hasPrefix("spill.reserve") {
             try FileManager.default.removeItem(atPath: tail + "/" + name)
         }
         #expect(try SmallFileSystem.fill(state + "/filler") > 0)
-        let degraded = try await gateway.waitUntil(timeout: .seconds(60)) {
+        var metrics = ""
+        let degraded = try await gateway.waitUntil(timeout: .seconds(120)) {
             let status = try await gateway.controlJSON(["status", "--json"]) as? [String: Any]
-            return status?["store_degraded_sessions"] as? Int == 1
+            metrics = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange("GET", "/metrics").text
+            return status?["store_degraded_sessions"] as? Int == 1 && Self.queueDepth(metrics) >= waiting
         }
-        #expect(degraded, "\(gateway.log.suffix(2000))")
-        try await Task.sleep(for: .seconds(1))
+        #expect(degraded, "\(metrics)\n\(gateway.log.suffix(2000))")
         let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
         #expect(stopped.status != 0, "\(stopped)")
         // The note of the loss took the space held for it and the recorder held what it left again
-        // before any other write, so nothing is free: the end stays unsaved until the test frees space.
-        // (Anything the file system still frees, e.g. SQLite's own files, goes to a second filler.)
+        // before any other write. Blocks a write of the daemon held while the first filler ran, and
+        // gave back when it failed, go to a second filler.
         _ = try? SmallFileSystem.fill(state + "/filler-2")
         #expect(stopped.standardError.contains("could not be saved nor spilled"), "\(stopped)")
         #expect(gateway.log.contains("store.unsaved_samples"), "the log counts the samples only in memory")
@@ -47,6 +61,13 @@ struct DiskFullRetryEndToEndTests {
         let session = try JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any]
         #expect((session?["unsaved_samples"] as? Int ?? 0) > 0, "\(shown.text)")
         return id
+    }
+
+    /// The rows the recorders hold in memory, from `/metrics`.
+    static func queueDepth(_ metrics: String) -> Int {
+        let prefix = "sportsensord_store_queue_depth "
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Double($0.dropFirst(prefix.count)) }.map { Int($0) } ?? 0
     }
 
     @Test("space returns: the daemon stores the end itself, every sample received is stored, SIGTERM exits 0")
@@ -59,7 +80,8 @@ struct DiskFullRetryEndToEndTests {
             try? FileManager.default.removeItem(atPath: directory)
         }
         try await RunningGateway.with(config: Self.oneSensor, in: directory) { gateway in
-            let id = try await Self.unsavedStop(gateway, state: state)
+            // Over 2 s of samples at 100 Hz wait: more than 300 are received in all.
+            let id = try await Self.unsavedStop(gateway, state: state, waiting: 250)
             try FileManager.default.removeItem(atPath: state + "/filler")
             try? FileManager.default.removeItem(atPath: state + "/filler-2")
             var shown: [String: Any]?
@@ -100,11 +122,13 @@ struct DiskFullRetryEndToEndTests {
         }
         try await RunningGateway.with(config: Self.oneSensor, in: directory) { gateway in
             let before = Date()
-            let id = try await Self.unsavedStop(gateway, state: state)
+            let id = try await Self.unsavedStop(gateway, state: state, waiting: Self.moreThanABlock)
             let ran = Date().timeIntervalSince(before)
-            // Whatever the file system freed since the stop (a checkpoint's WAL pages) is taken too, so
-            // the last attempt at SIGTERM can neither save nor spill; with space there it would spill
-            // every row and rightly count none unsaved, which is the other test's case.
+            // Blocks a failed retry of the end held while the second filler ran are taken too. The
+            // last attempt at SIGTERM then can neither save nor spill: its rows did not fit at the
+            // stop, and the note written since can have left the segment at most a block's unused
+            // end, too small for them. (With room, it would store or spill every row and rightly
+            // count none unsaved, which is the other test's case.)
             _ = try? SmallFileSystem.fill(state + "/filler-3")
             gateway.daemon.send(SIGTERM)
             let exit = await gateway.daemon.waitForExit(timeout: .seconds(30))
@@ -132,7 +156,9 @@ struct DiskFullRetryEndToEndTests {
             let store = try SessionStore.openReadOnly(at: StateDirectory(path: state))
             defer { try? store.close() }
             let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
-            #expect(unsaved > 100, "seconds of samples at 100 Hz were neither saved nor spilled: \(shown)")
+            #expect(
+                unsaved > Self.moreThanABlock / 2,
+                "the samples in memory at the stop were neither saved nor spilled: \(shown)")
             #expect(samples.count + unsaved == received, "every sample received is stored or counted unsaved")
             let table = try await restarted.control(["show", id])
             let row = table.standardOutput.split(separator: "\n").first { $0.hasPrefix("unsaved ") }

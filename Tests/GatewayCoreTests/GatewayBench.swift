@@ -25,7 +25,8 @@ final class GatewayBench: Sendable {
         bluetooth: (@Sendable (ManualClock) throws -> BluetoothSupport)? = nil,
         outOfRange: VirtualSensorsConfiguration.OutOfRange? = nil,
         faults: VirtualSensorConfiguration.Faults = .none, metrics: GatewayMetrics = GatewayMetrics(),
-        directory: String? = nil, recorder: SessionRecorder<ManualClock>.Configuration = .init()
+        directory: String? = nil, recorder: SessionRecorder<ManualClock>.Configuration = .init(),
+        logger: Logger? = nil
     ) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "gateway-\(UUID().uuidString.prefix(8))"
         store = try SessionStore.open(at: StateDirectory(path: self.directory))
@@ -37,7 +38,7 @@ final class GatewayBench: Sendable {
             count: scripts.count, scripts: scripts, rate: 100, outOfRange: outOfRange)
         let fleet = try VirtualSensorFleet(
             configuration: configuration.virtualSensors, clock: clock, faults: faults, motion: motion)
-        var logger = Logger(label: "test.gateway")
+        var logger = logger ?? Logger(label: "test.gateway")
         logger.logLevel = .warning
         gateway = Gateway(
             dependencies: GatewayDependencies(

@@ -49,7 +49,7 @@ struct RecordingTailTests {
         }
         #expect(append.record.ordinal == 1 && append.record.counts == nil && append.record.events.isEmpty)
         run(&tail, second)
-        #expect(tail.samples == samples(0..<99) && tail.events == [event(0)] && tail.records == 2)
+        #expect(tail.extent == ChunkExtent(samples(0..<99)) && tail.events == [event(0)] && tail.records == 2)
         #expect(tail.counts == SessionCounts(received: 40))
         #expect(tail.plan(samples: [], events: [], counts: nil).isEmpty)
     }
@@ -72,7 +72,7 @@ struct RecordingTailTests {
     ) -> RecordingTail.Step {
         .init(
             action: .compact(
-                .init(chunk: chunk, samples: samples(range), events: events, counts: counts, close: close)),
+                .init(chunk: chunk, extent: ChunkExtent(samples(range)), events: events, counts: counts, close: close)),
             newSamples: 0, newEvents: newEvents)
     }
 
@@ -92,7 +92,9 @@ struct RecordingTailTests {
         ]
         #expect(steps == expected)
         run(&tail, steps)
-        #expect(tail.chunk == 3 && tail.samples == samples(300..<330) && tail.events.isEmpty && tail.records == 1)
+        #expect(
+            tail.chunk == 3 && tail.extent == ChunkExtent(samples(300..<330)) && tail.events.isEmpty
+                && tail.records == 1)
         #expect(tail.counts == nil)
     }
 
@@ -102,7 +104,7 @@ struct RecordingTailTests {
         let steps = tail.plan(samples: samples(0..<50), events: [], counts: nil)
         #expect(steps == [append(7, 0, 0..<50), compact(7, 0..<50)])
         run(&tail, steps)
-        #expect(tail.chunk == 8 && tail.records == 0 && tail.samples.isEmpty)
+        #expect(tail.chunk == 8 && tail.records == 0 && tail.extent.isEmpty)
     }
 
     @Test("a segment already full (its compaction failed) is compacted without appending to it")
@@ -163,7 +165,7 @@ struct RecordingTailTests {
             ])
         let segment = try TailSegment(parsing: bytes)
         let tail = RecordingTail(chunkLength: 100, chunk: 4, segment: segment)
-        #expect(tail.samples == samples(0..<20) && tail.events == [event(9)] && tail.records == 1)
+        #expect(tail.extent == ChunkExtent(samples(0..<20)) && tail.events == [event(9)] && tail.records == 1)
         guard case .append(let append) = tail.plan(samples: samples(20..<25), events: [], counts: nil).first?.action
         else {
             Issue.record("expected an append")

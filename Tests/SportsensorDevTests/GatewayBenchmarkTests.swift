@@ -16,20 +16,33 @@ struct GatewayBenchmarkTests {
         #expect(GatewayProcessFiles.cpuTicks(stat: "4242 (x) S 1") == nil)
     }
 
-    @Test("VmRSS is read in kB and given in bytes; write_bytes as written")
-    func residentAndIO() {
-        let status = "Name:\tsportsensord\nVmPeak:\t  900000 kB\nVmRSS:\t   28672 kB\nThreads:\t9\n"
-        #expect(GatewayProcessFiles.residentBytes(status: status) == 28672 * 1024)
+    @Test("VmRSS and RssAnon are read from status in kB (tabs or spaces) and given in bytes; write_bytes as written")
+    func statusAndIO() {
+        // The lines of a real /proc/PID/status (kernel 6.1), tabs after the names.
+        let status = """
+            Name:\tsportsensor-dev
+            VmPeak:\t  900000 kB
+            VmHWM:\t   30012 kB
+            VmRSS:\t   28672 kB
+            RssAnon:\t    6144 kB
+            RssFile:\t   22528 kB
+            RssShmem:\t       0 kB
+            Threads:\t9
+            """
+        let figures = GatewayProcessFiles.status(status)
+        #expect(figures?.resident == 28672 * 1024 && figures?.anonymous == 6144 * 1024)
+        #expect(GatewayProcessFiles.status("Name:\tx\nVmRSS:\t  100 kB\n") == nil, "no RssAnon")
         let io = "rchar: 10\nwchar: 20\nread_bytes: 0\nwrite_bytes: 4096000\ncancelled_write_bytes: 0\n"
         #expect(GatewayProcessFiles.writeBytes(io: io) == 4_096_000)
     }
 
-    @Test("Pss and Anonymous are read from smaps_rollup in kB and given in bytes; a rollup without them is nil")
+    @Test("Pss, Anonymous and Private_Dirty are read from smaps_rollup in kB and given in bytes; nil without one")
     func rollup() throws {
         let smaps = """
             55d0c0a00000-7ffd1e5f3000 ---p 00000000 00:00 0                          [rollup]
             Rss:               44120 kB
             Pss:               22711 kB
+            Pss_Dirty:          4700 kB
             Pss_Anon:           4512 kB
             Pss_File:          18199 kB
             Shared_Clean:      21500 kB
@@ -39,7 +52,9 @@ struct GatewayBenchmarkTests {
             """
         let figures = try #require(GatewayProcessFiles.rollup(smaps: smaps))
         #expect(figures.proportional == 22711 * 1024 && figures.anonymous == 4512 * 1024)
+        #expect(figures.privateDirty == 4600 * 1024, "Private_Dirty, not Pss_Dirty")
         #expect(GatewayProcessFiles.rollup(smaps: "Rss: 10 kB\nPss_Anon: 3 kB\n") == nil)
+        #expect(GatewayProcessFiles.rollup(smaps: "Pss: 10 kB\nAnonymous: 3 kB\n") == nil, "no Private_Dirty")
     }
 
     @Test("an unlabelled Prometheus series, not one whose name it prefixes")
@@ -59,14 +74,16 @@ struct GatewayBenchmarkTests {
     func figures() {
         let start = ContinuousClock.now
         let idle = GatewayProcessReading(
-            cpuTicks: 900, residentBytes: 20 << 20, proportionalBytes: 12 << 20, anonymousBytes: 4 << 20,
-            writeBytes: 0, allocations: 0, samples: 0, notifications: 0, lostSamples: 0, at: start)
+            cpuTicks: 900, residentBytes: 20 << 20, residentAnonymousBytes: 5 << 20, proportionalBytes: 12 << 20,
+            anonymousBytes: 4 << 20, privateDirtyBytes: 6 << 20, writeBytes: 0, allocations: 0, samples: 0,
+            notifications: 0, lostSamples: 0, at: start)
         let first = GatewayProcessReading(
             cpuTicks: 1000, residentBytes: 30 << 20, writeBytes: 1000, allocations: 5000, samples: 10_000,
             notifications: 3_000, lostSamples: 2, at: start)
         let last = GatewayProcessReading(
-            cpuTicks: 1010, residentBytes: 32 << 20, proportionalBytes: 20 << 20, anonymousBytes: 9 << 20,
-            writeBytes: 1_001_000, allocations: 65_000, samples: 110_000,
+            cpuTicks: 1010, residentBytes: 32 << 20, residentAnonymousBytes: 10 << 20, proportionalBytes: 20 << 20,
+            anonymousBytes: 9 << 20, privateDirtyBytes: 11 << 20, writeBytes: 1_001_000, allocations: 65_000,
+            samples: 110_000,
             notifications: 33_000, lostSamples: 2, at: start + .seconds(10))
         let figures = GatewayBenchmarkFigures(
             sensors: 100, rate: 100, subscribers: 1, start: first, end: last, idle: idle,
@@ -83,7 +100,9 @@ struct GatewayBenchmarkTests {
         #expect(figures.idleAnonymousBytes == 4 << 20 && figures.loadedAnonymousBytes == 9 << 20)
         #expect(figures.idleProportionalBytes == 12 << 20 && figures.loadedProportionalBytes == 20 << 20)
         #expect(figures.row.hasPrefix("| 100 × 100 | 1 | 10000 (10000) | 1.0 | 1.00 |"))
-        #expect(figures.row.contains("| 20.0 / 32.0 | 12.0 / 20.0 | 4.0 / 9.0 |"))
+        #expect(figures.idleResidentAnonymousBytes == 5 << 20 && figures.loadedResidentAnonymousBytes == 10 << 20)
+        #expect(figures.idlePrivateDirtyBytes == 6 << 20 && figures.loadedPrivateDirtyBytes == 11 << 20)
+        #expect(figures.row.contains("| 20.0 / 32.0 | 12.0 / 20.0 | 4.0 / 9.0 | 5.0 / 10.0 | 6.0 / 11.0 |"))
     }
 
     @Test("latency quantiles by nearest rank; none without values")

@@ -207,7 +207,8 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                     unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
                 }
                 failures.append(error)
-                if closing {
+                // A spilled end lost nothing: the recorder logged its recovery file, imported next start.
+                if closing, error.code != .spilled {
                     logger.critical(
                         "sportsensord stops with samples that could be neither saved nor spilled: they are lost",
                         metadata: [

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+/// A chunk's samples as its `sample_chunks` row describes them: how many, the first and the last
+/// (the row's summary and last time come from these alone). What the recorder keeps of the open
+/// chunk, whose samples are in its tail segment: a few dozen bytes instead of 24 per sample.
+struct ChunkExtent: Hashable, Sendable {
+    /// Number of samples.
+    private(set) var count = 0
+    /// The first sample.
+    private(set) var first: StoredSample?
+    /// The last sample.
+    private(set) var last: StoredSample?
+
+    init() {}
+
+    init(_ samples: some BidirectionalCollection<StoredSample>) {
+        append(contentsOf: samples)
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Takes in samples that follow the ones counted so far.
+    mutating func append(contentsOf samples: some BidirectionalCollection<StoredSample>) {
+        guard let head = samples.first, let tail = samples.last else { return }
+        if first == nil { first = head }
+        last = tail
+        count += samples.count
+    }
+
+    /// The row's summary columns, as `SampleChunkCodec.summary(of:)` gives them for the samples.
+    var summary: SampleChunkCodec.Summary { SampleChunkCodec.summary(count: count, first: first, last: last) }
+
+    /// The row's `last_time`.
+    var lastTime: Double { last?.t ?? 0 }
+}
