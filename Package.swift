@@ -285,7 +285,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
-        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "ControlProtocolTests", dependencies: ["ControlProtocol", "GatewayTesting"], swiftSettings: strict),
         .testTarget(name: "CodedErrorsTests", dependencies: ["CodedErrors"], swiftSettings: strict),
         .testTarget(
             name: "SystemCallsTests",
