@@ -297,7 +297,7 @@ let package = Package(
             name: "BLETransportTests",
             dependencies: [
                 "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
-                "BLEHarness", "GatewayTesting", "SystemCalls",
+                "BLEHarness", "GatewayTesting", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
