@@ -59,6 +59,8 @@ let package = Package(
 
         // MARK: The error contract every target's errors follow (depends on nothing)
         .target(name: "CodedErrors", swiftSettings: strict),
+        // Seeded randomness, shared by the link layer (reconnect jitter) and the emulation.
+        .target(name: "SeededRandomness", swiftSettings: strict),
 
         // MARK: Pure codecs and protocol logic
         .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
@@ -74,6 +76,7 @@ let package = Package(
         .target(
             name: "VirtualSensor",
             dependencies: [
+                "SeededRandomness",
                 "BLEWire", "SDUSensor", "GATTClient", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,7 +85,9 @@ let package = Package(
 
         // MARK: A second motion model built from forces and kinematics, for `sportsensor-dev eval` and
         // the tests only: the daemon's virtual sensors play `MotionScript`s from VirtualSensor.
-        .target(name: "IndependentMotion", dependencies: ["VirtualSensor", "SDUSensor"], swiftSettings: strict),
+        .target(
+            name: "IndependentMotion", dependencies: ["SeededRandomness", "VirtualSensor", "SDUSensor"],
+            swiftSettings: strict),
 
         // MARK: System calls (the one EINTR wrapper and its test script)
         .target(
@@ -158,6 +163,7 @@ let package = Package(
         .target(
             name: "SensorLinks",
             dependencies: [
+                "SeededRandomness",
                 "BLEWire", "SDUSensor", "GATTClient", "ControlProtocol", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -262,6 +268,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensor-dev",
             dependencies: [
+                "SeededRandomness",
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
                 "BLEHarness", "SessionStore", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls", "Replication",
@@ -277,15 +284,16 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
-                "SDUSensor",
-                "ControlProtocol",
-                "BLEWire", "GATTClient", "VirtualSensor", "Detection", "GatewayCore", "SensorLinks", "SystemCalls",
+                "SeededRandomness", "SDUSensor", "ControlProtocol",
+                "BLEWire", "GATTClient", "Detection", "GatewayCore", "SensorLinks", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "CBlueZTests", dependencies: ["CBlueZ"], swiftSettings: strict),
-        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "ControlProtocolTests", dependencies: ["ControlProtocol", "Detection", "GatewayTesting"],
+            swiftSettings: strict),
         .testTarget(name: "CodedErrorsTests", dependencies: ["CodedErrors"], swiftSettings: strict),
         .testTarget(
             name: "SystemCallsTests",
@@ -296,7 +304,7 @@ let package = Package(
             name: "BLETransportTests",
             dependencies: [
                 "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
-                "BLEHarness", "GatewayTesting", "SystemCalls",
+                "BLEHarness", "GatewayTesting", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -305,19 +313,23 @@ let package = Package(
             name: "SDUSensorTests", dependencies: ["BLEWire", "SDUSensor", "GatewayTesting"], swiftSettings: strict),
         .testTarget(
             name: "GATTClientTests",
-            dependencies: ["BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "BLETransport", "GatewayTesting"],
+            dependencies: [
+                "SeededRandomness", "BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "BLETransport",
+                "GatewayTesting",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VirtualSensorTests",
             dependencies: [
+                "SeededRandomness",
                 "BLEWire", "GATTClient", "VirtualSensor", "IndependentMotion", "SDUSensor", "GatewayTesting",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "DetectionTests",
-            dependencies: ["SDUSensor", "Detection", "VirtualSensor", "IndependentMotion"],
+            dependencies: ["SeededRandomness", "SDUSensor", "Detection", "VirtualSensor", "IndependentMotion"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -332,6 +344,7 @@ let package = Package(
         .testTarget(
             name: "SensorLinksTests",
             dependencies: [
+                "SeededRandomness",
                 "SensorLinks", "BLEWire", "GATTClient", "SDUSensor", "VirtualSensor", "ControlProtocol",
                 "GatewayTesting",
                 .product(name: "Logging", package: "swift-log"),
@@ -401,6 +414,7 @@ let package = Package(
         .testTarget(
             name: "SportsensorctlTests",
             dependencies: [
+                "SeededRandomness",
                 "BLETransport", "BLEWire", "SDUSensor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",

@@ -58,7 +58,7 @@ package func closeDescriptor(_ descriptor: Int32) {
 }
 
 /// Sends one message on `descriptor` without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link
-/// is `EPIPE`, never `SIGPIPE`). Callers hold the lock that keeps the descriptor open.
+/// is `EPIPE`, never `SIGPIPE`). Callers keep the descriptor open until it returns.
 package func sendWithoutBlocking(_ descriptor: Int32, _ message: [UInt8]) -> Result<Int, Errno> {
     message.withUnsafeBytes { bytes in
         syscall("send") { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }

@@ -14,18 +14,26 @@ import SystemPackage
 ///   the one that finds `EAGAIN`. A zero-length message (end of file) or an error ends reading at
 ///   once; a message longer than the receive capacity (`MSG_TRUNC` makes the kernel report the
 ///   real length) is dropped with a warning, never delivered truncated.
-/// - **One closer.** Only the reactor's thread closes the socket, once, after removing it from
-///   the `epoll` set: after ``close()`` or the end of reading. ``send(_:)`` and the close happen
-///   under one lock, and `recvmmsg` runs on the closing thread itself, so no call can reach a
-///   descriptor number the kernel has handed to someone else. ``waitForExit()`` returns once the
-///   socket is closed.
+/// - **One close, never under a send.** The socket is closed once, after the reactor removed it
+///   from the `epoll` set (after ``close()`` or the end of reading). The lock guards only the
+///   state, never a system call: ``send(_:)`` registers itself as in flight under the lock, then
+///   sends without it; a close that finds sends in flight leaves the `close(2)` to the last of
+///   them. So the descriptor number stays this socket's until no send is between its check and
+///   its call, and no call can reach a number the kernel has handed to someone else; `recvmmsg`
+///   runs on the reactor's thread, which stops reading a socket before it closes it.
+///   ``waitForExit()`` returns once the socket is closed.
 final class ReactorSocket: Sendable {
     /// How reading ended, when not by ``close()``: the same as a ``PolledSocket``'s.
     typealias Ending = PolledSocket.Ending
 
     private struct Descriptor {
+        /// Until the close is claimed (by the reactor, or by the last send in flight).
         var isOpen = true
         var isClosing = false
+        /// Sends past their check and not yet back from `send(2)`.
+        var sendsInFlight = 0
+        /// The reactor asked for the close while sends were in flight: the last one closes.
+        var closeDeferred = false
     }
 
     /// The socket.
@@ -36,13 +44,15 @@ final class ReactorSocket: Sendable {
     private let logger: Logger
     private let onMessage: @Sendable (ArraySlice<UInt8>) -> Void
     private let onEnd: @Sendable (Ending) -> Void
+    private let sendMessage: @Sendable (Int32, [UInt8]) -> Result<Int, Errno>
     private let reactor: SocketReactor
     private let state = Mutex(Descriptor())
     private let exit = ExitLatch()
 
     init(
         descriptor: Int32, token: UInt64, reactor: SocketReactor, receiveCapacity: Int, logger: Logger,
-        onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void, onEnd: @escaping @Sendable (Ending) -> Void
+        onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void, onEnd: @escaping @Sendable (Ending) -> Void,
+        sendMessage: @escaping @Sendable (Int32, [UInt8]) -> Result<Int, Errno> = sendWithoutBlocking
     ) {
         self.descriptor = descriptor
         self.token = token
@@ -51,6 +61,7 @@ final class ReactorSocket: Sendable {
         self.logger = logger
         self.onMessage = onMessage
         self.onEnd = onEnd
+        self.sendMessage = sendMessage
     }
 
     /// Sends one message without blocking (`MSG_DONTWAIT | MSG_NOSIGNAL`: a dead link is
@@ -58,10 +69,23 @@ final class ReactorSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        state.withLock { state in
-            guard state.isOpen && !state.isClosing else { return nil }
-            return sendWithoutBlocking(descriptor, message)
+        let admitted = state.withLock { state in
+            guard state.isOpen && !state.isClosing && !state.closeDeferred else { return false }
+            state.sendsInFlight += 1
+            return true
         }
+        guard admitted else { return nil }
+        // Outside the lock: the in-flight count keeps the descriptor open until this returns.
+        let result = sendMessage(descriptor, message)
+        let closesNow = state.withLock { state in
+            state.sendsInFlight -= 1
+            guard state.sendsInFlight == 0 && state.closeDeferred else { return false }
+            state.closeDeferred = false
+            state.isOpen = false
+            return true
+        }
+        if closesNow { finishClose() }
+        return result
     }
 
     /// Asks the reactor to close the socket and returns without waiting; later sends return nil
@@ -138,12 +162,23 @@ final class ReactorSocket: Sendable {
 
     /// Closes the socket, once, and wakes the tasks waiting in ``waitForExit()``. The reactor has
     /// removed it from its `epoll` set.
+    /// With a send in flight, that send closes it when it returns (see the type's notes).
     func closeDescriptorOnce() {
-        state.withLock { state in
-            guard state.isOpen else { return }
-            closeDescriptor(descriptor)
+        let closesNow = state.withLock { state in
+            guard state.isOpen && !state.closeDeferred else { return false }
+            guard state.sendsInFlight == 0 else {
+                state.closeDeferred = true
+                return false
+            }
             state.isOpen = false
+            return true
         }
+        if closesNow { finishClose() }
+    }
+
+    /// The one `close(2)`, by whoever claimed it under the lock, then the waiters.
+    private func finishClose() {
+        closeDescriptor(descriptor)
         exit.open()
     }
 }

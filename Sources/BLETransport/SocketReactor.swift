@@ -118,11 +118,13 @@ public final class SocketReactor: Sendable {
     ///     slice of the reactor's receive buffer (see ``ReactorSocket/readReady(into:limit:)``).
     ///   - onEnd: called on the reactor's thread, at most once, when reading ends other than by
     ///     ``ReactorSocket/close()``; the socket is still open during the call.
+    ///   - sendMessage: makes one non-blocking send (tests hold a send in it to close meanwhile).
     /// - Throws: ``TransportError`` when `epoll_ctl` fails, or `closed` after ``shutDown()``.
     func register(
         adopting descriptor: Int32, receiveCapacity: Int, logger: Logger,
         onMessage: @escaping @Sendable (ArraySlice<UInt8>) -> Void,
-        onEnd: @escaping @Sendable (ReactorSocket.Ending) -> Void
+        onEnd: @escaping @Sendable (ReactorSocket.Ending) -> Void,
+        sendMessage: @escaping @Sendable (Int32, [UInt8]) -> Result<Int, Errno> = sendWithoutBlocking
     ) throws(TransportError) -> ReactorSocket {
         let token: UInt64? = state.withLock { state in
             guard !state.isShuttingDown else { return nil }
@@ -137,7 +139,7 @@ public final class SocketReactor: Sendable {
         let socket = ReactorSocket(
             descriptor: descriptor, token: token, reactor: self,
             receiveCapacity: min(receiveCapacity, Self.largestReceiveCapacity), logger: logger,
-            onMessage: onMessage, onEnd: onEnd)
+            onMessage: onMessage, onEnd: onEnd, sendMessage: sendMessage)
         state.withLock { $0.sockets[token] = socket }
         let added = syscall("epoll_ctl") { cbz_epoll_add_readable(epoll, descriptor, token) }
         if case .failure(let errno) = added {

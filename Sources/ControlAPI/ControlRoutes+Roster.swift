@@ -75,7 +75,7 @@ extension ControlRoutes {
         router.on(.leaderboard) { request, context -> Response in
             let query = try QueryParameters(request, route: .leaderboard)
             let metric = try context.parameters.require("metric")
-            _ = try checkedMetric(metric)
+            _ = try SummaryMetric.requested(metric)
             let period = query.string("period")
             if let period, !["day", "week", "month", "all"].contains(period) {
                 throw ControlError(
@@ -91,7 +91,7 @@ extension ControlRoutes {
             let body = try await RequestBodies.decode(
                 TargetRequest.self, from: request, limit: maximumBodySize,
                 example: #"{"athlete":"anna","metric":"hits","value":300}"#)
-            _ = try checkedMetric(body.metric)
+            _ = try SummaryMetric.requested(body.metric)
             guard (body.athlete == nil) != (body.sessionId == nil) else {
                 throw ControlError(
                     .invalidRequest, "a target is for an athlete or for a session",
@@ -108,16 +108,6 @@ extension ControlRoutes {
         router.on(.removeTarget) { request, context -> Response in
             try await control.removeTarget(id: try context.parameters.require("id"))
             return Response(status: .noContent)
-        }
-    }
-
-    /// The metric named `name`, or a 400 listing the names.
-    static func checkedMetric(_ name: String) throws(ControlError) -> SummaryMetric {
-        switch SummaryMetric.named(name) {
-        case .success(let metric): return metric
-        case .failure(let error):
-            throw ControlError(
-                .invalidRequest, "unknown metric \(name)", fix: String(error.message.drop { $0 != ":" }.dropFirst(2)))
         }
     }
 

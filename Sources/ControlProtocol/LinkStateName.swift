@@ -21,4 +21,14 @@ public enum LinkStateName: String, Codable, Hashable, Sendable, CaseIterable, Cu
 
     /// The wire name.
     public var description: String { rawValue }
+
+    /// Decodes a wire name strictly: a name that is none of the cases throws
+    /// `LinkStateNameError` (naming it, where it was, and the fix), never another state.
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let state = LinkStateName(rawValue: name) else {
+            throw LinkStateNameError(unknown: name, at: decoder.codingPath)
+        }
+        self = state
+    }
 }

@@ -158,8 +158,10 @@ public enum SummaryMetric: String, CaseIterable, Hashable, Sendable, Codable {
 public struct SummaryMetricError: Error, Hashable, Sendable {
     /// The name given.
     public var name: String
+    /// What is wrong.
+    public var problem: String { "unknown metric \(name)" }
+    /// The names that work.
+    public var fix: String { "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", ") }
     /// What is wrong and the names that work.
-    public var message: String {
-        "unknown metric \(name): use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", ")
-    }
+    public var message: String { problem + ": " + fix }
 }

@@ -54,7 +54,7 @@ public final class LineCollectingProcess: Sendable {
     private let buffer = LineBuffer()
 
     private final class LineBuffer: Sendable {
-        let lines = Mutex<[(line: String, at: ContinuousClock.Instant)]>([])
+        let lines = Mutex<[String]>([])
         let finished = Mutex(false)
     }
 
@@ -90,8 +90,7 @@ public final class LineCollectingProcess: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    let now = ContinuousClock.now
-                    buffer.lines.withLock { $0.append((line, now)) }
+                    buffer.lines.withLock { $0.append(line) }
                 }
             }
             buffer.finished.withLock { $0 = true }
@@ -100,10 +99,7 @@ public final class LineCollectingProcess: Sendable {
     }
 
     /// The lines read so far.
-    public var output: [String] { buffer.lines.withLock { $0.map(\.line) } }
-
-    /// The lines read so far with when each arrived.
-    public var timedOutput: [(line: String, at: ContinuousClock.Instant)] { buffer.lines.withLock { $0 } }
+    public var output: [String] { buffer.lines.withLock { $0 } }
 
     /// True once stdout reached its end.
     public var isOutputFinished: Bool { buffer.finished.withLock { $0 } }

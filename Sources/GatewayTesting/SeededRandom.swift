@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import VirtualSensor
+import SeededRandomness
 
 /// The deterministic generator tests draw random data from: the same SplitMix64 the virtual
 /// sensor and the motion scripts use, so the same seed gives the same sequence everywhere.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
+import SeededRandomness
 import VirtualSensor
 
 /// The independent model's accelerometer: what a MEMS part and its firmware do to the true specific

@@ -3,6 +3,7 @@ import BLEWire
 import GATTClient
 import Logging
 import SDUSensor
+import SeededRandomness
 import Synchronization
 
 /// Owns one paired sensor: connects through the injected `SensorConnector`, sets up GATT, turns
@@ -32,8 +33,8 @@ import Synchronization
 /// `run()` runs once per link.
 public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     /// The phase type of this link's state machine.
-    public typealias Phase = SensorLinkStateMachine<C.Instant, JitterRandom>.Phase
-    typealias Action = SensorLinkStateMachine<C.Instant, JitterRandom>.Action
+    public typealias Phase = SensorLinkStateMachine<C.Instant, SplitMix64>.Phase
+    typealias Action = SensorLinkStateMachine<C.Instant, SplitMix64>.Action
 
     /// The sensor this link owns.
     public let address: BluetoothAddress
@@ -54,7 +55,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Everything the link knows, under one lock.
     struct Core {
-        var machine: SensorLinkStateMachine<C.Instant, JitterRandom>
+        var machine: SensorLinkStateMachine<C.Instant, SplitMix64>
         var gate: SensorSampleGate
         var counters = SensorLinkStatistics()
         /// The value handle whose notifications carry samples, once discovered.
@@ -101,9 +102,9 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         (stopSignal, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var seedSource = SystemRandomNumberGenerator()
         let seed = configuration.jitterSeed ?? seedSource.next()
-        let machine = SensorLinkStateMachine<C.Instant, JitterRandom>(
+        let machine = SensorLinkStateMachine<C.Instant, SplitMix64>(
             address: address,
-            backoff: ReconnectBackoff(configuration: configuration.backoff, generator: JitterRandom(seed: seed)),
+            backoff: ReconnectBackoff(configuration: configuration.backoff, generator: SplitMix64(seed: seed)),
             watchdog: LinkWatchdog(configuration: configuration.watchdog))
         core = Mutex(
             Core(

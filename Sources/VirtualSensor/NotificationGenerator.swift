@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
+import SeededRandomness
 
 /// One notification the virtual sensor produced, sent or not: the ground truth a test compares
 /// a receiver's view against.

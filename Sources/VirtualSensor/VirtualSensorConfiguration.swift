@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import SDUSensor
+import SeededRandomness
 
 /// Everything that makes one virtual SDU sensor what it is: identity, stream shape, pacing and
 /// the faults it injects. Every random choice derives from `seed`, so a configuration replays

@@ -7,6 +7,7 @@ import GATTClient
 import Glibc
 import Logging
 import SDUSensor
+import SeededRandomness
 import SystemPackage
 import VirtualSensor
 

@@ -4,6 +4,7 @@ import BLEWire
 import Detection
 import Foundation
 import SDUSensor
+import SeededRandomness
 import SessionStore
 import VirtualSensor
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import SDUSensor
+import SeededRandomness
 import Testing
 import VirtualSensor
 

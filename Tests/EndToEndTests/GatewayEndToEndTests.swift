@@ -121,7 +121,8 @@ struct GatewayEndToEndTests {
         try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
             let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
             let id = try #require(started?["id"] as? String)
-            try await Task.sleep(for: .seconds(3))
+            // Samples before the stop, so the ended session has some to re-analyse.
+            #expect(try await gateway.waitForSamples(of: id, atLeast: 100) >= 100, "\(gateway.log)")
             let live = try await gateway.control(["reanalyze", id, "--save"])
             #expect(live.status != 0, "\(live)")
             #expect(live.standardError.contains("stop"), "the refusal names the fix: \(live)")
@@ -178,7 +179,10 @@ struct GatewayEndToEndTests {
                 return states[lost...].contains("connected")
             }
             #expect(back, "link lost, then connected again: \(linkStates(tail.output))\n\(gateway.log)")
-            try await Task.sleep(for: .seconds(1))
+            // Samples after the gap, as the session reports them, before the stop.
+            let atReconnection = try await gateway.samples(of: id)
+            let afterGap = try await gateway.waitForSamples(of: id, atLeast: atReconnection + 100)
+            #expect(afterGap >= atReconnection + 100, "samples arrive after the reconnection")
             let stopped = try await gateway.controlJSON(["stop", "--sensor", "virtual-1", "--json"]) as? [String: Any]
             #expect(stopped?["id"] as? String == id, "the session that was live before the drop is the one that ends")
             let lost = try #require(stopped?["lost_samples"] as? Int)
@@ -189,32 +193,48 @@ struct GatewayEndToEndTests {
             let retrying = linkStates(tail.output).contains("retrying")
             #expect(retrying, "the tail saw the link retrying")
 
-            // The stored samples: strictly increasing indices, one gap of about the time away, all
-            // of it counted as lost, and sample times that carry on across the gap.
+            // The stored samples: strictly increasing indices, one gap of at least the time away,
+            // all of it counted as lost, and sample times that carry on across the gap.
             let store = try SessionStore.open(at: StateDirectory(path: gateway.stateDirectory))
             defer { try? store.close() }
             let samples = try await store.samples(of: try #require(UUID(uuidString: id)))
             let gaps = zip(samples, samples.dropFirst()).map { $1.index - $0.index - 1 }
             #expect(gaps.allSatisfy { $0 >= 0 })
             #expect(gaps.reduce(0, +) == Int64(lost), "index gaps are the lost count")
+            // At least 1.5 s at 100 Hz: the virtual sensor's counter runs on while no client
+            // listens, and it refuses connections for that long. How much longer depends on the
+            // retry's wait and the machine's load; up to 2 048 it is a gap, beyond that the
+            // counter tracker would take it for a sensor reset (Docs/FORMATS.md).
             let largest = try #require(gaps.max())
-            #expect(largest >= 150 && largest <= 1_000, "1.5 s away at 100 Hz plus the retry's wait: \(largest)")
+            #expect(largest >= 150 && largest <= 2_048, "1.5 s away at 100 Hz plus the retry's wait: \(largest)")
+            // Times carry on across the gap: they strictly increase, with no restart. How far they
+            // jump follows the arrival times, so under load it measures the machine, not the
+            // gateway: SampleClockTests checks the jump on exact arrival times.
             let at = try #require(gaps.firstIndex(of: largest))
-            let across = samples[at + 1].t - samples[at].t
-            let byIndex = Double(largest + 1) / 100
-            #expect(abs(across - byIndex) < 0.15, "time across the gap \(across) s, by the counter \(byIndex) s")
+            let times = samples.map(\.t)
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "sample times strictly increase")
+            #expect(samples[at + 1].t > samples[at].t, "time across the gap: \(samples[at + 1].t - samples[at].t) s")
         }
     }
 
     @Test("SIGTERM ends every live session with reason shutdown and exits 0")
     func gracefulShutdown() async throws {
         try await RunningGateway.with(config: "[virtual]\nsensors = 3\n") { gateway in
+            var ids: [String] = []
             for (sensor, profile) in [("virtual-1", "table-tennis"), ("virtual-2", "jump"), ("virtual-3", "steps")] {
                 #expect(try await gateway.waitForLink(sensor))
-                let result = try await gateway.control(["start", "--sensor", sensor, "--profile", profile])
-                #expect(result.status == 0, "\(result)")
+                let result = try await gateway.controlJSON([
+                    "start", "--sensor", sensor, "--profile", profile, "--json",
+                ])
+                ids.append(try #require((result as? [String: Any])?["id"] as? String))
             }
-            try await Task.sleep(for: .seconds(2))
+            // What each session has received before the signal, as the daemon reports it: a
+            // graceful shutdown stores all of it.
+            var received: [String: Int] = [:]
+            for id in ids {
+                received[id] = try await gateway.waitForSamples(of: id, atLeast: 100)
+                #expect(received[id] ?? 0 >= 100, "\(id) records")
+            }
             gateway.daemon.send(SIGTERM)
             #expect(await gateway.daemon.waitForExit(timeout: .seconds(20)) == 0, "\(gateway.log)")
             #expect(!FileManager.default.fileExists(atPath: gateway.socketPath), "the socket is removed on the way out")
@@ -222,29 +242,34 @@ struct GatewayEndToEndTests {
             let sessions = try await gateway.controlJSON(["sessions", "--json"]) as? [[String: Any]] ?? []
             #expect(sessions.count == 3)
             #expect(sessions.allSatisfy { $0["end_reason"] as? String == "shutdown" }, "\(sessions)")
-            #expect(sessions.allSatisfy { ($0["samples"] as? Int ?? 0) > 100 })
+            #expect(Set(sessions.compactMap { $0["id"] as? String }) == Set(ids))
+            for session in sessions {
+                let id = session["id"] as? String ?? "?"
+                let stored = session["samples"] as? Int ?? 0
+                #expect(stored >= received[id] ?? .max, "\(id): \(stored) stored of \(received[id] ?? 0) received")
+            }
         }
     }
 
-    @Test("SIGKILL, then a restart: the session is closed as interrupted and no committed event is lost")
+    @Test("SIGKILL, then a restart: the session is closed as interrupted and nothing the store held is lost")
     func killAndRestart() async throws {
         try await RunningGateway.with(config: Self.oneTableTennisSensor) { gateway in
-            let tail = try gateway.tail()
             let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
             let id = try #require(started?["id"] as? String)
-            let seen = await tail.waitForOutput(timeout: .seconds(60)) {
-                TailLine.detections(in: $0, session: id).count >= 3
+            // A kill loses only what the recorder had not yet appended to the session's tail
+            // segment (it flushes once a second: Docs/OPERATIONS.md, "SD card"); what the store
+            // shows through the API is in those files and must survive. So wait until the store
+            // holds a few events, read what it holds, and kill right after.
+            var committed: [NSDictionary] = []
+            let seen = try await gateway.waitUntil(timeout: .seconds(90)) {
+                committed = try await gateway.storedEvents(of: id)
+                return committed.count >= 3
             }
-            #expect(seen, "hits before the kill: \(tail.output.suffix(3))")
-            // The recorder commits at least every 250 ms: what the tail showed a second ago is stored.
-            try await Task.sleep(for: .seconds(1))
-            let committedBy = ContinuousClock.now - .seconds(1)
-            let committed = tail.timedOutput.filter { $0.at <= committedBy }.map(\.line)
-            let expected = TailLine.detections(in: committed, session: id)
+            #expect(seen, "the store holds hits before the kill: \(committed.count)\n\(gateway.log)")
+            let committedSamples = try await gateway.storedSampleLines(of: id)
+            #expect(committedSamples.count >= 100, "the store holds samples before the kill")
             gateway.daemon.send(SIGKILL)
             #expect(await gateway.daemon.waitForExit(timeout: .seconds(10)) == 128 + SIGKILL)
-            tail.send(SIGINT)
-            _ = await tail.waitForExit(timeout: .seconds(10))
 
             try await RunningGateway.with(config: Self.oneTableTennisSensor, in: gateway.directory) { restarted in
                 #expect(restarted.log.contains("closed sessions a previous run left open"), "\(restarted.log)")
@@ -252,12 +277,15 @@ struct GatewayEndToEndTests {
                 #expect(shown?["end_reason"] as? String == "interrupted")
                 let export = try await restarted.control(["export", id, "--format", "jsonl"])
                 #expect(export.status == 0, "\(export)")
-                let stored = export.standardOutput.split(separator: "\n").compactMap {
-                    (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-                }.map(DetectedEvent.init)
-                #expect(expected.count >= 3)
+                let stored = Self.objects(lines: export.standardOutput)
                 #expect(
-                    Array(stored.prefix(expected.count)) == expected, "every event committed before the kill is kept")
+                    Array(stored.prefix(committed.count)) == committed,
+                    "every event the store held before the kill is kept: \(committed.count) then, \(stored.count) now")
+                let storedSamples = try await restarted.storedSampleLines(of: id)
+                #expect(
+                    Array(storedSamples.prefix(committedSamples.count)) == committedSamples,
+                    "every sample the store held before the kill is kept: \(committedSamples.count) then, \(storedSamples.count) now"
+                )
                 // The restart summarised the recovered session from what was stored.
                 let reader = try SessionStore.openReadOnly(at: StateDirectory(path: restarted.stateDirectory))
                 let summary = try await reader.summary(of: try #require(UUID(uuidString: id)))

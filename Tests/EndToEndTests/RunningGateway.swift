@@ -129,6 +129,45 @@ final class RunningGateway: Sendable {
         }
     }
 
+    /// `GET path` on the control socket: the status and the body.
+    func get(_ path: String) async throws -> RawHTTPClient.Message {
+        let client = try RawHTTPClient.connect(unixSocket: socketPath)
+        defer { client.close() }
+        return try await client.exchange("GET", path, timeout: .seconds(60))
+    }
+
+    /// The samples session `id` has received so far, as `GET /v1/sessions/{id}` reports them
+    /// (a live session counts what arrived; an ended one what was stored).
+    func samples(of id: String) async throws -> Int {
+        let answer = try await get("/v1/sessions/\(id)")
+        let session = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        return session?["samples"] as? Int ?? 0
+    }
+
+    /// Waits until session `id` has received at least `count` samples; returns how many it had.
+    func waitForSamples(of id: String, atLeast count: Int, timeout: Duration = .seconds(60)) async throws -> Int {
+        var received = 0
+        _ = try await waitUntil(timeout: timeout) {
+            received = try await samples(of: id)
+            return received >= count
+        }
+        return received
+    }
+
+    /// The events of session `id` that the store holds now (`GET /v1/sessions/{id}/events`: the
+    /// database and, while it records, the tail segments the recorder has appended to).
+    func storedEvents(of id: String) async throws -> [NSDictionary] {
+        let answer = try await get("/v1/sessions/\(id)/events")
+        return try JSONSerialization.jsonObject(with: Data(answer.body)) as? [NSDictionary] ?? []
+    }
+
+    /// The sample lines of session `id` that the store holds now (`GET /v1/sessions/{id}/samples.csv`
+    /// without its header).
+    func storedSampleLines(of id: String) async throws -> [Substring] {
+        let answer = try await get("/v1/sessions/\(id)/samples.csv")
+        return Array(answer.text.split(separator: "\n").dropFirst())
+    }
+
     /// Stops the daemon (SIGTERM, then SIGKILL after 20 s) and removes the directory.
     func remove() async {
         if daemon.process.isRunning {

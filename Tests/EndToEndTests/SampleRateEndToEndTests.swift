@@ -24,7 +24,8 @@ struct SampleRateEndToEndTests {
             #expect(try await gateway.waitForLink("virtual-1"))
             let started = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
             let id = try #require(started?["id"] as? String)
-            try await Task.sleep(for: .seconds(4))
+            // Seconds of samples, as the session counts them, rather than seconds of waiting.
+            #expect(try await gateway.waitForSamples(of: id, atLeast: 1_200) >= 1_200, "\(gateway.log)")
             #expect(try await gateway.control(["stop", id]).status == 0)
 
             let exported = try await gateway.control(["export", id, "--format", "csv"])

@@ -2,6 +2,7 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
+import SeededRandomness
 import Testing
 import VirtualSensor
 

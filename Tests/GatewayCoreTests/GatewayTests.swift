@@ -165,7 +165,7 @@ struct GatewayTests {
         // of the reconnection (a few ms) is magnified 50 times (30 ms of clock per 0.6 ms of
         // real time, and the sample clock fits arrival times), so only the rough size is checked
         // here (how far the clock runs on past the indices depends on the machine's load, so it is not
-        // asserted); the end-to-end test against the real daemon checks it closely.
+        // asserted); SampleClockTests checks the jump closely on exact arrival times.
         let gapAt = try #require(gaps.firstIndex(of: largest))
         let jump = samples[gapAt + 1].t - samples[gapAt].t
         #expect(jump >= 2.5, "time across the gap \(jump) s: at least the time away")

@@ -76,6 +76,30 @@ struct SampleClockTests {
         #expect(worst < max(0.006, 0.15 * link.connectionInterval), "worst error \(worst) s")
     }
 
+    @Test("a sensor away for 2 s: the times after the gap carry on by the index distance, not restarted")
+    func outage() {
+        let link = BurstyLink()
+        // Out of range from 4 s to 6 s (as `virtual.out_of_range_every = 4` in the end-to-end
+        // test): nothing arrives, and the counter runs on.
+        let away = (link.startTime + 4)..<(link.startTime + 6)
+        let deliveries = link.deliveries(count: 330, seed: 11).filter { !away.contains($0.arrival) }
+        var clock = SampleClock(configuration: .init(nominalRate: 100))
+        // Each sample stamped when its notification arrives, as the link stamps them.
+        var stamped: [(index: Int, t: Double)] = []
+        for delivery in deliveries {
+            let last = delivery.firstIndex + link.samplesPerNotification - 1
+            clock.observe(lastIndex: Int64(last), arrivalTime: delivery.arrival)
+            for index in delivery.firstIndex...last { stamped.append((index, clock.time(ofSample: Int64(index))!)) }
+        }
+        let gap = zip(stamped, stamped.dropFirst()).first { $1.index - $0.index > 1 }
+        let (before, after) = (gap!.0, gap!.1)
+        #expect(after.index - before.index > 190, "about 2 s of samples at 98 Hz are missing")
+        let across = after.t - before.t
+        let truth = link.trueTime(ofSample: after.index) - link.trueTime(ofSample: before.index)
+        #expect(abs(across - truth) < 0.02, "time across the gap \(across) s, truly \(truth) s")
+        #expect(zip(stamped, stamped.dropFirst()).allSatisfy { $0.t < $1.t }, "times strictly increase")
+    }
+
     @Test("a long run wraps the bounded window and stays locked")
     func longRun() {
         var link = BurstyLink()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GatewayTesting
+import SeededRandomness
 import SensorLinks
 import Testing
 
@@ -54,9 +55,9 @@ struct ReconnectBackoffTests {
 
     @Test("the same seed replays the same delays")
     func seeded() {
-        var a = ReconnectBackoff(generator: JitterRandom(seed: 7))
-        var b = ReconnectBackoff(generator: JitterRandom(seed: 7))
-        var c = ReconnectBackoff(generator: JitterRandom(seed: 8))
+        var a = ReconnectBackoff(generator: SplitMix64(seed: 7))
+        var b = ReconnectBackoff(generator: SplitMix64(seed: 7))
+        var c = ReconnectBackoff(generator: SplitMix64(seed: 8))
         let first = (0..<10).map { _ in a.failed(upFor: nil) }
         #expect(first == (0..<10).map { _ in b.failed(upFor: nil) })
         #expect(first != (0..<10).map { _ in c.failed(upFor: nil) })

@@ -3,6 +3,7 @@ import BLEWire
 import Foundation
 import GatewayTesting
 import SDUSensor
+import SeededRandomness
 import Testing
 import VirtualSensor
 

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import GatewayTesting
 import SDUSensor
+import SeededRandomness
 import SessionStore
 import Testing
 import VirtualSensor

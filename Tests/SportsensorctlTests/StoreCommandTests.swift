@@ -6,6 +6,7 @@ import Foundation
 import GRDB
 import GatewayTesting
 import SDUSensor
+import SeededRandomness
 import SessionStore
 import Testing
 import VirtualSensor

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
+import SeededRandomness
 import Testing
 
 @testable import IndependentMotion

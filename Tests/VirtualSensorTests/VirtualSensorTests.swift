@@ -3,6 +3,7 @@ import BLEWire
 import GATTClient
 import GatewayTesting
 import SDUSensor
+import SeededRandomness
 import Synchronization
 import Testing
 import VirtualSensor

@@ -14,7 +14,7 @@ extension Gateway {
     /// `GET /v1/sessions/{id}/samples.csv`: holds one store page (at most 65 536 samples, 1.5 MB:
     /// `SessionStore.chunksPerSamplePage`) and one 64 kB piece of text.
     public func sessionSamplesCSV(id: String) async throws(ControlError) -> AsyncThrowingStream<String, any Error> {
-        let record = try await storedSession(id)
+        let record = try await health.session(idPrefix: id, in: dependencies.store)
         let cursor = SampleCSVCursor(store: dependencies.store, session: record.id)
         return DownloadStream.make(on: dependencies.downloads) { try await cursor.next() }
     }
@@ -27,7 +27,7 @@ extension Gateway {
     ) async throws(ControlError)
         -> AsyncThrowingStream<[EventRecord], any Error>
     {
-        let record = try await storedSession(id)
+        let record = try await health.session(idPrefix: id, in: dependencies.store)
         let cursor = EventPageCursor(store: dependencies.store, session: record.id)
         return DownloadStream.make(on: dependencies.downloads) { try await cursor.next() }
     }

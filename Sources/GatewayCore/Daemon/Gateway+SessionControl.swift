@@ -49,7 +49,7 @@ extension Gateway {
 
     /// `GET /v1/sessions/{id}`.
     public func session(id: String) async throws(ControlError) -> SessionInfo {
-        await sessionInfo(try await storedSession(id))
+        await sessionInfo(try await health.session(idPrefix: id, in: dependencies.store))
     }
 
     /// `POST /v1/sessions`.
@@ -66,7 +66,7 @@ extension Gateway {
 
     /// `POST /v1/sessions/{id}/stop`.
     public func stopSession(id: String) async throws(ControlError) -> SessionInfo {
-        let record = try await storedSession(id)
+        let record = try await health.session(idPrefix: id, in: dependencies.store)
         guard let sensor = record.sensor, let channel = registry.channel(at: sensor),
             channel.pipeline?.sessionID == record.idText
         else {
@@ -95,11 +95,6 @@ extension Gateway {
             .unavailable,
             "session \(session) ended, but its last samples could not be saved nor spilled: \(failure.message)",
             fix: "free space in \(stateDirectory) now: the samples are lost when sportsensord stops")
-    }
-
-    func storedSession(_ idPrefix: String) async throws(ControlError) -> SessionRecord {
-        let store = dependencies.store
-        return try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
     }
 
     /// True when a pipeline records `record` now.

@@ -19,7 +19,7 @@ extension Gateway {
             rules = chosen
         }
         let store = dependencies.store
-        let record = try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: id) }
+        let record = try await health.session(idPrefix: id, in: dependencies.store)
         let result = try await health.mapStore { () async throws(StoreError) in
             try await store.reanalyze(record, profile: profile, rules: rules, assignments: request.set, save: true)
         }

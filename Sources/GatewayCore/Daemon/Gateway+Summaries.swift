@@ -8,7 +8,7 @@ import SessionStore
 extension Gateway {
     /// `GET /v1/sessions/{id}/summary`.
     public func sessionSummary(id: String) async throws(ControlError) -> SessionSummary {
-        let record = try await storedSession(id)
+        let record = try await health.session(idPrefix: id, in: dependencies.store)
         if let live = livePipeline(record.idText) { return live.summary() }
         let store = dependencies.store
         let summary = try await health.mapStore { () async throws(StoreError) -> SessionSummary? in

@@ -33,6 +33,12 @@ final class StoreHealth: Sendable {
         }
     }
 
+    /// The session `idPrefix` names in `store` (`sportsensorctl show 1a2b`), a failure reported
+    /// as any store call's: every control request that names a session looks it up here.
+    func session(idPrefix: String, in store: SessionStore) async throws(ControlError) -> SessionRecord {
+        try await mapStore { () async throws(StoreError) in try await store.session(idPrefix: idPrefix) }
+    }
+
     /// A store error as the control API reports it.
     func controlError(_ error: StoreError) -> ControlError {
         switch error.code {

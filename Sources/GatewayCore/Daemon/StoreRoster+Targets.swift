@@ -10,11 +10,7 @@ extension StoreRoster {
     public func leaderboard(
         metric: String, period: String?, team: String?
     ) async throws(ControlError) -> [LeaderboardRow] {
-        guard case .success(let found) = SummaryMetric.named(metric) else {
-            throw ControlError(
-                .invalidRequest, "unknown metric \(metric)",
-                fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
-        }
+        let found = try SummaryMetric.requested(metric)
         let window = LeaderboardPeriod(rawValue: period ?? "all") ?? .all
         var teamID: Int64?
         if let team { teamID = try await rosterTeam(team).id }
@@ -40,16 +36,12 @@ extension StoreRoster {
 
     /// `POST /v1/targets`.
     public func setTarget(_ request: TargetRequest) async throws(ControlError) -> TargetInfo {
-        guard case .success(let metric) = SummaryMetric.named(request.metric) else {
-            throw ControlError(
-                .invalidRequest, "unknown metric \(request.metric)",
-                fix: "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", "))
-        }
+        let metric = try SummaryMetric.requested(request.metric)
         var athlete: Athlete?
         if let name = request.athlete { athlete = try await rosterAthlete(name) }
         var session: SessionRecord?
         if let id = request.sessionId {
-            session = try await health.mapStore { () async throws(StoreError) in try await store.session(idPrefix: id) }
+            session = try await health.session(idPrefix: id, in: store)
         }
         let (athleteID, sessionID) = (athlete?.id, session?.id)
         let target = try await health.mapStore { () async throws(StoreError) in

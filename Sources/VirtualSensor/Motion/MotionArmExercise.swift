@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// Shoulder exercises and arm movements that are not sport events: arm circles, raises and
 /// lowerings, pendulum swings and forearm rotations, with the sensor on the wrist or in the hand.
 ///

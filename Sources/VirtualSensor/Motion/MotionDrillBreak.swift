@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// Movements between table-tennis drills that are not strokes: picking balls up from the floor and
 /// loosening arm swings. Real wrists between drills (`rest/` of tt-wrist, development dates) show
 /// 30–50 lobes of |a − g| above 1 g per minute, 40–60 ms long, peaking at 1.1–1.2 g in the median and

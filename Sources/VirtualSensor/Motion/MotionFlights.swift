@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// A series of flights: one counter-movement jump, a series of rebound or rope jumps, or a throw
 /// of the sensor itself. Forces obey the impulse balance: the propulsion gives exactly the takeoff
 /// speed g·T/2 that a flight of T seconds needs, and the landing takes it away again.

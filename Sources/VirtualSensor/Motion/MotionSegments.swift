@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// Standard gravity, m/s²: converts the scripts' accelerations to g.
 let standardGravity = 9.80665
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// The stroke types of a robot drill (Docs/DETECTION.md, "Evaluation": the figures they are fitted to).
 enum DrillStrokeType: CaseIterable {
     case topspin

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
+import SeededRandomness
 /// The draws motion scripts make: uniform, Bernoulli, normal, directions and rotations.
 extension SplitMix64 {
     /// Uniform in `range`.

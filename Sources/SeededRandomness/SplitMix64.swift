@@ -2,10 +2,11 @@
 
 /// A small, fast, seedable pseudo-random generator (SplitMix64).
 ///
-/// Virtual sensors must be reproducible: the same seed gives the same motion, the same dropped
-/// notifications and the same faults, so a failing test or an evaluation run can be replayed.
-/// SplitMix64 passes BigCrush, needs eight bytes of state and no allocation, which is all a
-/// simulator needs; it is not for cryptography.
+/// Everything random in the project is seeded so it can be replayed: a sensor link's reconnect
+/// jitter (from its configuration), a virtual sensor's motion, dropped notifications and faults,
+/// and the tests' signals. SplitMix64 passes BigCrush, needs eight bytes of state and no
+/// allocation; it is not for cryptography. In a target of its own so the link layer and the
+/// emulation share it without one importing the other.
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
