@@ -15,10 +15,11 @@ public enum MallocArenas {
     /// Caps glibc's malloc arenas at `limit`; call first thing at start, before threads allocate.
     /// glibc gives every thread that meets a locked arena one of its own (up to 8 per core), and an
     /// arena keeps the pages of freed memory below its top: with 64 sensors at 100 Hz the release
-    /// gateway's anonymous memory rose from 13 MB to 16.8 MB over its first chunk (5.5 min) with
-    /// the default (about ten arenas) and stayed at 13.1–13.2 MB with two (`bench-gateway --sensors 64
-    /// --seconds 400`, Docs/PERFORMANCE.md, "Memory: anonymous"). The lock contention two arenas add
-    /// is not measurable at that load. Returns whether glibc took the setting.
+    /// gateway's anonymous memory rose from 13.3 to 15.4 MB before its first chunk sealed (5.5 min)
+    /// and to 17.2 MB after, with the default (about ten arenas); with two from 13.0 to 14.0 and
+    /// 15.8 MB (`bench-gateway --sensors 64 --seconds 400`, Docs/PERFORMANCE.md, "Memory: anonymous").
+    /// CPU per sample in those runs: 10.9 µs with two, 10.0–10.5 µs with the default (load 9–18, so
+    /// not a measured cost). Returns whether glibc took the setting.
     @discardableResult
     public static func limitArenas() -> Bool {
         #if canImport(Glibc)
