@@ -82,8 +82,9 @@ public struct SessionSummaryAccumulator: Sendable {
 
     /// An empty accumulator for `profile`.
     public init(profile: DetectionProfile) {
+        // No reserve: the first epoch grows the buffer to its rate's size (512 at 100 Hz) and
+        // `closeEpoch` keeps it; a reserve for 400 Hz cost 16 KB per live session.
         self.profile = profile
-        epochMagnitudes.reserveCapacity(2048)
     }
 
     /// Adds one sample (in time order).

@@ -11,7 +11,10 @@ import Foundation
 /// fills, or the session ends, the segment gets the chunk's last samples, is sealed, and a
 /// compaction registers it as the chunk (a `sample_chunks` row naming the file) together with the
 /// events and counters the segment held, in one transaction. So a chunk's samples are written
-/// once, into their segment, and everything flushed is in the database or in a segment.
+/// once, into their segment, and everything flushed is in the database or in a segment. The
+/// segment's events are not kept in memory: the tail knows their sequence numbers, and the
+/// compaction reads them back from the segment (a chunk's events grew every live session's memory
+/// until its seal).
 struct RecordingTail: Sendable, Hashable {
     /// How a session ends, written with its last compaction.
     struct Close: Sendable, Hashable {
@@ -34,6 +37,10 @@ struct RecordingTail: Sendable, Hashable {
         var chunk: Int64
         /// The chunk's samples as its row describes them (they are all in its segment).
         var extent: ChunkExtent
+        /// The sequence numbers of the events in the segment that the database lacks: the
+        /// compaction reads them from the segment, before `events`.
+        var segmentEvents: ClosedRange<Int64>?
+        /// Events that are in no segment (the flush's, when it appended no record).
         var events: [SequencedEvent]
         var counts: SessionCounts?
         var close: Close?
@@ -58,8 +65,8 @@ struct RecordingTail: Sendable, Hashable {
     private(set) var chunk: Int64
     /// The open chunk's samples as its row will describe them (they are all in its segment).
     private(set) var extent: ChunkExtent
-    /// Events in the segment, not yet in the database.
-    private(set) var events: [SequencedEvent]
+    /// The sequence numbers of the events in the segment, not yet in the database (consecutive).
+    private(set) var events: ClosedRange<Int64>?
     /// The latest counters in the segment, when newer than the session's row.
     private(set) var counts: SessionCounts?
     /// Records in the segment (0: there is no segment).
@@ -74,7 +81,7 @@ struct RecordingTail: Sendable, Hashable {
         self.chunkLength = max(1, chunkLength)
         self.chunk = chunk
         extent = segment?.extent ?? ChunkExtent()
-        events = segment?.events ?? []
+        events = Self.span(segment?.events ?? [], after: nil)
         counts = segment?.counts
         records = Int64(segment?.records.count ?? 0)
         sealsFirst = (segment?.header.version ?? TailSegment.version) != TailSegment.version && records > 0
@@ -90,10 +97,6 @@ struct RecordingTail: Sendable, Hashable {
     ) -> [Step] {
         var steps: [Step] = []
         var open = self
-        // The segment's events so far go into the first compaction only; `open` collects this
-        // plan's, so that planning never copies the segment's list.
-        var earlier = events
-        open.events = []
         var rest = new[...]
         var fresh = newEvents
         var counts = newCounts
@@ -115,10 +118,9 @@ struct RecordingTail: Sendable, Hashable {
         func compact(_ close: Close?) {
             // Events and counters not appended go into the database only.
             let compaction = Compaction(
-                chunk: open.chunk, extent: open.extent, events: earlier + open.events + fresh,
+                chunk: open.chunk, extent: open.extent, segmentEvents: open.events, events: fresh,
                 counts: close?.counts ?? counts ?? open.counts, close: close)
             take(Step(action: .compact(compaction), newSamples: 0, newEvents: fresh.count))
-            earlier = []
             fresh = []
             counts = nil
         }
@@ -162,23 +164,29 @@ struct RecordingTail: Sendable, Hashable {
                 // A spill past an older format's segment opens the next chunk's.
                 chunk = append.chunk
                 extent = ChunkExtent()
-                events = []
+                events = nil
                 counts = nil
                 records = 0
                 sealsFirst = false
             }
             extent.append(contentsOf: append.record.samples)
-            events += append.record.events
+            events = Self.span(append.record.events, after: events)
             if let newCounts = append.record.counts { counts = newCounts }
             records += 1
         case .compact(let compaction):
             chunk = compaction.chunk + 1
             extent = ChunkExtent()
-            events = []
+            events = nil
             counts = nil
             records = 0
             sealsFirst = false
         }
+    }
+
+    /// `span` extended by `events` (consecutive sequence numbers, as the recorder gives them).
+    static func span(_ events: [SequencedEvent], after span: ClosedRange<Int64>?) -> ClosedRange<Int64>? {
+        guard let last = events.last?.sequence else { return span }
+        return (span?.lowerBound ?? events[0].sequence)...last
     }
 
     /// The new rows of `steps[failed...]`: what a flush that failed at step `failed` did not save.

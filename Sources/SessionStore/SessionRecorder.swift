@@ -458,19 +458,24 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             try state.segment?.seal()
         }
         if !sealed.isEmpty { try directory.sync() }
+        // The segments' events, read back now that they are whole on disk.
+        let segmentEvents = try compactions.map { compaction throws(StoreError) in
+            guard let sequences = compaction.segmentEvents else { return [SequencedEvent]() }
+            return try directory.events(session: session.id, chunk: compaction.chunk, sequences: sequences)
+        }
         // A close deletes an events-only segment after the commit, so that commit must be on
         // disk first; a chunk's row may be lost to a power cut (recovery registers its sealed file).
         let closing = compactions.contains { $0.close != nil }
         if closing { try db.execute(sql: "PRAGMA synchronous = FULL") }
         defer { if closing { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
         try db.inTransaction {
-            for compaction in compactions {
+            for (compaction, earlier) in zip(compactions, segmentEvents) {
                 if !compaction.extent.isEmpty {
                     try ChunkRow.register(
                         file: directory.fileName(session: session.id, chunk: compaction.chunk),
                         extent: compaction.extent, number: compaction.chunk, session: idText, db)
                 }
-                for event in compaction.events {
+                for event in earlier + compaction.events {
                     try EventRow(sessionID: idText, sequence: event.sequence, record: event.record).insert(db)
                 }
                 if let counts = compaction.counts { try SessionRow.update(counts, session: idText, db) }

@@ -97,6 +97,33 @@ struct TailDirectory: Sendable {
         }
     }
 
+    /// The events numbered `sequences` in segment `chunk` of `session`, read back for its
+    /// compaction (the recorder keeps only their numbers). Throws when the segment cannot be read
+    /// or lacks one of them: the flush fails and is retried, its rows kept.
+    func events(
+        session: UUID, chunk: Int64, sequences: ClosedRange<Int64>
+    ) throws(StoreError) -> [SequencedEvent] {
+        let file = filePath(session: session, chunk: chunk)
+        let bytes: [UInt8]?
+        switch WholeFileReader.contents(of: file) {
+        case .success(let read): bytes = read
+        case .failure(let failure):
+            throw StoreError(
+                .permission, "cannot read the tail segment \(file) (\(failure)): check the state directory",
+                path: file, cause: failure)
+        }
+        let segment = bytes.flatMap { try? TailSegment(parsing: $0, decodingSamples: false) }
+        let events = segment?.events.filter { sequences.contains($0.sequence) } ?? []
+        guard events.count == sequences.count else {
+            throw StoreError(
+                .corrupt,
+                "the tail segment \(file) holds \(events.count) of the events \(sequences) it was given: "
+                    + "restart sportsensord, whose crash recovery stores what the segment holds",
+                path: file)
+        }
+        return events
+    }
+
     /// Deletes a segment; one already gone is fine.
     func remove(_ file: String) throws(StoreError) {
         switch syscall("unlink", { unlink(file) }) {

@@ -121,8 +121,10 @@ struct TailSegment: Hashable, Sendable {
 
         /// Reads a payload (without its frame) of a segment of format `version`; from version 2 on
         /// its samples continue `stream`. Events are decoded through `EventRow`, as the table holds them.
+        /// Without `decodingSamples` the samples are skipped (`samples` is empty, `stream` untouched).
         init(
-            parsing payload: [UInt8], session: UUID, version: UInt8, stream: inout SampleStream
+            parsing payload: [UInt8], session: UUID, version: UInt8, stream: inout SampleStream,
+            decodingSamples: Bool = true
         ) throws(DecodeError) {
             var cursor = 0
             ordinal = Int64(bitPattern: try SampleChunkCodec.readVarint(payload, &cursor))
@@ -131,7 +133,7 @@ struct TailSegment: Hashable, Sendable {
                 throw DecodeError(code: .truncated, message: "tail record ends inside its samples")
             }
             let section = Array(payload[cursor..<cursor + blobLength])
-            if blobLength == 0 {
+            if blobLength == 0 || !decodingSamples {
                 samples = []
             } else if version == 1 {
                 samples = try SampleChunkCodec.decode(section)
@@ -293,8 +295,9 @@ struct TailSegment: Hashable, Sendable {
     var stream: SampleStream
 
     /// Reads a whole file. Throws only when the header is unusable; a torn or damaged record ends
-    /// the segment there.
-    init(parsing bytes: [UInt8]) throws(DecodeError) {
+    /// the segment there. Without `decodingSamples` the records' samples are skipped, not decoded
+    /// (what a compaction reading back the segment's events needs), and `stream` is not the coder's.
+    init(parsing bytes: [UInt8], decodingSamples: Bool = true) throws(DecodeError) {
         header = try Header(parsing: bytes)
         records = []
         stream = SampleStream()
@@ -308,7 +311,8 @@ struct TailSegment: Hashable, Sendable {
             var next = stream
             guard CRC32.checksum(payload) == checksum,
                 let record = try? Record(
-                    parsing: payload, session: header.session, version: header.version, stream: &next),
+                    parsing: payload, session: header.session, version: header.version, stream: &next,
+                    decodingSamples: decodingSamples),
                 record.ordinal == Int64(records.count)
             else { break }
             records.append(record)

@@ -38,6 +38,8 @@ struct GatewayBenchmarkHost: AsyncParsableCommand {
     var logLevel = "warning"
 
     func run() async throws {
+        // As sportsensord does at start, so that the gateway measured allocates as the daemon does.
+        MallocArenas.limitArenas()
         let configuration = try GatewayConfiguration.load(path: config, isExplicit: true).applying(
             GatewayOverrides(
                 stateDirectory: stateDir, socketPath: socket, virtualSensors: virtualSensors, logLevel: logLevel))

@@ -55,6 +55,7 @@ struct Sportsensord: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
+        MallocArenas.limitArenas()
         // Files the daemon makes (the store, its WAL and lock) are 0640 and directories 0750
         // however it was started; the unit's UMask= says the same.
         umask(0o027)

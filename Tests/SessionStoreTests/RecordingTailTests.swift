@@ -49,7 +49,7 @@ struct RecordingTailTests {
         }
         #expect(append.record.ordinal == 1 && append.record.counts == nil && append.record.events.isEmpty)
         run(&tail, second)
-        #expect(tail.extent == ChunkExtent(samples(0..<99)) && tail.events == [event(0)] && tail.records == 2)
+        #expect(tail.extent == ChunkExtent(samples(0..<99)) && tail.events == 0...0 && tail.records == 2)
         #expect(tail.counts == SessionCounts(received: 40))
         #expect(tail.plan(samples: [], events: [], counts: nil).isEmpty)
     }
@@ -66,13 +66,17 @@ struct RecordingTailTests {
             ), newSamples: range.count, newEvents: events.count)
     }
 
+    /// A compaction of segment `chunk`: `segment` the sequence numbers of the events it reads back
+    /// from the segment, `events` those in no segment.
     func compact(
-        _ chunk: Int64, _ range: Range<Int>, _ events: [SequencedEvent] = [], counts: SessionCounts? = nil,
-        close: RecordingTail.Close? = nil, newEvents: Int = 0
+        _ chunk: Int64, _ range: Range<Int>, segment: ClosedRange<Int64>? = nil, _ events: [SequencedEvent] = [],
+        counts: SessionCounts? = nil, close: RecordingTail.Close? = nil, newEvents: Int = 0
     ) -> RecordingTail.Step {
         .init(
             action: .compact(
-                .init(chunk: chunk, extent: ChunkExtent(samples(range)), events: events, counts: counts, close: close)),
+                .init(
+                    chunk: chunk, extent: ChunkExtent(samples(range)), segmentEvents: segment, events: events,
+                    counts: counts, close: close)),
             newSamples: 0, newEvents: newEvents)
     }
 
@@ -85,7 +89,7 @@ struct RecordingTailTests {
         let steps = tail.plan(samples: samples(60..<330), events: [event(1)], counts: nil)
         let expected: [RecordingTail.Step] = [
             append(0, 1, 60..<100, [event(1)]),
-            compact(0, 0..<100, [event(0), event(1)], counts: SessionCounts(received: 60)),
+            compact(0, 0..<100, segment: 0...1, counts: SessionCounts(received: 60)),
             append(1, 0, 100..<200), compact(1, 100..<200),
             append(2, 0, 200..<300), compact(2, 200..<300),
             append(3, 0, 300..<330),
@@ -93,7 +97,7 @@ struct RecordingTailTests {
         #expect(steps == expected)
         run(&tail, steps)
         #expect(
-            tail.chunk == 3 && tail.extent == ChunkExtent(samples(300..<330)) && tail.events.isEmpty
+            tail.chunk == 3 && tail.extent == ChunkExtent(samples(300..<330)) && tail.events == nil
                 && tail.records == 1)
         #expect(tail.counts == nil)
     }
@@ -129,13 +133,15 @@ struct RecordingTailTests {
         #expect(
             steps == [
                 append(2, 1, 30..<45, [event(5)]),
-                compact(2, 0..<45, [event(4), event(5)], counts: close.counts, close: close),
+                compact(2, 0..<45, segment: 4...5, counts: close.counts, close: close),
             ])
 
         // Events without samples go into the database only.
         let eventsOnly = tail.plan(samples: [], events: [event(5)], counts: nil, close: close)
         #expect(
-            eventsOnly == [compact(2, 0..<30, [event(4), event(5)], counts: close.counts, close: close, newEvents: 1)])
+            eventsOnly == [
+                compact(2, 0..<30, segment: 4...4, [event(5)], counts: close.counts, close: close, newEvents: 1)
+            ])
 
         // A session with nothing pending still gets its close.
         let empty = RecordingTail(chunkLength: 100, chunk: 0).plan(samples: [], events: [], counts: nil, close: close)
@@ -165,7 +171,7 @@ struct RecordingTailTests {
             ])
         let segment = try TailSegment(parsing: bytes)
         let tail = RecordingTail(chunkLength: 100, chunk: 4, segment: segment)
-        #expect(tail.extent == ChunkExtent(samples(0..<20)) && tail.events == [event(9)] && tail.records == 1)
+        #expect(tail.extent == ChunkExtent(samples(0..<20)) && tail.events == 9...9 && tail.records == 1)
         guard case .append(let append) = tail.plan(samples: samples(20..<25), events: [], counts: nil).first?.action
         else {
             Issue.record("expected an append")
