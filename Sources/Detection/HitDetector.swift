@@ -67,6 +67,12 @@ public struct HitDetector: StreamingDetector {
         /// The first and last sample near the largest |a|.
         @usableFromInline var topStart: Double = 0
         @usableFromInline var topEnd: Double = 0
+        /// The first and last sample of the clipped run (an axis above `clipLevelG`) that holds the
+        /// first sample near the largest |a|; NaN when that sample is not clipped.
+        @usableFromInline var clipRunStart: Double = .nan
+        @usableFromInline var clipRunEnd: Double = .nan
+        /// Whether that run is still going on.
+        @usableFromInline var clipRunOpen = false
         /// The time of the first hump merged in: where the merge window is measured from.
         @usableFromInline var anchor: Double = 0
         /// The envelope's peak, g: what candidates are compared by.
@@ -87,6 +93,9 @@ public struct HitDetector: StreamingDetector {
             if other.peakMagnitude2 > peakMagnitude2 {
                 peakMagnitude2 = other.peakMagnitude2
                 time = other.time
+                clipRunStart = other.clipRunStart
+                clipRunEnd = other.clipRunEnd
+                clipRunOpen = other.clipRunOpen
             }
             saturated = saturated || other.saturated
             clipEstimate = max(clipEstimate, other.clipEstimate)
@@ -115,6 +124,8 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var exitPending = false
     @usableFromInline var exitAxis: Double = 0
     @usableFromInline var exitTime: Double = 0
+    /// The first sample of the run of samples with an axis above `clipLevelG` going on, or NaN.
+    @usableFromInline var runStart: Double = .nan
     @usableFromInline var hump = Hump()
     @usableFromInline var pending: Hump?
     @usableFromInline var lastReported = -Double.infinity
@@ -186,15 +197,35 @@ public struct HitDetector: StreamingDetector {
         hump.end = t
         let excess = max(m2.squareRoot() - 1, 0)
         hump.energy += excess * excess * interval
+        let axis = max(abs(x), abs(y), abs(z))
+        let clipped = axis > parameters.clipLevelG
+        if !clipped {
+            runStart = .nan
+        } else if runStart.isNaN {
+            runStart = t
+        }
+        // The held stroke's clipped run can go on past the end of its hump (the envelope dips inside it).
+        if pending?.clipRunOpen == true {
+            pending?.clipRunOpen = clipped
+            if clipped { pending?.clipRunEnd = t }
+        }
         if m2 > hump.peakMagnitude2 * bandHigh {
             hump.topStart = t
             hump.topEnd = t
             hump.peakMagnitude2 = m2
-        } else if m2 >= hump.peakMagnitude2 * bandLow {
-            hump.topEnd = t
-            hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
+            hump.clipRunStart = runStart
+            hump.clipRunEnd = runStart.isNaN ? .nan : t
+            hump.clipRunOpen = clipped
+        } else {
+            if m2 >= hump.peakMagnitude2 * bandLow {
+                hump.topEnd = t
+                hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
+            }
+            if hump.clipRunOpen {
+                hump.clipRunOpen = clipped
+                if clipped { hump.clipRunEnd = t }
+            }
         }
-        let axis = max(abs(x), abs(y), abs(z))
         let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
         if clipping || exitPending || axis > parameters.clipLevelG || axis >= parameters.saturationG {
             trackClip(t: t, axis: axis, previousAxis: previousAxis)
@@ -303,9 +334,16 @@ public struct HitDetector: StreamingDetector {
         if stroke.saturated { quality.insert(.clipped) }
         let side = sides.estimate(hitAt: stroke.time)
         if side.unsure { quality.insert(.sideUnsure) }
+        // A clipped top is reported at the middle of its clipped run: the largest clipped |a| is where
+        // the most axes clip, which depends on how the sensor sits, and on a long swing comes before the
+        // arc's peak speed. Merging, spacing and the side stay on the top's middle (Docs/DETECTION.md,
+        // "Hits").
+        let t =
+            stroke.clipRunStart.isNaN
+            ? stroke.time : min(max((stroke.clipRunStart + stroke.clipRunEnd) / 2, stroke.start), stroke.end)
         return .hit(
             HitEvent(
-                t: stroke.time, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality,
+                t: t, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality,
                 side: side.side))
     }
 }
