@@ -7,10 +7,11 @@ import SDUSensor
 /// while |a| is near 1 g, smoothed into an envelope with a short time constant
 /// (`envelopeTimeConstant`, so a tap of a few milliseconds on a table stays far below a stroke).
 /// The envelope is cut into humps at its local minima; a hump whose envelope reaches `minPeakG` is a
-/// candidate stroke, timed at the middle of the stretch where |a| is within `peakBand` of its
-/// largest value (at contact the swing's tangential and centripetal acceleration add up; the middle
-/// of a clipped plateau rather than its noisiest sample; the gravity estimate, frozen while the arm
-/// moves, would shift a peak of |a − g|).
+/// candidate stroke, placed at the middle of the stretch where |a| is within `peakBand` of its
+/// largest value, its top (at contact the swing's tangential and centripetal acceleration add up; the
+/// gravity estimate, frozen while the arm moves, would shift a peak of |a − g|). A clipped top is
+/// reported at the middle of its run of samples with an axis above `clipLevelG`: the largest clipped
+/// |a| is where the most axes clip, on a long swing before the arc's peak speed.
 ///
 /// On real wrists a stroke is several humps: the swing through contact is the strongest, and a
 /// recovery lobe follows 0.3–0.7 s later, in a topspin with |a| near 2 g for a while. Candidates
@@ -43,7 +44,8 @@ public struct HitDetector: StreamingDetector {
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
         public var gravityQuietBand: Double = 0.3
-        /// The level above which an axis counts as clipping for the intensity estimate, g. Default 1.9.
+        /// The level above which an axis counts as clipping, for the intensity estimate and the clipped
+        /// run a clipped stroke is timed by, g. Default 1.9.
         public var clipLevelG: Double = 1.9
         /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
         public var saturationG: Double = 1.999
