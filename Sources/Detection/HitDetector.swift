@@ -7,10 +7,11 @@ import SDUSensor
 /// while |a| is near 1 g, smoothed into an envelope with a short time constant
 /// (`envelopeTimeConstant`, so a tap of a few milliseconds on a table stays far below a stroke).
 /// The envelope is cut into humps at its local minima; a hump whose envelope reaches `minPeakG` is a
-/// candidate stroke, timed at the middle of the stretch where |a| is within `peakBand` of its
-/// largest value (at contact the swing's tangential and centripetal acceleration add up; the middle
-/// of a clipped plateau rather than its noisiest sample; the gravity estimate, frozen while the arm
-/// moves, would shift a peak of |a − g|).
+/// candidate stroke, placed at the middle of the stretch where |a| is within `peakBand` of its
+/// largest value, its top (at contact the swing's tangential and centripetal acceleration add up; the
+/// gravity estimate, frozen while the arm moves, would shift a peak of |a − g|). A clipped top is
+/// reported at the middle of its run of samples with an axis above `clipLevelG`: the largest clipped
+/// |a| is where the most axes clip, on a long swing before the arc's peak speed.
 ///
 /// On real wrists a stroke is several humps: the swing through contact is the strongest, and a
 /// recovery lobe follows 0.3–0.7 s later, in a topspin with |a| near 2 g for a while. Candidates
@@ -43,7 +44,8 @@ public struct HitDetector: StreamingDetector {
         public var gravityTimeConstant: Double = 0.6
         /// |a| within 1 ± this is quiet enough to update gravity, g. Default 0.3.
         public var gravityQuietBand: Double = 0.3
-        /// The level above which an axis counts as clipping for the intensity estimate, g. Default 1.9.
+        /// The level above which an axis counts as clipping, for the intensity estimate and the clipped
+        /// run a clipped stroke is timed by, g. Default 1.9.
         public var clipLevelG: Double = 1.9
         /// An axis at or beyond this is saturated, g. Default 1.999 (full scale is 32767/16384 g).
         public var saturationG: Double = 1.999
@@ -67,6 +69,12 @@ public struct HitDetector: StreamingDetector {
         /// The first and last sample near the largest |a|.
         @usableFromInline var topStart: Double = 0
         @usableFromInline var topEnd: Double = 0
+        /// The first and last sample of the clipped run (an axis above `clipLevelG`) that holds the
+        /// first sample near the largest |a|; NaN when that sample is not clipped.
+        @usableFromInline var clipRunStart: Double = .nan
+        @usableFromInline var clipRunEnd: Double = .nan
+        /// Whether that run is still going on.
+        @usableFromInline var clipRunOpen = false
         /// The time of the first hump merged in: where the merge window is measured from.
         @usableFromInline var anchor: Double = 0
         /// The envelope's peak, g: what candidates are compared by.
@@ -87,6 +95,9 @@ public struct HitDetector: StreamingDetector {
             if other.peakMagnitude2 > peakMagnitude2 {
                 peakMagnitude2 = other.peakMagnitude2
                 time = other.time
+                clipRunStart = other.clipRunStart
+                clipRunEnd = other.clipRunEnd
+                clipRunOpen = other.clipRunOpen
             }
             saturated = saturated || other.saturated
             clipEstimate = max(clipEstimate, other.clipEstimate)
@@ -115,6 +126,8 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline var exitPending = false
     @usableFromInline var exitAxis: Double = 0
     @usableFromInline var exitTime: Double = 0
+    /// The first sample of the run of samples with an axis above `clipLevelG` going on, or NaN.
+    @usableFromInline var runStart: Double = .nan
     @usableFromInline var hump = Hump()
     @usableFromInline var pending: Hump?
     @usableFromInline var lastReported = -Double.infinity
@@ -186,15 +199,35 @@ public struct HitDetector: StreamingDetector {
         hump.end = t
         let excess = max(m2.squareRoot() - 1, 0)
         hump.energy += excess * excess * interval
+        let axis = max(abs(x), abs(y), abs(z))
+        let clipped = axis > parameters.clipLevelG
+        if !clipped {
+            runStart = .nan
+        } else if runStart.isNaN {
+            runStart = t
+        }
+        // The held stroke's clipped run can go on past the end of its hump (the envelope dips inside it).
+        if pending?.clipRunOpen == true {
+            pending?.clipRunOpen = clipped
+            if clipped { pending?.clipRunEnd = t }
+        }
         if m2 > hump.peakMagnitude2 * bandHigh {
             hump.topStart = t
             hump.topEnd = t
             hump.peakMagnitude2 = m2
-        } else if m2 >= hump.peakMagnitude2 * bandLow {
-            hump.topEnd = t
-            hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
+            hump.clipRunStart = runStart
+            hump.clipRunEnd = runStart.isNaN ? .nan : t
+            hump.clipRunOpen = clipped
+        } else {
+            if m2 >= hump.peakMagnitude2 * bandLow {
+                hump.topEnd = t
+                hump.peakMagnitude2 = max(hump.peakMagnitude2, m2)
+            }
+            if hump.clipRunOpen {
+                hump.clipRunOpen = clipped
+                if clipped { hump.clipRunEnd = t }
+            }
         }
-        let axis = max(abs(x), abs(y), abs(z))
         let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
         if clipping || exitPending || axis > parameters.clipLevelG || axis >= parameters.saturationG {
             trackClip(t: t, axis: axis, previousAxis: previousAxis)
@@ -303,9 +336,16 @@ public struct HitDetector: StreamingDetector {
         if stroke.saturated { quality.insert(.clipped) }
         let side = sides.estimate(hitAt: stroke.time)
         if side.unsure { quality.insert(.sideUnsure) }
+        // A clipped top is reported at the middle of its clipped run: the largest clipped |a| is where
+        // the most axes clip, which depends on how the sensor sits, and on a long swing comes before the
+        // arc's peak speed. Merging, spacing and the side stay on the top's middle (Docs/DETECTION.md,
+        // "Hits").
+        let t =
+            stroke.clipRunStart.isNaN
+            ? stroke.time : min(max((stroke.clipRunStart + stroke.clipRunEnd) / 2, stroke.start), stroke.end)
         return .hit(
             HitEvent(
-                t: stroke.time, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality,
+                t: t, peakG: peak, saturated: stroke.saturated, intensityG: intensity, quality: quality,
                 side: side.side))
     }
 }

@@ -51,6 +51,22 @@ struct StrokeLobeTests {
         #expect(abs(try #require(found.first).t - 2.0) < 0.011)
     }
 
+    @Test(
+        "a clipped swing is timed at the middle of its clipped run, not where the most axes clip",
+        arguments: [50.0, 100.0, 200.0])
+    func clippedRunMiddle(rate: Double) throws {
+        // The arc's centripetal pull clips x from 1.8 to 2.2 s (peak speed at 2.0); the tangential push
+        // of the rising swing clips y too, but only around 1.85 s, where |a| is therefore largest.
+        let samples = synthesize(rate: rate, duration: 4) { t in
+            (3 * bump(t, centre: 2.0, width: 0.6), 2.5 * bump(t, centre: 1.85, width: 0.12), 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1)
+        let hit = try #require(found.first)
+        #expect(hit.saturated)
+        #expect(abs(hit.t - 2.0) < 1 / rate + 0.001)
+    }
+
     @Test("rest: a slowly turning wrist with a gentle arm swing counts nothing")
     func restCountsNothing() {
         let samples = synthesize(rate: 50, duration: 60) { t in
