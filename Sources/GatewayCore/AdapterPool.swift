@@ -81,12 +81,12 @@ public final class AdapterPool: SensorConnector, Sendable {
                 removed.append((name, state.table.adapterGone(name)))
             }
             var added: [String] = []
-            var grants: [AdapterSlotTable<BluetoothAddress>.Grant] = []
             for adapter in state.listing where adapter.up && state.connectors[adapter.name] == nil {
                 state.connectors[adapter.name] = makeConnector(adapter)
                 added.append(adapter.name)
-                grants += state.table.adapterUsable(adapter.name, budget: linkBudget)
             }
+            // All of the listing's new adapters at once, so the waiting spread over them.
+            let grants = state.table.adaptersUsable(Dictionary(uniqueKeysWithValues: added.map { ($0, linkBudget) }))
             return (added, removed, take(grants, in: &state))
         }
         for (name, sensors) in removed {

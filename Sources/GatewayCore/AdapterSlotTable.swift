@@ -87,10 +87,14 @@ public struct AdapterSlotTable<Sensor: Hashable & Sendable>: Sendable {
         return serveWaiting()
     }
 
-    /// An adapter became usable (plugged in, or powered on) with `budget` links, or its budget
-    /// changed; sensors waiting get its slots.
-    public mutating func adapterUsable(_ name: String, budget: Int) -> [Grant] {
-        adapters[name, default: Adapter(name: name, budget: budget, holders: [])].budget = max(0, budget)
+    /// Adapters became usable (plugged in, or powered on), each with its budget of links, or
+    /// their budgets changed. Sensors waiting are served once all of them are in the table: a
+    /// daemon that starts with paired sensors has them all waiting when the first listing brings
+    /// every adapter at once, and serving after each one would put them all on the first.
+    public mutating func adaptersUsable(_ budgets: [String: Int]) -> [Grant] {
+        for (name, budget) in budgets {
+            adapters[name, default: Adapter(name: name, budget: budget, holders: [])].budget = max(0, budget)
+        }
         return serveWaiting()
     }
 

@@ -55,6 +55,20 @@ struct AdapterPoolTests {
         #expect(pool.adapter(holding: sensors[1]) == "hci1")
     }
 
+    @Test("sensors that waited for the first listing spread over every adapter it brings")
+    func firstListingSpreadsTheWaiting() async throws {
+        // A restarted daemon starts its paired sensors' links before the kernel's adapters are
+        // listed: all four wait, then one listing brings hci0 and hci1 together.
+        let connectors = AdapterConnectors()
+        let pool = makePool(budget: 5, connectors: connectors)
+        let links = sensors.map { sensor in Task { try await pool.connect(to: sensor) } }
+        try await pollUntil { pool.waitingCount == sensors.count }
+        pool.adaptersChanged([Self.adapter("hci0"), Self.adapter("hci1")])
+        for link in links { _ = try await link.value }
+        #expect(pool.adapters.map(\.sensors.count) == [2, 2])
+        #expect(Set(connectors.log.map(\.adapter)) == ["hci0", "hci1"])
+    }
+
     @Test("no slot anywhere: connect waits (no-slot) until a link goes down, then takes its slot")
     func waitsInNoSlot() async throws {
         let connectors = AdapterConnectors()

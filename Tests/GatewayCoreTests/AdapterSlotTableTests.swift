@@ -9,8 +9,8 @@ struct AdapterSlotTableTests {
     @Test("sensors spread over adapters by free slots, a tie going by name")
     func spreads() {
         var table = Table()
-        #expect(table.adapterUsable("hci1", budget: 2).isEmpty)
-        #expect(table.adapterUsable("hci0", budget: 3).isEmpty)
+        #expect(table.adaptersUsable(["hci1": 2]).isEmpty)
+        #expect(table.adaptersUsable(["hci0": 3]).isEmpty)
         let slots = ["a", "b", "c", "d", "e"].map { table.request($0).slot }
         #expect(slots == ["hci0", "hci0", "hci1", "hci0", "hci1"])
         #expect(table.adapters["hci0"]?.holders == ["a", "b", "d"])
@@ -20,8 +20,8 @@ struct AdapterSlotTableTests {
     @Test("where free slots tie, the adapter that heard the sensor strongest wins")
     func signalBreaksTies() {
         var table = Table()
-        _ = table.adapterUsable("hci0", budget: 2)
-        _ = table.adapterUsable("hci1", budget: 2)
+        _ = table.adaptersUsable(["hci0": 2])
+        _ = table.adaptersUsable(["hci1": 2])
         table.heard("far", on: "hci0", rssi: -88)
         table.heard("far", on: "hci1", rssi: -61)
         #expect(table.request("far").slot == "hci1")
@@ -33,7 +33,7 @@ struct AdapterSlotTableTests {
     @Test("no slot anywhere: the sensor waits, first come first served, until a slot frees")
     func waitsForASlot() {
         var table = Table()
-        _ = table.adapterUsable("hci0", budget: 1)
+        _ = table.adaptersUsable(["hci0": 1])
         #expect(table.request("a").slot == "hci0")
         #expect(table.request("b").slot == nil)
         #expect(table.request("c").slot == nil)
@@ -52,17 +52,28 @@ struct AdapterSlotTableTests {
     func newAdapterServesTheQueue() {
         var table = Table()
         for sensor in ["a", "b", "c"] { #expect(table.request(sensor).slot == nil) }
-        let grants = table.adapterUsable("hci1", budget: 2)
+        let grants = table.adaptersUsable(["hci1": 2])
         #expect(grants.map(\.sensor) == ["a", "b"])
         #expect(grants.allSatisfy { $0.adapter == "hci1" })
         #expect(table.waiting == ["c"])
     }
 
+    @Test("adapters usable together: the waiting spread over all of them, not the first one's budget first")
+    func adaptersTogetherShareTheQueue() {
+        var table = Table()
+        for sensor in ["a", "b", "c", "d"] { #expect(table.request(sensor).slot == nil) }
+        let grants = table.adaptersUsable(["hci0": 5, "hci1": 5])
+        #expect(grants.map(\.adapter) == ["hci0", "hci1", "hci0", "hci1"])
+        #expect(table.adapters["hci0"]?.holders == ["a", "c"])
+        #expect(table.adapters["hci1"]?.holders == ["b", "d"])
+        #expect(table.waiting.isEmpty)
+    }
+
     @Test("an adapter that goes takes its slots; its sensors land on the other adapter when they ask again")
     func adapterGoes() {
         var table = Table()
-        _ = table.adapterUsable("hci0", budget: 5)
-        _ = table.adapterUsable("hci1", budget: 5)
+        _ = table.adaptersUsable(["hci0": 5])
+        _ = table.adaptersUsable(["hci1": 5])
         for sensor in ["a", "b", "c", "d"] { _ = table.request(sensor) }
         let moved = table.adapterGone("hci1")
         #expect(moved == ["b", "d"])
@@ -71,15 +82,15 @@ struct AdapterSlotTableTests {
         #expect(table.request("d").slot == "hci0")
         #expect(table.adapters["hci0"]?.holders == ["a", "c", "b", "d"])
         // Past the budget of what is left, the rest wait.
-        _ = table.adapterUsable("hci0", budget: 4)
+        _ = table.adaptersUsable(["hci0": 4])
         #expect(table.request("e").slot == nil)
     }
 
     @Test("forgetting a sensor gives back its slot, its place in the queue and what was heard")
     func forget() {
         var table = Table()
-        _ = table.adapterUsable("hci0", budget: 1)
-        _ = table.adapterUsable("hci1", budget: 1)
+        _ = table.adaptersUsable(["hci0": 1])
+        _ = table.adaptersUsable(["hci1": 1])
         table.heard("a", on: "hci1", rssi: -50)
         #expect(table.request("a").slot == "hci1")
         #expect(table.request("b").slot == "hci0")
