@@ -7,12 +7,12 @@
 # The box runs the older package (PREV_DEB at PREV_VERSION: this commit's contents repackaged at a
 # lower version by systemd-stage.sh), the admin has edited the conffile, enabled and started the
 # service and paired the sensors. upgrade_with_migration records a session, stops the service and
-# takes out of the store what schema v8 added (sqlite3: the column, its migration's row,
-# user_version), so the store is one the v7 release left; then `apt install` of the new package,
+# takes out of the store what schemas v8 and v9 added (sqlite3: their columns, their migrations'
+# rows, user_version), so the store is one the v7 release left; then `apt install` of the new package,
 # and checks that the upgrade kept the admin's config (without a prompt), the sportsensor user's
 # ids, the service enabled and stopped, and the store as it was; that `systemctl start` migrates
-# the store to v8; that the session reads back the same (its summary, its export byte for byte)
-# and the migrated athlete takes the new column. reinstall_while_running: the maintainer scripts
+# the store to v9; that the session reads back the same (its summary, its export byte for byte)
+# and the migrated athlete takes v8's column. reinstall_while_running: the maintainer scripts
 # restart a running service.
 
 # sqlite3 as the service's user: a WAL or shared-memory file it creates must stay the daemon's.
@@ -33,9 +33,13 @@ upgrade_with_migration() {
         fail "export before the upgrade"
     jq -c '{id, samples, events, end_reason}' $W/upgrade-before.json 2>/dev/null | sed 's/^/  recorded: /'
 
-    # What v8 added (StoreSchema.swift), taken out: the store as the v7 release left it.
-    store_sql "ALTER TABLE athletes DROP COLUMN racket_hand;
-        DELETE FROM grdb_migrations WHERE identifier = 'v8-athlete-racket-hand'; PRAGMA user_version = 7;" ||
+    # What v8 and v9 added (StoreSchema.swift), taken out: the store as the v7 release left it.
+    # A newer schema than v9 needs its own lines here first.
+    [ "$(store_sql 'PRAGMA user_version')" = 9 ] ||
+        fail "the new store is at schema $(store_sql 'PRAGMA user_version'), not 9: teach upgrade.sh to take it back to v7"
+    store_sql "ALTER TABLE sessions DROP COLUMN unsaved_samples; ALTER TABLE athletes DROP COLUMN racket_hand;
+        DELETE FROM grdb_migrations WHERE identifier IN ('v8-athlete-racket-hand', 'v9-session-unsaved-samples');
+        PRAGMA user_version = 7;" ||
         fail "turning the store into schema v7"
     check "the store is at schema v7 before the upgrade" test "$(store_sql 'PRAGMA user_version')" = 7
     local ids config_sum t_cmd
@@ -60,9 +64,10 @@ upgrade_with_migration() {
 
     systemctl start sportsensord || fail "systemctl start sportsensord (after the upgrade)"
     wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not appear after the upgrade"
-    check "the upgraded daemon migrated the store to schema v8" test "$(store_sql 'PRAGMA user_version')" = 8
-    check "grdb_migrations lists v8-athlete-racket-hand" \
-        test "$(store_sql "SELECT count(*) FROM grdb_migrations WHERE identifier = 'v8-athlete-racket-hand'")" = 1
+    check "the upgraded daemon migrated the store to schema v9" test "$(store_sql 'PRAGMA user_version')" = 9
+    check "grdb_migrations lists v8-athlete-racket-hand and v9-session-unsaved-samples" \
+        test "$(store_sql "SELECT count(*) FROM grdb_migrations
+            WHERE identifier IN ('v8-athlete-racket-hand', 'v9-session-unsaved-samples')")" = 2
     ctl show --state-dir $STATE --json "$UPGRADE_ID" >$W/upgrade-after.json
     check "the session recorded before the upgrade shows the same after it" \
         test "$(jq -S . $W/upgrade-before.json)" = "$(jq -S . $W/upgrade-after.json)"
@@ -78,7 +83,7 @@ upgrade_with_migration() {
         jq -e '.[] | select(.name == "ada") | .racket_hand == "left" and .mass_kg == 58.5 and .sessions == 1' \
         $W/athletes-upgraded.json
     check "store check after the migration" ctl store check --state-dir $STATE
-    step "upgraded to $VERSION; store migrated to v8"
+    step "upgraded to $VERSION; store migrated to v9"
 }
 
 # A reinstall while the service runs takes the maintainer scripts' path of an upgrade of a running
