@@ -233,6 +233,12 @@ public struct LEAdvertisingProcedure: Sendable {
     // MARK: - Steps
 
     private mutating func completed(_ opcode: HCIOpcode, status: HCIErrorCode) -> [Action] {
+        if status != .success, opcode == .leSetAdvertisingEnable, silentEnable, case .connected = phase {
+            // A central connected between a restart's disable and its enable: the controller,
+            // now a peripheral, refused the enable. Nothing is lost; the disconnection re-enables.
+            silentEnable = false
+            return [.note("a restart's advertising enable was refused (\(status)) after a central connected")]
+        }
         guard status == .success else { return end(with: Self.refusal(opcode, status)) }
         switch phase {
         case .configuring:

@@ -122,6 +122,21 @@ struct LEAdvertisingProcedureTests {
         #expect(procedure.phase == .connected(handle: 0x40))
     }
 
+    @Test("a restart's enable refused after a central connected: stays connected, re-enables when it leaves")
+    func restartEnableRace() {
+        // btvirt answered the restart's disable, then the central's connection arrived, then
+        // the restart's enable came back Command Disallowed (the controller is now a peripheral).
+        var procedure = advertising()
+        _ = procedure.restartDue()
+        #expect(sent(procedure.received(A.complete("0a20"))) == [A.enable])
+        #expect(procedure.received(A.connectionComplete()) == [.connected(peer: A.central, handle: 0x40)])
+        let refused = procedure.received(A.complete("0a20", status: "0c"))
+        #expect(!refused.contains { if case .finish = $0 { true } else { false } })
+        #expect(procedure.phase == .connected(handle: 0x40))
+        #expect(sent(procedure.received(A.disconnectionComplete)) == [A.enable])
+        #expect(procedure.received(A.complete("0a20")) == [.advertising])
+    }
+
     @Test("stop: disable after an enable was sent; nothing to disable before")
     func stop() {
         var early = P(configuration: A.configuration)
