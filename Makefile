@@ -103,8 +103,9 @@ tsan: deps
 		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
-## real recordings, the dashboard in a real browser, a staged install, and a short smoke run of each fuzzer
-test: lint security-check unit-test validate-offline browser-test install-check demo-smoke fuzz-smoke
+## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
+## the Debian package checked by lintian (`make deb`, last: the release build; `make itest` installs that .deb)
+test: lint security-check unit-test validate-offline browser-test install-check demo-smoke fuzz-smoke deb
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
 # Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).
