@@ -12,7 +12,8 @@
 #    (ignored by git) only when it changed.
 # 2. One release build of every product (a single `swift build`, so sportsensorctl's own modules
 #    compile beside sportsensord's instead of after them) with -DSPORTSENSOR_STAMPED and
-#    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped.
+#    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped; this build's
+#    sportsensor-dev (not packaged) is kept as .build/deb-work/sportsensor-dev for `make itest`.
 # 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
 #    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
 #    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
@@ -105,6 +106,10 @@ for b in sportsensord sportsensorctl; do
         grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libicu' || true)
     [ -z "$swift_libs" ] || die "$b still links Swift libraries dynamically: $swift_libs"
 done
+# Not packaged: the systemd stage of `make itest` runs its virtual sensors with this build's
+# sportsensor-dev (static too, so the guest gets no Swift runtime at all).
+install -m 0755 "$BIN/sportsensor-dev" "$WORK/sportsensor-dev"
+strip --strip-unneeded "$WORK/sportsensor-dev"
 said=$("$P/usr/bin/sportsensord" --version)
 [ "$said" = "$version (commit $commit)" ] || die "sportsensord --version says '$said', not '$version (commit $commit)'"
 

@@ -4,9 +4,9 @@
 # The systemd stage's guest side: run by itest-driver.service (image.sh) as root, in a VM whose
 # PID 1 is systemd, with bluetooth.service as Debian ships it. Usage: systemd-driver.sh PAYLOAD OUT
 #   PAYLOAD (9p, read-only): the package and the older one to upgrade from (DEB, PREV_DEB),
-#           params.sh, sportsensor-dev with swift-runtime/ (the Swift libraries it, not the
-#           package, links), btvirt, guest-lib.sh, upgrade.sh, this script; OUT (9p): results,
-#           logs, `result`.
+#           params.sh, sportsensor-dev (the virtual sensors; from the package's release build,
+#           static), btvirt, guest-lib.sh, upgrade.sh, this script; OUT (9p): results, logs,
+#           `result`.
 # It does what an admin and a coach would: `apt install` of the older package on a box with no
 # Swift toolchain, the config edited, a user in group sportsensor, `systemctl enable --now
 # sportsensord`, then sportsensorctl as that user (doctor, scan, pair), a session recorded, the
@@ -72,6 +72,18 @@ fail_env() {
     FAIL_KIND=ENVIRONMENT
     fail "$@"
 }
+# What --version and /v1/status must say of this build: "$VERSION (commit C)", C the full commit
+# the version names (+git<count>.<12 hex>; "-dirty" with ".dirty"), or "unknown" for a package
+# built without git. The ~prev package holds the same binaries, so it says this too.
+names_this_build() {
+    local said=$1 re='^.+\+git[0-9]+\.([0-9a-f]{12})(\.dirty)?$'
+    if [[ $VERSION =~ $re ]]; then
+        local hex=${BASH_REMATCH[1]} dirty=${BASH_REMATCH[2]:+-dirty}
+        [[ $said =~ ^"$VERSION (commit $hex"[0-9a-f]{28}"$dirty)"$ ]]
+    else
+        [ "$said" = "$VERSION (commit unknown)" ]
+    fi
+}
 # A broken promise after which the run can go on: recorded, reported at the end.
 check() {
     local what=$1
@@ -120,12 +132,9 @@ CONFIG=/etc/sportsensord/config.toml
 sed -i -e 's/^adapters = .*/adapters = ["hci0", "hci1"]/' -e 's/^link_budget = .*/link_budget = 5/' $CONFIG
 grep -q '^adapters = \["hci0", "hci1"\]' $CONFIG && grep -q '^link_budget = 5' $CONFIG ||
     fail "config.example.toml no longer has the adapters and link_budget lines this stage sets"
-# The test's own tool, not the package's: the Swift runtime it links stays under /opt/itest.
-install -d /opt/itest/swift-runtime
-cp "$PAYLOAD"/swift-runtime/*.so /opt/itest/swift-runtime/
-install -m 0755 "$PAYLOAD/sportsensor-dev" /opt/itest/sportsensor-dev.bin
-printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/itest/swift-runtime exec /opt/itest/sportsensor-dev.bin "$@"\n' >$DEV
-chmod 0755 $DEV
+# The test's own tool, not the package's (linked statically like the package's binaries).
+install -D -m 0755 "$PAYLOAD/sportsensor-dev" $DEV
+check "the test's sportsensor-dev finds every library it links" test "$(ldd $DEV | grep -c 'not found')" = 0
 useradd --create-home --groups sportsensor coach || fail "useradd coach"
 stat -c '%a %U:%G %n' /etc/sportsensord/config.toml
 grep -E '^(adapters|link_budget|log_level)' /etc/sportsensord/config.toml
@@ -184,8 +193,8 @@ pid=$(systemctl show -p MainPID --value sportsensord)
 echo "  idle: VmRSS $(awk '/^VmRSS/ { print $2, $3 }' /proc/$pid/status), cgroup MemoryCurrent \
 $(($(systemctl show -p MemoryCurrent --value sportsensord) / 1024)) kB" | tee $W/idle-memory.txt
 status_json >$W/status-idle.json
-check "/v1/status names the package version and commit" \
-    jq -e --arg v "$VERSION (commit " '.version | startswith($v)' $W/status-idle.json
+check "/v1/status names the package version and its commit: $(jq -r .version $W/status-idle.json)" \
+    names_this_build "$(jq -r .version $W/status-idle.json)"
 
 seen_all() {
     ctl scan --seconds 8 --json >$W/scan.json 2>>$W/scan.log || return 1
@@ -207,7 +216,7 @@ step "all $SENSORS sensors connected"
 # --- a session under the older package, the upgrade, the migration (systemd-upgrade.sh) ----------
 upgrade_with_migration
 /usr/bin/sportsensord --version | tee $W/version.txt
-check "sportsensord --version names the package version" grep -qF "$VERSION (commit " $W/version.txt
+check "sportsensord --version names the package version and its commit" names_this_build "$(cat $W/version.txt)"
 WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected again after the upgrade: $(sensors_json)"
 step "all $SENSORS sensors connected again"
 for n in $(seq 1 $SENSORS); do ctl start --sensor s$n --profile table-tennis || fail "start s$n"; done

@@ -10,10 +10,9 @@
 #    builds btvirt from Debian's BlueZ source with one fix a central with several links needs.
 # 2. The Debian package: the sportsensord_<version>_<arch>.deb `make test` built for this commit
 #    (`make deb`), or `make deb` now when there is none, and the same repackaged at <version>~prev
-#    for the upgrade (systemd-upgrade.sh). The payload for the guest: both .debs,
-#    sportsensor-dev for the virtual sensors with the Swift runtime libraries it links (kept
-#    under /opt/itest in the guest, reached through LD_LIBRARY_PATH only: the installed package
-#    must run without them), and the guest scripts.
+#    for the upgrade (systemd-upgrade.sh). The payload for the guest: both .debs, the
+#    sportsensor-dev of the same release build for the virtual sensors (static, under /opt/itest
+#    in the guest: no Swift runtime anywhere on the box), and the guest scripts.
 # 3. qemu boots the image's kernel with root on a copy-on-write overlay of the cached image (every
 #    run starts clean), the payload and an output folder over 9p, the serial console here.
 #    itest-driver.service runs systemd-driver.sh and powers the VM off.
@@ -37,11 +36,16 @@ IMAGE=$("$HERE/image.sh") || { say "FAIL: the emulated environment: the Debian i
 BTVIRT=$("$HERE/btvirt.sh") || { say "FAIL: the emulated environment: btvirt could not be built"; exit 2; }
 say "image $IMAGE, $BTVIRT ($(($(date +%s) - t0)) s)"
 
-rm -rf "$RUN" && mkdir -p "$OUT" "$PAYLOAD/swift-runtime"
+rm -rf "$RUN" && mkdir -p "$OUT" "$PAYLOAD"
 VERSION=$("$ROOT/scripts/build-deb.sh" --print-version) || { say "FAIL: the package version"; exit 1; }
 DEB="$ROOT/sportsensord_${VERSION}_$(dpkg --print-architecture).deb"
-if [ ! -s "$DEB" ]; then
-    say "no $(basename "$DEB") yet: make deb"
+# The package `make test` built for this commit and, from the same release build, the virtual
+# sensors' sportsensor-dev (scripts/build-deb.sh keeps it in .build/deb-work); `make deb` only
+# when they are missing or from another version.
+DEB_WORK="$ROOT/.build/deb-work"
+if [ ! -s "$DEB" ] || [ ! -x "$DEB_WORK/sportsensor-dev" ] ||
+    [ "$(sed -n 's/^Version: //p' "$DEB_WORK/root/DEBIAN/control" 2>/dev/null)" != "$VERSION" ]; then
+    say "no $(basename "$DEB") and its build's sportsensor-dev yet: make deb"
     (cd "$ROOT" && make --no-print-directory deb) >"$RUN/deb.log" 2>&1 ||
         { tail -30 "$RUN/deb.log"; say "FAIL: make deb"; exit 1; }
 fi
@@ -58,13 +62,9 @@ dpkg-deb -R "$DEB" "$RUN/prev-root" &&
     dpkg-deb --root-owner-group -Znone --build "$RUN/prev-root" "$PAYLOAD/$PREV_DEB" >/dev/null ||
     { say "FAIL: repackaging $(basename "$DEB") as $PREV_VERSION"; exit 1; }
 rm -rf "$RUN/prev-root"
-# sportsensor-dev (the test's virtual sensors, not part of the package) links Swift's runtime
-# from the toolchain: the guest gets those libraries for it alone.
-ldd "$BINDIR/sportsensor-dev" |
-    awk '$2 == "=>" && $3 !~ "^/(usr/)?lib" { print $3 }' | sort -u | xargs -r cp -t "$PAYLOAD/swift-runtime/" ||
-    { say "FAIL: collecting the Swift runtime libraries"; exit 1; }
-[ -n "$(ls "$PAYLOAD/swift-runtime")" ] || { say "FAIL: ldd named no Swift runtime library"; exit 1; }
-cp "$BINDIR/sportsensor-dev" "$BTVIRT" "$HERE/guest-lib.sh" "$PAYLOAD/"
+# The virtual sensors' sportsensor-dev: the release build's, linked statically like the package's
+# binaries (the guest has no Swift runtime; the debug build would also starve the TCG guest).
+cp "$DEB_WORK/sportsensor-dev" "$BTVIRT" "$HERE/guest-lib.sh" "$PAYLOAD/" || exit 1
 cp "$HERE/systemd-upgrade.sh" "$PAYLOAD/upgrade.sh"
 cp "$HERE/systemd-driver.sh" "$PAYLOAD/driver.sh"
 printf 'SENSORS=%s\nBTMON=%s\nVERSION=%s\nDEB=%s\nPREV_VERSION=%s\nPREV_DEB=%s\n' "${SENSORS:-4}" "${BTMON:-0}" \
