@@ -103,8 +103,11 @@ tsan: deps
 		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
-## real recordings, the dashboard in a real browser, a staged install, and a short smoke run of each fuzzer
-test: lint security-check unit-test validate-offline browser-test install-check demo-smoke fuzz-smoke
+## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
+## the package's version rules (deb-version-check) and the Debian package checked by lintian (`make deb`, last:
+## the release build; `make itest` installs that .deb and runs the virtual sensors with that build's sportsensor-dev)
+test: lint security-check deb-version-check unit-test validate-offline browser-test install-check demo-smoke \
+	fuzz-smoke deb
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
 # Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).
@@ -222,6 +225,12 @@ deb-deps:
 
 deb: deps deb-deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh
+
+## deb-version-check: the version build-deb.sh gives the package with git, with GIT_COMMIT/GIT_COUNT,
+## and without git (base version, a warning naming the fix), in throw-away trees (Tests/Packaging)
+.PHONY: deb-version-check
+deb-version-check:
+	Tests/Packaging/deb-version-test.sh
 
 ## fuzz: run each libFuzzer target for FUZZ_SECONDS (default 60 s)
 fuzz-build: deps
