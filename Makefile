@@ -107,7 +107,17 @@ tsan: deps
 ## the package's version rules (deb-version-check) and the Debian package checked by lintian (`make deb`, last:
 ## the release build; `make itest` installs that .deb and runs the virtual sensors with that build's sportsensor-dev)
 test: lint security-check deb-version-check unit-test validate-offline browser-test install-check demo-smoke \
-	fuzz-smoke deb
+	release-builds fuzz-smoke deb
+
+## release-builds: the fuzzers' release build and the package's release build side by side, before fuzz-smoke and
+## deb use them (both then find their build done). Each is mostly one whole-module compile at a time, well under
+## two cores, so together they take little more than the longer one (Docs/TESTING.md, "CI's time").
+.PHONY: release-builds deb-build
+release-builds: deps deb-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=line fuzz-build deb-build
+
+deb-build: deps
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
 # Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).

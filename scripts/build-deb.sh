@@ -26,7 +26,10 @@
 #    library among the binaries' NEEDED, `--version` names the commit, and lintian with no error.
 #    Each phase's seconds are printed (Docs/TESTING.md, "CI's time").
 #
-# Usage: scripts/build-deb.sh [--print-version]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
+# --build-only stops after step 2's swift build: `make release-builds` runs it beside the fuzzers'
+# release build, and the `make deb` that follows finds the build done (Docs/TESTING.md, "CI's time").
+#
+# Usage: scripts/build-deb.sh [--print-version | --build-only]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
 #        GIT_COMMIT (40 hex) and GIT_COUNT (commits up to it) instead of asking git
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +89,10 @@ FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED $BUILD_FL
 say "release build of $version (commit $commit)"
 t=$SECONDS
 "$SWIFT" build "${FLAGS[@]}" || die "swift build ${FLAGS[*]}"
+if [ "${1:-}" = --build-only ]; then
+    say "release build took $((SECONDS - t)) s (--build-only: no package)"
+    exit 0
+fi
 BIN=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 say "release build took $((SECONDS - t)) s"
 t=$SECONDS
