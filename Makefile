@@ -104,8 +104,9 @@ tsan: deps
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
 ## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
-## the package's version rules (deb-version-check) and the Debian package checked by lintian (`make deb`, last:
-## the release build; `make itest` installs that .deb and runs the virtual sensors with that build's sportsensor-dev)
+## the package's version rules (deb-version-check), the two release builds side by side (release-builds) and the
+## Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the virtual sensors
+## with that release build's sportsensor-dev)
 test: lint security-check deb-version-check unit-test validate-offline browser-test install-check demo-smoke \
 	release-builds fuzz-smoke deb
 
