@@ -13,14 +13,16 @@
 #    for the upgrade (systemd-upgrade.sh). The payload for the guest: both .debs, the
 #    sportsensor-dev of the same release build for the virtual sensors (static, under /opt/itest
 #    in the guest: no Swift runtime anywhere on the box), and the guest scripts.
-# 3. qemu boots the image's kernel with root on a copy-on-write overlay of the cached image (every
-#    run starts clean), the payload and an output folder over 9p, the serial console here.
+# 3. qemu (KVM where it works, else TCG) boots the image's kernel with root on a copy-on-write
+#    overlay of the cached image (every run starts clean), the payload and an output folder over
+#    9p, the serial console here.
 #    itest-driver.service runs systemd-driver.sh and powers the VM off.
 # 4. systemd-report.sh compares each stored session with its sensor's ground truth and prints
 #    the per-sensor table.
 #
 # Usage: systemd-stage.sh BINDIR   (called by itest.sh; exit status 0 = PASS, 2 = the emulated
-# environment failed). env: KEEP=1, USE_KVM=1, SYSTEMD_VM_TIMEOUT=1500, SENSORS=4, VM_MEMORY=2048,
+# environment failed). env: KEEP=1, USE_KVM (unset: KVM when /dev/kvm works, else TCG; 1: KVM or
+# fail; 0: TCG; accel.sh), SYSTEMD_VM_TIMEOUT=1500, SENSORS=4, VM_MEMORY=2048,
 # BTMON=1 (an HCI capture of the whole run in the kept output)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +33,9 @@ OUT="$RUN/out"
 PAYLOAD="$RUN/payload"
 say() { echo "systemd-stage: $*"; }
 t0=$(date +%s)
+source "$HERE/accel.sh"
+vm_accel || { say "FAIL: $VM_ACCEL_WHY"; exit 2; }
+say "the VM runs under $VM_ACCEL ($VM_ACCEL_WHY)"
 
 IMAGE=$("$HERE/image.sh") || { say "FAIL: the emulated environment: the Debian image could not be built"; exit 2; }
 BTVIRT=$("$HERE/btvirt.sh") || { say "FAIL: the emulated environment: btvirt could not be built"; exit 2; }
@@ -71,10 +76,13 @@ printf 'SENSORS=%s\nBTMON=%s\nVERSION=%s\nDEB=%s\nPREV_VERSION=%s\nPREV_DEB=%s\n
     "$VERSION" "$(basename "$DEB")" "$PREV_VERSION" "$PREV_DEB" >"$PAYLOAD/params.sh"
 qemu-img create -q -f qcow2 -F qcow2 -b "$IMAGE/base.qcow2" "$RUN/root.qcow2" || { say "FAIL: qemu-img create"; exit 2; }
 
-# TCG (software emulation) as in CI; -svm keeps the guest from probing the kvm module.
-ACCEL=(-accel tcg -cpu qemu64,-svm)
-[ "${USE_KVM:-0}" = 1 ] && ACCEL=(-accel kvm -cpu host)
-say "booting $(basename "$IMAGE") under qemu (${ACCEL[*]}); prepared in $(($(date +%s) - t0)) s"
+# KVM where /dev/kvm works, else TCG (software emulation; -svm keeps the guest from probing the
+# kvm module): accel.sh, USE_KVM.
+case $VM_ACCEL in
+kvm) ACCEL=(-accel kvm -cpu host) ;;
+*) ACCEL=(-accel tcg -cpu qemu64,-svm) ;;
+esac
+say "booting $(basename "$IMAGE") under qemu with $VM_ACCEL (${ACCEL[*]}); prepared in $(($(date +%s) - t0)) s"
 t_boot=$(date +%s)
 # A hang (a wedged emulation, a step without a deadline) must fail, not hold CI.
 timeout -k 20 "${SYSTEMD_VM_TIMEOUT:-1500}" qemu-system-x86_64 "${ACCEL[@]}" -smp 2 -m "${VM_MEMORY:-2048}" \
@@ -100,6 +108,6 @@ ENVIRONMENT) exit 2 ;;
 esac
 "$HERE/systemd-report.sh" "$OUT" "$BINDIR"
 report=$?
-say "$([ "$result" = PASS ] && [ $report = 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - t0)) s"
+say "$([ "$result" = PASS ] && [ $report = 0 ] && echo PASS || echo FAIL) in $(($(date +%s) - t0)) s under $VM_ACCEL"
 if [ "${KEEP:-0}" = 1 ]; then say "output kept in $RUN"; else rm -rf "$RUN"; fi
 [ "$result" = PASS ] && [ $report = 0 ]

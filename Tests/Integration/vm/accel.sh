@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Which accelerator the VM stages' qemu uses (host side; sourced by itest.sh and systemd-stage.sh).
+#
+# vm_accel sets VM_ACCEL to kvm or tcg and VM_ACCEL_WHY to the reason, from USE_KVM:
+#   unset or auto: kvm when /dev/kvm works for this user (it opens read-write and creates a VM),
+#                  tcg (qemu's software emulation, 5-10 times slower) otherwise;
+#   0:             tcg;
+#   1:             kvm, or status 1 with the reason KVM cannot be used (e.g. the user is not in
+#                  group kvm) in VM_ACCEL_WHY.
+# Nothing in the guests depends on the speed: their waits poll with deadlines (guest-lib.sh's
+# wait_until) sized for TCG on a loaded host, and the sessions' lengths are the run's own schedule.
+
+# kvm_works: status 0 when /dev/kvm opens read-write and KVM_CREATE_VM succeeds (an opened
+# /dev/kvm without the CPU's virtualisation, as in a nested guest, fails the second); else 1
+# with the reason in KVM_PROBLEM.
+kvm_works() {
+    KVM_PROBLEM=""
+    if [ ! -e /dev/kvm ]; then
+        KVM_PROBLEM="there is no /dev/kvm (no kvm module, or a machine without virtualisation)"
+    elif ! { : <>/dev/kvm; } 2>/dev/null; then
+        KVM_PROBLEM="/dev/kvm does not open read-write for $(id -un) ($(stat -c '%A %U:%G' /dev/kvm); add the user to group $(stat -c %G /dev/kvm))"
+    elif ! python3 - <<'PY' 2>/dev/null; then
+import fcntl, os
+fd = os.open("/dev/kvm", os.O_RDWR)
+assert fcntl.ioctl(fd, 0xAE00) == 12  # KVM_GET_API_VERSION
+os.close(fcntl.ioctl(fd, 0xAE01, 0))  # KVM_CREATE_VM
+PY
+        KVM_PROBLEM="/dev/kvm opens but cannot create a VM (KVM_CREATE_VM failed: virtualisation off in the firmware, or a nested guest without it)"
+    fi
+    [ -z "$KVM_PROBLEM" ]
+}
+
+vm_accel() {
+    case "${USE_KVM:-auto}" in
+    0)
+        VM_ACCEL=tcg
+        VM_ACCEL_WHY="USE_KVM=0"
+        ;;
+    1)
+        if kvm_works; then
+            VM_ACCEL=kvm
+            VM_ACCEL_WHY="USE_KVM=1"
+        else
+            VM_ACCEL=""
+            VM_ACCEL_WHY="USE_KVM=1 but $KVM_PROBLEM; unset USE_KVM to fall back to TCG"
+            return 1
+        fi
+        ;;
+    auto)
+        if kvm_works; then
+            VM_ACCEL=kvm
+            VM_ACCEL_WHY="/dev/kvm works"
+        else
+            VM_ACCEL=tcg
+            VM_ACCEL_WHY="no KVM: $KVM_PROBLEM"
+        fi
+        ;;
+    *)
+        VM_ACCEL=""
+        VM_ACCEL_WHY="USE_KVM=$USE_KVM: use 1 (KVM required), 0 (TCG) or leave it unset (KVM when it works)"
+        return 1
+        ;;
+    esac
+}
