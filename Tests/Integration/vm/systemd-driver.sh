@@ -167,6 +167,7 @@ step "controllers up, bluetoothd $(systemctl show -p MainPID --value bluetooth) 
 
 # --- the sensors: hci2… each a virtual SDU sensor, started after bluetoothd registered the adapter
 SENSOR_ADDRS=()
+SENSOR_PIDS=()
 for n in $(seq 1 $SENSORS); do
     hci=hci$((n + 1))
     addr=$(btmgmt --index $((n + 1)) info | awk '/addr/ {print $2; exit}')
@@ -174,6 +175,7 @@ for n in $(seq 1 $SENSORS); do
     $DEV virtual-sensor --hci $hci --readvertise-every 1 --seed $n --truth $W/truth-s$n.csv \
         >$W/vsensor-s$n.log 2>&1 &
     PIDS+=($!)
+    SENSOR_PIDS+=($!)
     echo "s$n $hci $addr" >>$W/sensors.txt
 done
 advertising() { [ "$(grep -l 'virtual-sensor: advertising' $W/vsensor-s*.log 2>/dev/null | wc -l)" = "$SENSORS" ]; }
@@ -320,6 +322,11 @@ check "the killed session kept its committed samples (>= $BEFORE) and events (>=
     jq -e --argjson b "$BEFORE" --argjson e "$EVENTS_BEFORE" '.samples >= $b and .events >= $e' $W/killed.json
 systemctl stop sportsensord
 step "KILL and restart done"
+# Nothing after this needs a sensor. Left running, the restarted daemon below would reconnect all
+# four and stream 400 notifications a second through btvirt (real-time priority) while apt and
+# dpkg work: in a TCG guest that starves them. The daemon keeps retrying the paired sensors.
+for pid in "${SENSOR_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+for pid in "${SENSOR_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
 
 systemd-analyze security sportsensord --no-pager >$W/security.txt 2>&1
 score=$(grep -o 'Overall exposure level for sportsensord.service: [0-9.]*' $W/security.txt | awk '{ print $NF }')
