@@ -265,7 +265,8 @@ fuzz-smoke:
 		FUZZ_CORPUS=$$corpus/; status=$$?; rm -rf "$$corpus"; exit $$status
 
 ## itest: the transport against the real Linux Bluetooth stack in a qemu VM, then the installed
-## gateway under systemd in a Debian VM (see Docs/TESTING.md; STAGES=vng or STAGES=systemd: one)
+## gateway under systemd in a Debian VM (see Docs/TESTING.md; STAGES=vng or STAGES=systemd: one;
+## KVM where /dev/kvm is hardware KVM, else TCG; USE_KVM=0 forces TCG, USE_KVM=1 requires KVM)
 itest: deps
 	Tests/Integration/vm/itest.sh
 
