@@ -67,7 +67,9 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
         rm -rf "$OUT" && mkdir -p "$OUT"
         # KVM: vng's own choice where /dev/kvm works (-accel kvm -cpu host). TCG: -svm keeps the
         # guest from probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
-        ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
+        # no_timer_check: a TCG guest on a loaded host can miss the kernel's IO-APIC timer check
+        # (a panic at boot, "IO-APIC + timer doesn't work!") although its timer works.
+        ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}" --append no_timer_check)
         [ "$VM_ACCEL" = kvm ] && ACCEL=(${QEMU_OPTS:+"--qemu-opts=$QEMU_OPTS"})
         # A failure of the emulated environment itself (the VM did not boot, the kernel modules or
         # btvirt's controllers did not come up: nothing of the project ran yet) boots a fresh VM, up
