@@ -59,12 +59,16 @@ cp "$DEB" "$PAYLOAD/" || exit 1
 # The package the box has before the upgrade: this one's contents at a lower version ("~prev"
 # sorts before the version itself), so apt treats the new one as an upgrade and runs both sides'
 # maintainer scripts. Its binaries are this commit's: the store it leaves is made older by the
-# guest (systemd-upgrade.sh). Uncompressed: it is built and installed once per run.
+# guest (systemd-upgrade.sh). gzip -1: what a local package costs in a TCG guest grows with the
+# file's size (the copy out of 9p, and apt reading and hashing the whole file before dpkg
+# unpacks it: an uncompressed copy, three times the size, took longer than an xz one), and gzip
+# unpacks there in less than half xz's time (Docs/TESTING.md, "CI's time"); on the host it takes
+# a few CPU-seconds.
 PREV_VERSION="$VERSION~prev"
 PREV_DEB="sportsensord_${PREV_VERSION}_$(dpkg --print-architecture).deb"
 dpkg-deb -R "$DEB" "$RUN/prev-root" &&
     sed -i "s/^Version: .*/Version: $PREV_VERSION/" "$RUN/prev-root/DEBIAN/control" &&
-    dpkg-deb --root-owner-group -Znone --build "$RUN/prev-root" "$PAYLOAD/$PREV_DEB" >/dev/null ||
+    dpkg-deb --root-owner-group -Zgzip -z1 --build "$RUN/prev-root" "$PAYLOAD/$PREV_DEB" >/dev/null ||
     { say "FAIL: repackaging $(basename "$DEB") as $PREV_VERSION"; exit 1; }
 rm -rf "$RUN/prev-root"
 # The virtual sensors' sportsensor-dev: the release build's, linked statically like the package's
