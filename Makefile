@@ -105,10 +105,10 @@ tsan: deps
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
 ## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
-## the package's version rules (deb-version-check), the two release builds side by side (release-builds) and the
-## Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the virtual sensors
-## with that release build's sportsensor-dev)
-test: lint security-check deb-version-check unit-test validate-offline browser-test install-check demo-smoke \
+## the package's version rules (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), the
+## two release builds side by side (release-builds) and the Debian package checked by lintian (`make deb`, last;
+## `make itest` installs that .deb and runs the virtual sensors with that release build's sportsensor-dev)
+test: lint security-check deb-version-check vm-accel-check unit-test validate-offline browser-test install-check demo-smoke \
 	release-builds fuzz-smoke deb
 
 ## release-builds: the fuzzers' release build and the package's release build side by side, before fuzz-smoke and
@@ -243,6 +243,12 @@ deb: deps deb-deps
 .PHONY: deb-version-check
 deb-version-check:
 	Tests/Packaging/deb-version-test.sh
+
+## vm-accel-check: the VM stages' choice of KVM or TCG (Tests/Integration/vm/accel.sh) on stand-ins for
+## /dev/kvm and /sys/module
+.PHONY: vm-accel-check
+vm-accel-check:
+	Tests/Integration/vm/accel-test.sh
 
 ## fuzz: run each libFuzzer target for FUZZ_SECONDS (default 60 s)
 fuzz-build: deps

@@ -19,22 +19,24 @@
 # runs only PVM-enabled guest kernels; the stock Debian kernels the stages boot stay in their
 # firmware and real-mode setup code there, emulated one instruction at a time (no console output
 # within minutes).
+# KVM_DEV and KVM_MODULES stand in for /dev/kvm and /sys/module in accel-test.sh.
 kvm_works() {
+    local dev=${KVM_DEV:-/dev/kvm} modules=${KVM_MODULES:-/sys/module}
     KVM_PROBLEM=""
-    if [ ! -e /dev/kvm ]; then
+    if [ ! -e "$dev" ]; then
         KVM_PROBLEM="there is no /dev/kvm (no kvm module, or a machine without virtualisation)"
-    elif [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
-        KVM_PROBLEM="/dev/kvm is not hardware KVM (neither kvm_intel nor kvm_amd is loaded$([ -d /sys/module/kvm_pvm ] &&
+    elif [ ! -d "$modules/kvm_intel" ] && [ ! -d "$modules/kvm_amd" ]; then
+        KVM_PROBLEM="$dev is not hardware KVM (neither kvm_intel nor kvm_amd is loaded$([ -d "$modules/kvm_pvm" ] &&
             echo "; kvm_pvm serves it, which boots only PVM-enabled guest kernels"))"
-    elif ! { : <>/dev/kvm; } 2>/dev/null; then
-        KVM_PROBLEM="/dev/kvm does not open read-write for $(id -un) ($(stat -c '%A %U:%G' /dev/kvm); add the user to group $(stat -c %G /dev/kvm))"
-    elif ! python3 - <<'PY' 2>/dev/null; then
+    elif ! { : <>"$dev"; } 2>/dev/null; then
+        KVM_PROBLEM="$dev does not open read-write for $(id -un) ($(stat -c '%A %U:%G' "$dev"); add the user to group $(stat -c %G "$dev"))"
+    elif ! KVM_DEV=$dev python3 - <<'PY' 2>/dev/null; then
 import fcntl, os
-fd = os.open("/dev/kvm", os.O_RDWR)
+fd = os.open(os.environ["KVM_DEV"], os.O_RDWR)
 assert fcntl.ioctl(fd, 0xAE00) == 12  # KVM_GET_API_VERSION
 os.close(fcntl.ioctl(fd, 0xAE01, 0))  # KVM_CREATE_VM
 PY
-        KVM_PROBLEM="/dev/kvm opens but cannot create a VM (KVM_CREATE_VM failed: virtualisation off in the firmware, or a nested guest without it)"
+        KVM_PROBLEM="$dev opens but cannot create a VM (KVM_CREATE_VM failed: virtualisation off in the firmware, or a nested guest without it)"
     fi
     [ -z "$KVM_PROBLEM" ]
 }
