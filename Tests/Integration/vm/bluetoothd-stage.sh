@@ -41,21 +41,21 @@ dbus-daemon --system --fork --nopidfile || fail_env "dbus-daemon"
 /usr/libexec/bluetooth/bluetoothd -n -d >$W/bluetoothd.log 2>&1 &
 PIDS+=($!)
 bt_controllers() { [ "$(bluetoothctl list 2>/dev/null | grep -c '^Controller')" = 2 ]; }
-wait_until 60 bt_controllers || fail "bluetoothd did not take over both controllers"
+wait_until 120 bt_controllers || fail "bluetoothd did not take over both controllers"
 bluetoothctl list | sed 's/^/  /'
 
 # It drops the link after 1500 samples, so the gateway reconnects while bluetoothd discovers.
 "$DEV" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after 1500 --truth $W/truth2.csv \
     >$W/vsensor2.log 2>&1 &
 PIDS+=($!)
-wait_until 60 grep -q 'virtual-sensor: advertising' $W/vsensor2.log || fail "the virtual sensor did not start advertising beside bluetoothd"
+wait_until 120 grep -q 'virtual-sensor: advertising' $W/vsensor2.log || fail "the virtual sensor did not start advertising beside bluetoothd"
 
 : >$W/config.toml
 "$DAEMON" --config $W/config.toml --state-dir $W/state --socket $W/control.sock --adapter hci0 \
     --log-level debug >$W/daemon.log 2>&1 &
 DAEMON_PID=$!
 PIDS+=($DAEMON_PID)
-wait_until 30 test -S $W/control.sock || fail "sportsensord did not open its control socket"
+wait_until 120 test -S $W/control.sock || fail "sportsensord did not open its control socket"
 step "sportsensord up beside bluetoothd"
 
 # bluetoothd discovers on hci0 for the rest of the stage, in rounds of about 10 s. The scan below
@@ -65,7 +65,7 @@ bluetoothctl --timeout $((STAGE2_SECONDS + 90)) scan on >$W/btctl-scan.log 2>&1 
 BTCTL=$!
 PIDS+=($BTCTL)
 new_round() { [ "$(rounds)" -gt "$before" ]; }
-WAIT_INTERVAL=0.1 wait_until 30 new_round || fail "bluetoothd did not start discovering on hci0 within 30 s"
+WAIT_INTERVAL=0.1 wait_until 60 new_round || fail "bluetoothd did not start discovering on hci0 within 60 s"
 bluetoothctl show | grep -q 'Discovering: yes' || fail "bluetoothd does not say it is discovering on hci0"
 step "bluetoothd discovering on hci0"
 

@@ -176,7 +176,7 @@ step "controllers up, sensor adapter $SENSOR"
     >$W/vsensor.log 2>&1 &
 VSENSOR=$!
 PIDS+=($VSENSOR)
-wait_until 60 grep -q 'virtual-sensor: advertising' $W/vsensor.log || fail "the virtual sensor did not start advertising"
+wait_until 120 grep -q 'virtual-sensor: advertising' $W/vsensor.log || fail "the virtual sensor did not start advertising"
 step "virtual sensor advertising"
 
 timeout -k 10 240 "$DEV" stream --hci hci0 --scan-seconds 60 --samples "$SAMPLES" --csv $W/received.csv \

@@ -154,14 +154,14 @@ fi
 BTVIRT_BIN=$PAYLOAD/btvirt btvirt_up $CONTROLLERS $W/btvirt.log || fail_env "btvirt's $CONTROLLERS controllers did not come up"
 PIDS+=($BTVIRT)
 # udev sees the controllers, pulls in bluetooth.target, and Debian's bluetooth.service starts.
-wait_until 60 systemctl -q is-active bluetooth.service || fail_env "bluetooth.service did not start"
+wait_until 120 systemctl -q is-active bluetooth.service || fail_env "bluetooth.service did not start"
 bt_controllers() { [ "$(bluetoothctl list 2>/dev/null | grep -c '^Controller')" = "$CONTROLLERS" ]; }
-wait_until 60 bt_controllers || fail_env "bluetoothd did not take over the $CONTROLLERS controllers"
+wait_until 120 bt_controllers || fail_env "bluetoothd did not take over the $CONTROLLERS controllers"
 powered() { [ "$(btmgmt info 2>/dev/null | grep -c 'current settings: powered')" = "$CONTROLLERS" ]; }
 if ! wait_until 20 powered; then
     # bluetoothd powers adapters on (AutoEnable); if it did not, an admin would.
     for i in $(seq 0 $((CONTROLLERS - 1))); do btmgmt --index $i power on >/dev/null; done
-    wait_until 20 powered || fail_env "the controllers could not be powered on"
+    wait_until 60 powered || fail_env "the controllers could not be powered on"
 fi
 step "controllers up, bluetoothd $(systemctl show -p MainPID --value bluetooth) holds them"
 
@@ -179,12 +179,12 @@ for n in $(seq 1 $SENSORS); do
     echo "s$n $hci $addr" >>$W/sensors.txt
 done
 advertising() { [ "$(grep -l 'virtual-sensor: advertising' $W/vsensor-s*.log 2>/dev/null | wc -l)" = "$SENSORS" ]; }
-wait_until 60 advertising || fail "the virtual sensors did not all start advertising"
+wait_until 120 advertising || fail "the virtual sensors did not all start advertising"
 step "$SENSORS virtual sensors advertising: ${SENSOR_ADDRS[*]}"
 
 # --- the gateway under systemd, then the coach's commands ----------------------------------------
 systemctl enable --now sportsensord || fail "systemctl enable --now sportsensord"
-wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not appear"
+wait_until 120 test -S /run/sportsensord/control.sock || fail "the control socket did not appear"
 step "sportsensord $(systemctl show -p ActiveState --value sportsensord), pid $(systemctl show -p MainPID --value sportsensord)"
 ctl doctor >$W/doctor.log 2>&1
 rc=$?
@@ -305,7 +305,7 @@ step "stopped; sessions exported"
 
 # --- a KILL mid-session: the session shows interrupted, its committed samples stay --------------
 systemctl start sportsensord || fail "systemctl start sportsensord (again)"
-wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not come back"
+wait_until 120 test -S /run/sportsensord/control.sock || fail "the control socket did not come back"
 WAIT_INTERVAL=3 wait_until 180 all_connected || check "sensors reconnected after the restart" false
 ctl start --sensor s1 --profile table-tennis >$W/start-kill.log 2>&1 || fail "start before the KILL: $(cat $W/start-kill.log)"
 KILL_ID=$(sessions_json | jq -r '[.[] | select(.ended_at == null)][0].id')
@@ -314,8 +314,8 @@ WAIT_INTERVAL=3 wait_until 120 committed || check "the session before the KILL c
 read -r BEFORE EVENTS_BEFORE < <(sessions_json | jq -r --arg id "$KILL_ID" '.[] | select(.id == $id) | "\(.samples) \(.events)"')
 systemctl kill -s KILL sportsensord
 systemctl start sportsensord
-wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not come back after the KILL"
-wait_until 30 systemctl -q is-active sportsensord
+wait_until 120 test -S /run/sportsensord/control.sock || fail "the control socket did not come back after the KILL"
+wait_until 120 systemctl -q is-active sportsensord
 sessions_json | jq -c --arg id "$KILL_ID" '.[] | select(.id == $id) | {id, end_reason, samples, events}' | tee $W/killed.json
 check "the killed session shows interrupted" jq -e '.end_reason == "interrupted"' $W/killed.json
 check "the killed session kept its committed samples (>= $BEFORE) and events (>= $EVENTS_BEFORE)" \

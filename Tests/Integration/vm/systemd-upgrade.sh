@@ -63,7 +63,7 @@ upgrade_with_migration() {
     check "the maintainer scripts left the store at schema v7" test "$(store_sql 'PRAGMA user_version')" = 7
 
     systemctl start sportsensord || fail "systemctl start sportsensord (after the upgrade)"
-    wait_until 30 test -S /run/sportsensord/control.sock || fail "the control socket did not appear after the upgrade"
+    wait_until 120 test -S /run/sportsensord/control.sock || fail "the control socket did not appear after the upgrade"
     check "the upgraded daemon migrated the store to schema v9" test "$(store_sql 'PRAGMA user_version')" = 9
     check "grdb_migrations lists v8-athlete-racket-hand and v9-session-unsaved-samples" \
         test "$(store_sql "SELECT count(*) FROM grdb_migrations
