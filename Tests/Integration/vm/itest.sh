@@ -4,8 +4,9 @@
 # `make itest`: the gateway's transport against the real Linux Bluetooth stack, in a VM.
 #
 # The machines this runs on have no Bluetooth in their kernel, so this boots Debian's kernel
-# under qemu (with KVM where /dev/kvm works, else software emulation, TCG: accel.sh; virtme-ng
-# shares the host's filesystem read-only with the guest), creates two virtual LE controllers with BlueZ's btvirt and runs, as root in the guest:
+# under qemu (KVM where /dev/kvm is hardware KVM, else software emulation, TCG: accel.sh;
+# virtme-ng shares the host's filesystem read-only with the guest), creates two virtual LE
+# controllers with BlueZ's btvirt and runs, as root in the guest:
 #   hci1: `sportsensor-dev virtual-sensor` (raw-HCI advertising as BC05…, VirtualSensor over an
 #         L2CAP ATT server socket), which drops the first link after DROP_AFTER samples;
 #   hci0: `sportsensor-dev stream` (LEScanner, L2CAPConnector, SensorLink) for SAMPLES samples;
@@ -18,7 +19,7 @@
 #
 # Host usage: Tests/Integration/vm/itest.sh   (exit status 0 = PASS)
 #   env: KERNEL=/boot/vmlinuz-…  KEEP=1 (keep .build/itest/out)  SAMPLES=2000  DROP_AFTER=1000
-#        USE_KVM: unset = KVM when /dev/kvm works, else TCG; 1 = KVM or fail; 0 = TCG (accel.sh)
+#        USE_KVM: unset = KVM where /dev/kvm is hardware KVM, else TCG; 1 = KVM or fail; 0 = TCG
 #        SWIFT=swift
 #        ENV_RETRIES=1 (fresh VMs after a failure of the emulation itself, never of the project)
 #        VM_TIMEOUT=900 (seconds the whole VM may take; a hang fails the test)
@@ -65,7 +66,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     t0=$(date +%s)
     if has_stage vng; then
         rm -rf "$OUT" && mkdir -p "$OUT"
-        # KVM: vng's own choice where /dev/kvm works (-accel kvm -cpu host). TCG: -svm keeps the
+        # KVM: vng's own setup (accel=kvm, -cpu host), accel.sh found it works. TCG: -svm keeps the
         # guest from probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
         # no_timer_check: a TCG guest on a loaded host can miss the kernel's IO-APIC timer check
         # (a panic at boot, "IO-APIC + timer doesn't work!") although its timer works.
