@@ -104,8 +104,22 @@ tsan: deps
 		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
-## real recordings, the dashboard in a real browser, a staged install, and a short smoke run of each fuzzer
-test: lint security-check unit-test validate-offline browser-test install-check demo-smoke fuzz-smoke
+## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
+## the package's version rules (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), the
+## two release builds side by side (release-builds) and the Debian package checked by lintian (`make deb`, last;
+## `make itest` installs that .deb and runs the virtual sensors with that release build's sportsensor-dev)
+test: lint security-check deb-version-check vm-accel-check unit-test validate-offline browser-test install-check demo-smoke \
+	release-builds fuzz-smoke deb
+
+## release-builds: the fuzzers' release build and the package's release build side by side, before fuzz-smoke and
+## deb use them (both then find their build done). Each is mostly one whole-module compile at a time, well under
+## two cores, so together they take little more than the longer one (Docs/TESTING.md, "CI's time").
+.PHONY: release-builds deb-build
+release-builds: deps deb-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=line fuzz-build deb-build
+
+deb-build: deps
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only
 
 # The dashboard's browser test: Debian's chromium and chromedriver (never a downloaded browser),
 # Selenium from PyPI in a venv under .build/ (SE_OFFLINE: Selenium Manager fetches nothing).
@@ -224,6 +238,18 @@ deb-deps:
 deb: deps deb-deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh
 
+## deb-version-check: the version build-deb.sh gives the package with git, with GIT_COMMIT/GIT_COUNT,
+## and without git (base version, a warning naming the fix), in throw-away trees (Tests/Packaging)
+.PHONY: deb-version-check
+deb-version-check:
+	Tests/Packaging/deb-version-test.sh
+
+## vm-accel-check: the VM stages' choice of KVM or TCG (Tests/Integration/vm/accel.sh) on stand-ins for
+## /dev/kvm and /sys/module
+.PHONY: vm-accel-check
+vm-accel-check:
+	Tests/Integration/vm/accel-test.sh
+
 ## fuzz: run each libFuzzer target for FUZZ_SECONDS (default 60 s)
 fuzz-build: deps
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
@@ -245,7 +271,8 @@ fuzz-smoke:
 		FUZZ_CORPUS=$$corpus/; status=$$?; rm -rf "$$corpus"; exit $$status
 
 ## itest: the transport against the real Linux Bluetooth stack in a qemu VM, then the installed
-## gateway under systemd in a Debian VM (see Docs/TESTING.md; STAGES=vng or STAGES=systemd: one)
+## gateway under systemd in a Debian VM (see Docs/TESTING.md; STAGES=vng or STAGES=systemd: one;
+## KVM where /dev/kvm is hardware KVM, else TCG; USE_KVM=0 forces TCG, USE_KVM=1 requires KVM)
 itest: deps
 	Tests/Integration/vm/itest.sh
 

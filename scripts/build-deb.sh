@@ -3,12 +3,17 @@
 #
 # `make deb`: sportsensord_<version>_<arch>.deb, for a box with no Swift toolchain.
 #
-# 1. The version: BuildVersion.base (Sources/sportsensord/BuildVersion.swift) plus, in a git
-#    clone, +git<commits>.<12 hex of HEAD> (.dirty for changed files), e.g. 0.1.0+git502.a3e3c59c4d1b:
-#    later commits sort later, so apt upgrades. Written with the full commit into
-#    Sources/sportsensord/BuildStamp.swift (ignored by git) only when it changed.
-# 2. A release build of sportsensord and sportsensorctl with -DSPORTSENSOR_STAMPED and
-#    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped.
+# 1. The version: BuildVersion.base (Sources/sportsensord/BuildVersion.swift) plus, with a git
+#    commit, +git<commits>.<12 hex of HEAD> (.dirty for changed files), e.g. 0.1.0+git502.a3e3c59c4d1b:
+#    later commits sort later, so apt upgrades. The commit comes from git, or from GIT_COMMIT and
+#    GIT_COUNT where git cannot read the tree (an export, a worktree whose .git is out of sight);
+#    with neither, the package is the base version, its binaries say "commit unknown", and this
+#    says so on stderr. Written with the full commit into Sources/sportsensord/BuildStamp.swift
+#    (ignored by git) only when it changed.
+# 2. One release build of every product (a single `swift build`, so sportsensorctl's own modules
+#    compile beside sportsensord's instead of after them) with -DSPORTSENSOR_STAMPED and
+#    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped; this build's
+#    sportsensor-dev (not packaged) is kept as .build/deb-work/sportsensor-dev for `make itest`.
 # 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
 #    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
 #    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
@@ -16,11 +21,16 @@
 #    scripts/manpage.py), a DEP-5 copyright file, the changelog, the maintainer scripts.
 # 4. Depends: from dpkg-shlibdeps on the binaries (it fails for a library no Debian package
 #    ships, such as a Swift runtime left dynamic), plus systemd; Recommends: bluez.
-# 5. dpkg-deb --root-owner-group; then the checks: no Swift library among the binaries' NEEDED,
-#    `--version` names the commit, and lintian with no error.
+# 5. dpkg-deb --root-owner-group -Zxz -z1 (xz's fastest level: 15 CPU-s against the default's 110
+#    on this tree, a fifth larger; lintian and dpkg know no zstd here); then the checks: no Swift
+#    library among the binaries' NEEDED, `--version` names the commit, and lintian with no error.
+#    Each phase's seconds are printed (Docs/TESTING.md, "CI's time").
 #
-# Usage: scripts/build-deb.sh [--print-version]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
-#        GIT_COMMIT and GIT_COUNT (instead of asking git, e.g. in a tree without .git)
+# --build-only stops after step 2's swift build: `make release-builds` runs it beside the fuzzers'
+# release build, and the `make deb` that follows finds the build done (Docs/TESTING.md, "CI's time").
+#
+# Usage: scripts/build-deb.sh [--print-version | --build-only]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
+#        GIT_COMMIT (40 hex) and GIT_COUNT (commits up to it) instead of asking git
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -34,11 +44,23 @@ die() {
 
 base=$(sed -n 's/^ *static let base = "\(.*\)"$/\1/p' Sources/sportsensord/BuildVersion.swift)
 [ -n "$base" ] || die "no 'static let base' in Sources/sportsensord/BuildVersion.swift"
-commit=${GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+if [ -n "${GIT_COMMIT:-}" ]; then
+    commit=$GIT_COMMIT
+    [[ "$commit" =~ ^[0-9a-f]{40}$ ]] || die "GIT_COMMIT='$commit' is not a full commit id (40 lowercase hex digits)"
+    count=${GIT_COUNT:-$(git rev-list --count "$commit" 2>/dev/null || true)}
+    [[ "$count" =~ ^[0-9]+$ ]] || die "GIT_COMMIT is set and git cannot count its commits here: set GIT_COUNT too"
+elif commit=$(git rev-parse --verify -q HEAD 2>/dev/null); then
+    count=$(git rev-list --count HEAD)
+else
+    # Not fatal (a source export builds too) but never silent: the package cannot say what it was built from.
+    why=$(git rev-parse HEAD 2>&1 >/dev/null | head -1 || true)
+    echo "deb: WARNING: no git commit (${why:-git: no HEAD}): the package is version $base and its" \
+        "binaries say \"commit unknown\"; build in a git clone, or set GIT_COMMIT and GIT_COUNT" >&2
+    commit=unknown
+fi
 if [ "$commit" = unknown ]; then
     version=$base
 else
-    count=${GIT_COUNT:-$(git rev-list --count HEAD)}
     version="$base+git$count.${commit:0:12}"
     # Changed tracked files make it .dirty; the screenshots `make test` rewrites are not built in.
     if [ -z "${GIT_COMMIT:-}" ] && ! git diff --quiet HEAD -- . ':!Docs/screenshots' 2>/dev/null; then
@@ -65,10 +87,15 @@ enum BuildStamp {
 # shellcheck disable=SC2086
 FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED $BUILD_FLAGS)
 say "release build of $version (commit $commit)"
-for product in sportsensord sportsensorctl; do
-    "$SWIFT" build "${FLAGS[@]}" --product $product || die "swift build --product $product"
-done
+t=$SECONDS
+"$SWIFT" build "${FLAGS[@]}" || die "swift build ${FLAGS[*]}"
+if [ "${1:-}" = --build-only ]; then
+    say "release build took $((SECONDS - t)) s (--build-only: no package)"
+    exit 0
+fi
 BIN=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
+say "release build took $((SECONDS - t)) s"
+t=$SECONDS
 ARCH=$(dpkg --print-architecture)
 WORK=.build/deb-work
 P=$WORK/root
@@ -86,6 +113,10 @@ for b in sportsensord sportsensorctl; do
         grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libicu' || true)
     [ -z "$swift_libs" ] || die "$b still links Swift libraries dynamically: $swift_libs"
 done
+# Not packaged: the systemd stage of `make itest` runs its virtual sensors with this build's
+# sportsensor-dev (static too, so the guest gets no Swift runtime at all).
+install -m 0755 "$BIN/sportsensor-dev" "$WORK/sportsensor-dev"
+strip --strip-unneeded "$WORK/sportsensor-dev"
 said=$("$P/usr/bin/sportsensord" --version)
 [ "$said" = "$version (commit $commit)" ] || die "sportsensord --version says '$said', not '$version (commit $commit)'"
 
@@ -172,8 +203,12 @@ EOF
 
 deb="$DEB_OUT/sportsensord_${version}_$ARCH.deb"
 rm -f "$DEB_OUT"/sportsensord_*_"$ARCH".deb
-dpkg-deb --root-owner-group -Zxz --build "$P" "$deb" >/dev/null || die "dpkg-deb --build"
-say "built $deb ($(du -k "$deb" | cut -f1) KiB; Depends: $depends, systemd)"
+say "tree, completions, man pages, copyright and Depends took $((SECONDS - t)) s"
+t=$SECONDS
+dpkg-deb --root-owner-group -Zxz -z1 --build "$P" "$deb" >/dev/null || die "dpkg-deb --build"
+say "built $deb ($(du -k "$deb" | cut -f1) KiB, dpkg-deb $((SECONDS - t)) s; Depends: $depends, systemd)"
 say "lintian"
+t=$SECONDS
 lintian --fail-on error,warning --display-info "$deb" || die "lintian found problems in $deb"
+say "lintian took $((SECONDS - t)) s"
 say "OK: $deb"

@@ -40,27 +40,22 @@ mkdir -p /run/dbus
 dbus-daemon --system --fork --nopidfile || fail_env "dbus-daemon"
 /usr/libexec/bluetooth/bluetoothd -n -d >$W/bluetoothd.log 2>&1 &
 PIDS+=($!)
-for i in $(seq 100); do
-    [ "$(bluetoothctl list 2>/dev/null | grep -c '^Controller')" = 2 ] && break
-    sleep 0.3
-done
-[ "$(bluetoothctl list 2>/dev/null | grep -c '^Controller')" = 2 ] || fail "bluetoothd did not take over both controllers"
+bt_controllers() { [ "$(bluetoothctl list 2>/dev/null | grep -c '^Controller')" = 2 ]; }
+wait_until 120 bt_controllers || fail "bluetoothd did not take over both controllers"
 bluetoothctl list | sed 's/^/  /'
 
 # It drops the link after 1500 samples, so the gateway reconnects while bluetoothd discovers.
 "$DEV" virtual-sensor --hci hci1 --readvertise-every 1 --disconnect-after 1500 --truth $W/truth2.csv \
     >$W/vsensor2.log 2>&1 &
 PIDS+=($!)
-for i in $(seq 100); do grep -q 'virtual-sensor: advertising' $W/vsensor2.log && break; sleep 0.1; done
-grep -q 'virtual-sensor: advertising' $W/vsensor2.log || fail "the virtual sensor did not start advertising beside bluetoothd"
+wait_until 120 grep -q 'virtual-sensor: advertising' $W/vsensor2.log || fail "the virtual sensor did not start advertising beside bluetoothd"
 
 : >$W/config.toml
 "$DAEMON" --config $W/config.toml --state-dir $W/state --socket $W/control.sock --adapter hci0 \
     --log-level debug >$W/daemon.log 2>&1 &
 DAEMON_PID=$!
 PIDS+=($DAEMON_PID)
-for i in $(seq 100); do [ -S $W/control.sock ] && break; sleep 0.2; done
-[ -S $W/control.sock ] || fail "sportsensord did not open its control socket"
+wait_until 120 test -S $W/control.sock || fail "sportsensord did not open its control socket"
 step "sportsensord up beside bluetoothd"
 
 # bluetoothd discovers on hci0 for the rest of the stage, in rounds of about 10 s. The scan below
@@ -69,8 +64,8 @@ before=$(rounds)
 bluetoothctl --timeout $((STAGE2_SECONDS + 90)) scan on >$W/btctl-scan.log 2>&1 &
 BTCTL=$!
 PIDS+=($BTCTL)
-for i in $(seq 100); do [ "$(rounds)" -gt "$before" ] && break; sleep 0.1; done
-[ "$(rounds)" -gt "$before" ] || fail "bluetoothd did not start discovering on hci0 within 10 s"
+new_round() { [ "$(rounds)" -gt "$before" ]; }
+WAIT_INTERVAL=0.1 wait_until 60 new_round || fail "bluetoothd did not start discovering on hci0 within 60 s"
 bluetoothctl show | grep -q 'Discovering: yes' || fail "bluetoothd does not say it is discovering on hci0"
 step "bluetoothd discovering on hci0"
 
@@ -84,8 +79,7 @@ step "scan through mgmt saw the sensor during bluetoothd's discovery"
 # Connect in the middle of a discovery round: wait for the next round to start, then 3 s.
 # A round lasts about 10 s and bluetoothd starts the next one up to a few seconds later.
 before=$(rounds)
-for i in $(seq 400); do [ "$(rounds)" -gt "$before" ] && break; sleep 0.1; done
-[ "$(rounds)" -gt "$before" ] || fail "no new discovery round of bluetoothd within 40 s"
+WAIT_INTERVAL=0.1 wait_until 60 new_round || fail "no new discovery round of bluetoothd within 60 s"
 sleep 3
 awk -v now="$(date +%s.%N)" -v t0="$T0" \
     'BEGIN { printf "  pair requested at %.3f s of the capture, inside a discovery round\n", now - t0 }'

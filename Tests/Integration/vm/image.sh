@@ -7,7 +7,7 @@
 # base.qcow2 (root filesystem, ext4, for a virtio disk). The directory is named by a hash of the
 # package list, the suite, the mirror and IMAGE_VERSION, so a second run reuses the first's image
 # and a change of what goes in builds a new one. Nothing of the project is in the image: the test installs
-# `make install`'s output into each run's copy-on-write overlay (systemd-stage.sh).
+# the project's Debian packages into each run's copy-on-write overlay (systemd-stage.sh).
 #
 # What the image adds to Debian's packages:
 #   - itest-driver.service (enabled): mounts the 9p shares `payload` (read-only) and `out`, runs
@@ -28,8 +28,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 IMAGE_VERSION=1
 SUITE=${DEBIAN_SUITE:-bookworm}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# sqlite3: the upgrade test turns the store back into an older schema with it (systemd-upgrade.sh).
 PACKAGES="systemd systemd-sysv dbus udev kmod bluez bluez-test-tools libbluetooth3 libsqlite3-0 libstdc++6
-    jq procps linux-image-amd64 initramfs-tools"
+    jq procps linux-image-amd64 initramfs-tools sqlite3"
 CACHE=${ITEST_CACHE:-$HOME/.cache/sportsensord-itest}
 KEY=$(echo "$IMAGE_VERSION $SUITE $MIRROR" $PACKAGES | sha256sum | cut -c1-16)
 DIR="$CACHE/image-$KEY"

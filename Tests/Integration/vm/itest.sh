@@ -4,8 +4,9 @@
 # `make itest`: the gateway's transport against the real Linux Bluetooth stack, in a VM.
 #
 # The machines this runs on have no Bluetooth in their kernel, so this boots Debian's kernel
-# under qemu (software emulation; virtme-ng shares the host's filesystem read-only with the
-# guest), creates two virtual LE controllers with BlueZ's btvirt and runs, as root in the guest:
+# under qemu (KVM where /dev/kvm is hardware KVM, else software emulation, TCG: accel.sh;
+# virtme-ng shares the host's filesystem read-only with the guest), creates two virtual LE
+# controllers with BlueZ's btvirt and runs, as root in the guest:
 #   hci1: `sportsensor-dev virtual-sensor` (raw-HCI advertising as BC05…, VirtualSensor over an
 #         L2CAP ATT server socket), which drops the first link after DROP_AFTER samples;
 #   hci0: `sportsensor-dev stream` (LEScanner, L2CAPConnector, SensorLink) for SAMPLES samples;
@@ -18,7 +19,8 @@
 #
 # Host usage: Tests/Integration/vm/itest.sh   (exit status 0 = PASS)
 #   env: KERNEL=/boot/vmlinuz-…  KEEP=1 (keep .build/itest/out)  SAMPLES=2000  DROP_AFTER=1000
-#        USE_KVM=1 (only where /dev/kvm works)  SWIFT=swift
+#        USE_KVM: unset = KVM where /dev/kvm is hardware KVM, else TCG; 1 = KVM or fail; 0 = TCG
+#        SWIFT=swift
 #        ENV_RETRIES=1 (fresh VMs after a failure of the emulation itself, never of the project)
 #        VM_TIMEOUT=900 (seconds the whole VM may take; a hang fails the test)
 #        STAGES="vng systemd": vng = stages 1 and 2 in the virtme-ng VM, systemd = the systemd
@@ -32,6 +34,9 @@ DROP_AFTER=${DROP_AFTER:-1000}
 
 if [ "${1:-}" != --guest ]; then # ------------------------------------------------ host side
     set -o pipefail
+    source "$HERE/accel.sh"
+    vm_accel || { echo "itest: FAIL: $VM_ACCEL_WHY"; exit 2; }
+    echo "itest: the VMs run under $VM_ACCEL ($VM_ACCEL_WHY)"
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     APT_PACKAGES="qemu-system-x86 qemu-utils linux-image-amd64 bluez bluez-test-tools busybox-static python3-venv util-linux
         mmdebstrap e2fsprogs jq gcc"
@@ -61,15 +66,18 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     t0=$(date +%s)
     if has_stage vng; then
         rm -rf "$OUT" && mkdir -p "$OUT"
-        # TCG; -svm avoids probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
-        ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}")
-        [ "${USE_KVM:-0}" = 1 ] && ACCEL=()
+        # KVM: vng's own setup (accel=kvm, -cpu host), accel.sh found it works. TCG: -svm keeps the
+        # guest from probing the kvm module. QEMU_OPTS adds qemu options (e.g. -icount).
+        # no_timer_check: a TCG guest on a loaded host can miss the kernel's IO-APIC timer check
+        # (a panic at boot, "IO-APIC + timer doesn't work!") although its timer works.
+        ACCEL=(--disable-kvm "--qemu-opts=-cpu qemu64,-svm ${QEMU_OPTS:-}" --append no_timer_check)
+        [ "$VM_ACCEL" = kvm ] && ACCEL=(${QEMU_OPTS:+"--qemu-opts=$QEMU_OPTS"})
         # A failure of the emulated environment itself (the VM did not boot, the kernel modules or
         # btvirt's controllers did not come up: nothing of the project ran yet) boots a fresh VM, up
         # to ENV_RETRIES more times. A failure after the project's code started is never retried.
         for attempt in $(seq 0 "${ENV_RETRIES:-1}"); do
             rm -f "$OUT/result"
-            echo "itest: booting $KERNEL under qemu"
+            echo "itest: booting $KERNEL under qemu ($VM_ACCEL)"
             # vng reopens its stdout/stderr: pipe it through cat, a redirection to a file garbles it.
             # A guest that hangs (a process that ignores SIGTERM, a wedged emulation) must fail, not
             # hold CI: the whole VM gets VM_TIMEOUT seconds.
@@ -100,7 +108,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
                 hci0 && /Discovery: (En|Dis)abled|Scanning: (En|Dis)abled|Status: Busy|LE Create Connection \(|LE Connection Complete|Connection interval:|Start Discovery \(/ {
                     sub(/^ +/, ""); print "  " t, $0 }' | head -60
         fi
-        echo "itest: stages 1 and 2 $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
+        echo "itest: stages 1 and 2 $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s under $VM_ACCEL"
         if [ "${KEEP:-0}" = 1 ]; then echo "itest: output kept in $OUT"; else rm -rf "$ROOT/.build/itest"; fi
     fi
     # The systemd stage: the installed gateway under systemd beside bluetoothd, four sensors on
@@ -111,7 +119,7 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
         rc_systemd=$?
         [ "$rc" = 0 ] && rc=$rc_systemd
     fi
-    echo "itest: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s"
+    echo "itest: $([ "$rc" = 0 ] && echo PASS || echo "FAIL (rc=$rc)") in $(($(date +%s) - t0)) s under $VM_ACCEL"
     exit "$rc"
 fi
 # ------------------------------------------------------------------------------- guest (root)
@@ -169,8 +177,7 @@ step "controllers up, sensor adapter $SENSOR"
     >$W/vsensor.log 2>&1 &
 VSENSOR=$!
 PIDS+=($VSENSOR)
-for i in $(seq 100); do grep -q 'virtual-sensor: advertising' $W/vsensor.log && break; sleep 0.1; done
-grep -q 'virtual-sensor: advertising' $W/vsensor.log || fail "the virtual sensor did not start advertising"
+wait_until 120 grep -q 'virtual-sensor: advertising' $W/vsensor.log || fail "the virtual sensor did not start advertising"
 step "virtual sensor advertising"
 
 timeout -k 10 240 "$DEV" stream --hci hci0 --scan-seconds 60 --samples "$SAMPLES" --csv $W/received.csv \
