@@ -104,21 +104,31 @@ struct TailDirectory: Sendable {
         session: UUID, chunk: Int64, sequences: ClosedRange<Int64>
     ) throws(StoreError) -> [SequencedEvent] {
         let file = filePath(session: session, chunk: chunk)
-        let bytes: [UInt8]?
+        let fix = "restart sportsensord, whose crash recovery stores what the segment holds"
+        let bytes: [UInt8]
         switch WholeFileReader.contents(of: file) {
-        case .success(let read): bytes = read
+        case .success(let read?): bytes = read
+        case .success(nil):
+            throw StoreError(
+                .corrupt, "the tail segment \(file) with the events \(sequences) is gone: \(fix)", path: file)
         case .failure(let failure):
             throw StoreError(
                 .permission, "cannot read the tail segment \(file) (\(failure)): check the state directory",
                 path: file, cause: failure)
         }
-        let segment = bytes.flatMap { try? TailSegment(parsing: $0, decodingSamples: false) }
-        let events = segment?.events.filter { sequences.contains($0.sequence) } ?? []
+        let segment: TailSegment
+        do {
+            segment = try TailSegment(parsing: bytes, decodingSamples: false)
+        } catch {
+            throw StoreError(
+                .corrupt, "the tail segment \(file) cannot be read back (\(error.message)): \(fix)", path: file,
+                cause: error)
+        }
+        let events = segment.events.filter { sequences.contains($0.sequence) }
         guard events.count == sequences.count else {
             throw StoreError(
                 .corrupt,
-                "the tail segment \(file) holds \(events.count) of the events \(sequences) it was given: "
-                    + "restart sportsensord, whose crash recovery stores what the segment holds",
+                "the tail segment \(file) holds \(events.count) of the events \(sequences) it was given: \(fix)",
                 path: file)
         }
         return events

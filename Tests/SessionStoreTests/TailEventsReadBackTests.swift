@@ -34,7 +34,7 @@ struct TailEventsReadBackTests {
         #expect(light.records.allSatisfy(\.samples.isEmpty) && !whole.samples.isEmpty)
     }
 
-    @Test("the directory gives the events numbered as asked, and fails on a segment lacking one or missing")
+    @Test("the directory gives the events numbered as asked, and fails on a segment lacking one, missing or unreadable")
     func directory() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
@@ -54,5 +54,12 @@ struct TailEventsReadBackTests {
         #expect {
             try directory.events(session: Self.session, chunk: 7, sequences: 0...0)
         } throws: { ($0 as? StoreError)?.code == .corrupt }
+        // A segment that does not parse: corrupt, with the decoder's error as the cause.
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory.filePath(session: Self.session, chunk: 8), contents: Data([1, 2, 3])))
+        #expect {
+            try directory.events(session: Self.session, chunk: 8, sequences: 0...0)
+        } throws: { ($0 as? StoreError)?.code == .corrupt && ($0 as? StoreError)?.cause is SampleChunkCodec.DecodeError }
     }
 }
