@@ -229,7 +229,7 @@ public struct HitDetector: StreamingDetector {
             }
         }
         let previousAxis = max(abs(lastX), abs(lastY), abs(lastZ))
-        if clipping || exitPending || axis > parameters.clipLevelG || axis >= parameters.saturationG {
+        if clipping || exitPending || clipped || axis >= parameters.saturationG {
             trackClip(t: t, axis: axis, previousAxis: previousAxis)
         } else {
             // No clip open, closing or starting: all `trackClip` would do.
