@@ -60,6 +60,8 @@ struct TailEventsReadBackTests {
                 atPath: directory.filePath(session: Self.session, chunk: 8), contents: Data([1, 2, 3])))
         #expect {
             try directory.events(session: Self.session, chunk: 8, sequences: 0...0)
-        } throws: { ($0 as? StoreError)?.code == .corrupt && ($0 as? StoreError)?.cause is SampleChunkCodec.DecodeError }
+        } throws: {
+            ($0 as? StoreError)?.code == .corrupt && ($0 as? StoreError)?.cause is SampleChunkCodec.DecodeError
+        }
     }
 }
