@@ -8,8 +8,9 @@ builds two feature sets: one that no rotation or mirror of the sensor on the str
 widths, jerk, clipped run, dot products between accelerations, the interval from the previous stroke)
 and one in the sensor's own axes. It fits a softmax regression on the development split only (fixed
 settings, nothing chosen on the held-out split) and prints the held-out confusion matrices (all, per
-side), per-drill majority accuracy, a leave-one-drill-out score on the development split, a nearest-class-mean baseline on four invariant scalars, and the
-same models on held-out strokes turned by random rotations (what a sensor worn another way does).
+side), per-drill majority accuracy, a leave-one-drill-out score on the development split, a
+nearest-class-mean baseline on four invariant scalars, and the same models on held-out strokes turned
+by random rotations (what a sensor worn another way does).
 Docs/VALIDATION.md ("Stroke type from acceleration") quotes it. Numpy only; converts nothing.
 """
 import csv
