@@ -7,7 +7,7 @@ import CodedErrors
 /// Two errors are equal when their codes and messages are; the cause is not compared.
 public struct ControlServerError: CodeAndMessageHashable, Sendable {
     /// What kind of failure this is.
-    public enum Code: Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, NamedCode {
         /// Another process (most likely another `sportsensord`) accepts connections on the socket.
         case socketInUse
         /// Something that is not a socket sits where the socket should be.
@@ -16,16 +16,6 @@ public struct ControlServerError: CodeAndMessageHashable, Sendable {
         case socketPathUnusable
         /// The configuration is unusable (an empty bearer token, a bad port).
         case invalidConfiguration
-
-        /// `socketInUse`, `socketPathOccupied`, ….
-        public var description: String {
-            switch self {
-            case .socketInUse: "socketInUse"
-            case .socketPathOccupied: "socketPathOccupied"
-            case .socketPathUnusable: "socketPathUnusable"
-            case .invalidConfiguration: "invalidConfiguration"
-            }
-        }
     }
 
     /// What kind of failure this is.

@@ -4,7 +4,7 @@ import CodedErrors
 /// A users-file operation that failed; the message names the fix.
 public struct DashboardUsersError: CodeAndMessageHashable, Sendable {
     /// What kind of failure.
-    public enum Code: String, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, NamedCode {
         /// No account of that name.
         case notFound = "user-not-found"
         /// The name is taken.
@@ -19,9 +19,6 @@ public struct DashboardUsersError: CodeAndMessageHashable, Sendable {
         case unwritable = "users-file-unwritable"
         /// The disk is full or failed while writing the file; the old file is left as it was.
         case diskFull = "users-file-disk-full"
-
-        /// The stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure.

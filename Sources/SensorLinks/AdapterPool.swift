@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import ControlProtocol
 import GATTClient
 import Logging
@@ -197,9 +198,9 @@ public final class AdapterPool: SensorConnector, Sendable {
 }
 
 /// A failure of the adapter pool itself.
-public struct AdapterPoolError: Error, CustomStringConvertible, Sendable {
+public struct AdapterPoolError: CodedError, Sendable {
     /// What kind of failure.
-    public enum Code: String, Sendable {
+    public enum Code: String, NamedCode {
         /// The granted adapter went away before the attempt started.
         case adapterGone
     }
@@ -214,7 +215,4 @@ public struct AdapterPoolError: Error, CustomStringConvertible, Sendable {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import GATTClient
 import Logging
 import NIOConcurrencyHelpers
@@ -208,9 +209,9 @@ where C.Duration == Duration {
 }
 
 /// A failure of the connection queue itself.
-public struct ConnectionQueueError: Error, CustomStringConvertible, Sendable {
+public struct ConnectionQueueError: CodedError, Sendable {
     /// What kind of failure.
-    public enum Code: String, Sendable {
+    public enum Code: String, NamedCode {
         /// The attempt ran past the queue's timeout and was cancelled.
         case timedOut
     }
@@ -221,7 +222,4 @@ public struct ConnectionQueueError: Error, CustomStringConvertible, Sendable {
     public var message: String
     /// The inner connector's error after the cancellation.
     public var cause: (any Error)?
-
-    /// The message.
-    public var description: String { message }
 }

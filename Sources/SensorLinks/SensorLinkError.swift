@@ -7,7 +7,7 @@ import CodedErrors
 /// Two errors are equal when their codes and messages are; the cause is not compared.
 public struct SensorLinkError: CodeAndMessageHashable, Sendable {
     /// What kind of failure this is.
-    public enum Code: Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, NamedCode {
         /// The connector could not open a bearer to the sensor.
         case connectFailed
         /// The bearer opened but GATT setup (MTU exchange, discovery, enabling notifications)
@@ -19,17 +19,6 @@ public struct SensorLinkError: CodeAndMessageHashable, Sendable {
         case silent
         /// The reconnect policy's maximum number of attempts was used up.
         case attemptsExhausted
-
-        /// `connectFailed`, `silent`, ….
-        public var description: String {
-            switch self {
-            case .connectFailed: "connectFailed"
-            case .setupFailed: "setupFailed"
-            case .disconnected: "disconnected"
-            case .silent: "silent"
-            case .attemptsExhausted: "attemptsExhausted"
-            }
-        }
     }
 
     /// What kind of failure this is.

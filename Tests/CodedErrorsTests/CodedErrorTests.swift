@@ -65,4 +65,22 @@ struct CodedErrorTests {
             NamedFailure(code: .notFound, message: "no session 7: list them with `sessions`").description
                 == "not-found: no session 7: list them with `sessions`")
     }
+
+    /// A code written as a `String` enum: its raw value is its name.
+    enum CaseCode: String, NamedCode {
+        case linkLost
+        case notFound = "not-found"
+    }
+
+    @Test("a String enum code is named by its raw value: the case name, or the raw value it spells out")
+    func rawValueNamedCode() {
+        #expect(CaseCode.linkLost.description == "linkLost")
+        #expect(CaseCode.notFound.name == "not-found")
+        #expect(PlainCaseError(code: .linkLost, message: "reconnecting").description == "linkLost: reconnecting")
+    }
+
+    struct PlainCaseError: CodedError {
+        var code: CaseCode
+        var message: String
+    }
 }
