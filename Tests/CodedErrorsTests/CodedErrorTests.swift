@@ -83,4 +83,20 @@ struct CodedErrorTests {
         var code: CaseCode
         var message: String
     }
+
+    typealias LinkFailure = CodedFailure<CaseCode>
+    typealias NamedFailureAlias = CodedFailure<NamedFailure.Code>
+
+    @Test("a CodedFailure reads and compares like any coded error, and each code type makes its own error type")
+    func codedFailure() {
+        let cause = PlainError(code: .broken, message: "socket closed")
+        let failure = LinkFailure(.linkLost, "the link dropped: it reconnects by itself", cause: cause)
+        #expect(
+            failure.description == "linkLost: the link dropped: it reconnects by itself; cause: broken: socket closed")
+        #expect(failure == LinkFailure(.linkLost, "the link dropped: it reconnects by itself"))
+        #expect(failure != LinkFailure(.notFound, "the link dropped: it reconnects by itself"))
+        let thrown: any Error = failure
+        #expect(thrown is LinkFailure)
+        #expect(!(thrown is NamedFailureAlias))
+    }
 }
