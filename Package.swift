@@ -70,7 +70,10 @@ let package = Package(
         // MARK: GATT over an abstract bearer
         .target(
             name: "GATTClient",
-            dependencies: ["BLEWire", "CodedErrors", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BLEWire", "CodedErrors", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -92,7 +95,10 @@ let package = Package(
         // MARK: System calls (the one EINTR wrapper and its test script)
         .target(
             name: "SystemCalls",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict
         ),
 
@@ -100,6 +106,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "CBlueZ", "BLEWire", "GATTClient", "SDUSensor", "CodedErrors", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,6 +119,7 @@ let package = Package(
         .target(
             name: "BLEHarness",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "BLETransport", "CBlueZ", "BLEWire", "SDUSensor", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +131,7 @@ let package = Package(
         .target(
             name: "SessionStore",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,6 +157,7 @@ let package = Package(
         .target(
             name: "Replication",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SessionStore", "CodedErrors", "Detection",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -163,6 +173,7 @@ let package = Package(
         .target(
             name: "SensorLinks",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness",
                 "BLEWire", "SDUSensor", "GATTClient", "ControlProtocol", "CodedErrors",
                 .product(name: "Logging", package: "swift-log"),
@@ -174,6 +185,7 @@ let package = Package(
         .target(
             name: "GatewayCore",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
                 "GatewayConfig", "CodedErrors", "SystemCalls", "Replication", "SensorLinks",
@@ -189,6 +201,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Detection", .product(name: "CoreMetrics", package: "swift-metrics"),
                 "GatewayCore", "ControlProtocol", "CodedErrors", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -215,6 +228,7 @@ let package = Package(
         .target(
             name: "WebDashboard",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "ControlAPI", "ControlProtocol", "DashboardUsers", "CodedErrors", "Detection",
                 "GatewayConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -241,6 +255,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensord",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "GATTClient", "GatewayConfig",
                 "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
                 "DashboardUsers", "SessionStore", "SensorLinks",
@@ -268,6 +283,7 @@ let package = Package(
         .executableTarget(
             name: "sportsensor-dev",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness",
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
@@ -284,6 +300,7 @@ let package = Package(
         .target(
             name: "GatewayTesting",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness", "SDUSensor", "ControlProtocol",
                 "BLEWire", "GATTClient", "Detection", "GatewayCore", "SensorLinks", "SystemCalls",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -303,6 +320,7 @@ let package = Package(
         .testTarget(
             name: "BLETransportTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "BLEWire", "SDUSensor", .product(name: "SystemPackage", package: "swift-system"), "BLETransport",
                 "BLEHarness", "GatewayTesting", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ],
@@ -314,6 +332,7 @@ let package = Package(
         .testTarget(
             name: "GATTClientTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness", "BLEWire", "GATTClient", "VirtualSensor", "SDUSensor", "BLETransport",
                 "GatewayTesting",
             ],
@@ -322,6 +341,7 @@ let package = Package(
         .testTarget(
             name: "VirtualSensorTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness",
                 "BLEWire", "GATTClient", "VirtualSensor", "IndependentMotion", "SDUSensor", "GatewayTesting",
             ],
@@ -335,6 +355,7 @@ let package = Package(
         .testTarget(
             name: "SessionStoreTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls", "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -344,6 +365,7 @@ let package = Package(
         .testTarget(
             name: "SensorLinksTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "SeededRandomness",
                 "SensorLinks", "BLEWire", "GATTClient", "SDUSensor", "VirtualSensor", "ControlProtocol",
                 "GatewayTesting",
@@ -354,6 +376,7 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "BLEWire", "GATTClient", "GatewayConfig", "SDUSensor", .product(name: "Logging", package: "swift-log"),
                 "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
                 "SystemCalls", "SensorLinks",
@@ -367,6 +390,7 @@ let package = Package(
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "ControlAPI", "ControlProtocol", "GatewayCore", "GatewayTesting", "Detection", "SystemCalls",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -426,6 +450,7 @@ let package = Package(
         .testTarget(
             name: "SportsensorDevTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Detection", .product(name: "ArgumentParser", package: "swift-argument-parser"), "sportsensor-dev",
                 "GatewayTesting", "SDUSensor", "BLEWire", "VirtualSensor", "GATTClient", "GatewayConfig", "GatewayCore",
             ],

@@ -2,7 +2,7 @@
 import BLETransport
 import BLEWire
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A pure host–controller procedure as ``HCIProcedureDriver`` runs it: ``LEScanProcedure`` and
 /// ``LEAdvertisingProcedure`` conform in the files of their drivers.
@@ -114,7 +114,7 @@ final class HCIProcedureDriver<Procedure: HCIProcedure, C: Clock>: Sendable wher
     private let continuation: Stream.Continuation
     private let packetEvent: PacketEvent
     private let periodic: Periodic?
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// A driver for `procedure` and the stream it feeds, which keeps the newest `bufferSize`
     /// elements when the consumer lags. Nothing is opened until ``start()``; the stream's end
@@ -141,7 +141,7 @@ final class HCIProcedureDriver<Procedure: HCIProcedure, C: Clock>: Sendable wher
         self.continuation = continuation
         self.periodic = periodic
         self.packetEvent = packetEvent
-        state = Mutex(State(procedure: procedure))
+        state = NIOLockedValueBox(State(procedure: procedure))
     }
 
     /// The next element of `stream`, starting the procedure on the first call (`started`).
@@ -185,7 +185,7 @@ final class HCIProcedureDriver<Procedure: HCIProcedure, C: Clock>: Sendable wher
             continuation.finish(throwing: error)
             return
         }
-        let outcome = state.withLock { state in
+        let outcome = state.withLockedValue { state in
             guard state.procedure.isIdle else {
                 // Stopped before the socket was open: nothing was sent.
                 return Outcome(socket: socket)
@@ -213,7 +213,7 @@ final class HCIProcedureDriver<Procedure: HCIProcedure, C: Clock>: Sendable wher
 
     /// Runs one event of the procedure and performs its actions under the lock, then delivers.
     private func handle(_ event: (inout Procedure) -> [Procedure.Action]) {
-        deliver(state.withLock { state in perform(event(&state.procedure), in: &state) })
+        deliver(state.withLockedValue { state in perform(event(&state.procedure), in: &state) })
     }
 
     /// Performs actions with the lock held: writes commands in order, arms the command timer,
@@ -298,7 +298,7 @@ final class HCIProcedureDriver<Procedure: HCIProcedure, C: Clock>: Sendable wher
     private func deliver(_ outcome: Outcome) {
         for element in outcome.elements {
             if case .dropped = continuation.yield(element) {
-                let dropped = state.withLock { state in
+                let dropped = state.withLockedValue { state in
                     state.droppedCount += 1
                     return state.droppedCount
                 }

@@ -4,7 +4,7 @@ import BLEWire
 import CBlueZ
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -156,7 +156,7 @@ extension L2CAPListener {
         let socket: Int32
         let closing: WakeSignal
         let logger: Logger
-        let state = Mutex(State())
+        let state = NIOLockedValueBox(State())
 
         init(socket: Int32, closing: WakeSignal, logger: Logger) {
             self.socket = socket
@@ -166,7 +166,7 @@ extension L2CAPListener {
 
         /// Registers an accept in progress; the descriptors stay open until it ends.
         func beginAccept() throws(TransportError) {
-            let isClosing = state.withLock { state in
+            let isClosing = state.withLockedValue { state in
                 if !state.isClosing { state.activeAccepts += 1 }
                 return state.isClosing
             }
@@ -175,7 +175,7 @@ extension L2CAPListener {
 
         /// Ends an accept; the last one out after ``requestClose()`` closes the descriptors.
         func endAccept() {
-            let waiters = state.withLock { state in
+            let waiters = state.withLockedValue { state in
                 state.activeAccepts -= 1
                 return closeIfIdle(&state)
             }
@@ -183,7 +183,7 @@ extension L2CAPListener {
         }
 
         func requestClose() {
-            let waiters = state.withLock { state in
+            let waiters = state.withLockedValue { state in
                 if !state.isClosing {
                     state.isClosing = true
                     closing.signal()
@@ -195,7 +195,7 @@ extension L2CAPListener {
 
         func waitUntilClosed() async {
             await withCheckedContinuation { continuation in
-                let isOpen = state.withLock { state in
+                let isOpen = state.withLockedValue { state in
                     if state.isOpen { state.closeWaiters.append(continuation) }
                     return state.isOpen
                 }

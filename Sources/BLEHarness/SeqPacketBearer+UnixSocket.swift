@@ -2,7 +2,7 @@
 import BLETransport
 import CBlueZ
 import Glibc
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -49,7 +49,7 @@ public final class UnixSeqPacketListener: Sendable {
     /// The socket file.
     public let path: String
     private let descriptor: Int32
-    private let closed = Mutex(false)
+    private let closed = NIOLockedValueBox(false)
 
     /// Binds `path` (which must not exist) and listens.
     public init(path: String, backlog: Int32 = 256) throws(TransportError) {
@@ -77,7 +77,7 @@ public final class UnixSeqPacketListener: Sendable {
     ) throws(TransportError) -> (
         bearer: SeqPacketBearer, hello: [UInt8]
     ) {
-        if closed.withLock({ $0 }) { throw Self.closedError(path) }
+        if closed.withLockedValue({ $0 }) { throw Self.closedError(path) }
         let result = syscall("accept") { Glibc.accept(descriptor, nil, nil) }
         // After `shutdown`, a blocked or later accept fails with EINVAL.
         if case .failure(let errno) = result, errno == .invalidArgument {
@@ -105,7 +105,7 @@ public final class UnixSeqPacketListener: Sendable {
     /// The descriptor itself is closed when the listener is released, so no accept can ever reach
     /// a number the kernel has handed to someone else.
     public func close() {
-        let wasClosed = closed.withLock { closed in
+        let wasClosed = closed.withLockedValue { closed in
             defer { closed = true }
             return closed
         }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Opens once, when a thread has closed its descriptors; tasks wait for that with ``wait()``.
 final class ExitLatch: Sendable {
@@ -8,14 +8,14 @@ final class ExitLatch: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Whether ``open()`` was called.
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    var isOpen: Bool { state.withLockedValue { $0.isOpen } }
 
     /// Opens the latch and resumes every waiter; later calls do nothing.
     func open() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             guard !state.isOpen else { return [CheckedContinuation<Void, Never>]() }
             state.isOpen = true
             defer { state.waiters.removeAll() }
@@ -27,7 +27,7 @@ final class ExitLatch: Sendable {
     /// Returns once the latch is open.
     func wait() async {
         await withCheckedContinuation { continuation in
-            let isOpen = state.withLock { state in
+            let isOpen = state.withLockedValue { state in
                 if !state.isOpen { state.waiters.append(continuation) }
                 return state.isOpen
             }

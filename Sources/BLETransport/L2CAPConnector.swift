@@ -3,7 +3,6 @@ import BLEWire
 import CBlueZ
 import Glibc
 import Logging
-import Synchronization
 import SystemCalls
 import SystemPackage
 

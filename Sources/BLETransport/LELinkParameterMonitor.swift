@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Reports the parameters of every LE link of one adapter as the controller settles them: a raw
 /// HCI socket filtered to LE Meta and Disconnection Complete events, read by its own thread,
@@ -27,12 +27,12 @@ public final class LELinkParameterMonitor: Sendable {
         adapterIndex index: UInt16, logger: Logger,
         onReport: @escaping @Sendable (LELinkParameterTracker.Report) -> Void
     ) throws(TransportError) -> LELinkParameterMonitor {
-        let tracker = Mutex(LELinkParameterTracker())
+        let tracker = NIOLockedValueBox(LELinkParameterTracker())
         let socket = try HCISocket(
             adapterIndex: index, events: [.leMeta, .disconnectionComplete], label: "le-link-hci\(index)",
             logger: logger,
             onPacket: { packet in
-                if let report = tracker.withLock({ $0.received(packet) }) { onReport(report) }
+                if let report = tracker.withLockedValue({ $0.received(packet) }) { onReport(report) }
             },
             onEnd: { error in
                 logger.notice("stopped following LE link parameters", metadata: ["hci.error": "\(error)"])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Performs the actions of one ``MgmtDiscoveryProcedure`` on one mgmt socket (an ``HCISocket`` on
 /// the control channel). Every procedure event and the writes it causes happen under one lock, so
@@ -29,7 +29,7 @@ final class MgmtDiscoverySession<C: Clock>: Sendable where C.Duration == Duratio
     private let clock: C
     private let logger: Logger
     private let continuation: AsyncThrowingStream<Element, any Error>.Continuation
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(
         procedure: Procedure, clock: C, logger: Logger,
@@ -40,7 +40,7 @@ final class MgmtDiscoverySession<C: Clock>: Sendable where C.Duration == Duratio
         logger[metadataKey: "hci.adapter"] = "hci\(procedure.adapterIndex)"
         self.logger = logger
         self.continuation = continuation
-        state = Mutex(State(procedure: procedure))
+        state = NIOLockedValueBox(State(procedure: procedure))
     }
 
     /// Opens the mgmt socket and sends Start Discovery. Failures end the stream.
@@ -55,7 +55,7 @@ final class MgmtDiscoverySession<C: Clock>: Sendable where C.Duration == Duratio
             continuation.finish(throwing: error)
             return
         }
-        let outcome = state.withLock { state in
+        let outcome = state.withLockedValue { state in
             guard state.procedure.phase == .idle else { return Outcome(socket: socket) }
             state.socket = socket
             return perform(state.procedure.start(), in: &state)
@@ -65,24 +65,24 @@ final class MgmtDiscoverySession<C: Clock>: Sendable where C.Duration == Duratio
 
     /// The consumer stopped iterating or was cancelled.
     func stop() {
-        deliver(state.withLock { state in perform(state.procedure.stop(), in: &state) })
+        deliver(state.withLockedValue { state in perform(state.procedure.stop(), in: &state) })
     }
 
     private func received(_ packet: [UInt8]) {
         let now = clock.now
-        deliver(state.withLock { state in perform(state.procedure.received(packet, at: now), in: &state) })
+        deliver(state.withLockedValue { state in perform(state.procedure.received(packet, at: now), in: &state) })
     }
 
     private func transportFailed(_ error: TransportError) {
-        deliver(state.withLock { state in perform(state.procedure.transportFailed(error), in: &state) })
+        deliver(state.withLockedValue { state in perform(state.procedure.transportFailed(error), in: &state) })
     }
 
     private func commandTimedOut() {
-        deliver(state.withLock { state in perform(state.procedure.commandTimedOut(), in: &state) })
+        deliver(state.withLockedValue { state in perform(state.procedure.commandTimedOut(), in: &state) })
     }
 
     private func retryTimerFired() {
-        deliver(state.withLock { state in perform(state.procedure.retryTimerFired(), in: &state) })
+        deliver(state.withLockedValue { state in perform(state.procedure.retryTimerFired(), in: &state) })
     }
 
     /// Performs actions with the lock held: writes commands in order, arms timers, and collects
@@ -159,7 +159,7 @@ final class MgmtDiscoverySession<C: Clock>: Sendable where C.Duration == Duratio
     private func deliver(_ outcome: Outcome) {
         for discovery in outcome.discoveries {
             if case .dropped = continuation.yield(discovery) {
-                let dropped = state.withLock { state in
+                let dropped = state.withLockedValue { state in
                     state.droppedCount += 1
                     return state.droppedCount
                 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -39,7 +39,7 @@ final class PolledSocket: Sendable {
 
     private let socket: Int32
     private let wake: WakeSignal
-    private let descriptor = Mutex(Descriptor())
+    private let descriptor = NIOLockedValueBox(Descriptor())
     private let exit = ExitLatch()
 
     /// Takes ownership of `socket` and starts its I/O thread.
@@ -81,7 +81,7 @@ final class PolledSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        descriptor.withLock { state in
+        descriptor.withLockedValue { state in
             guard state.isOpen && !state.isClosing else { return nil }
             return sendWithoutBlocking(socket, message)
         }
@@ -90,7 +90,7 @@ final class PolledSocket: Sendable {
     /// Asks the thread to close the descriptors and returns without waiting; later sends return
     /// nil. Safe to call more than once, from any thread.
     func close() {
-        let isFirst = descriptor.withLock { state in
+        let isFirst = descriptor.withLockedValue { state in
             guard state.isOpen && !state.isClosing else { return false }
             state.isClosing = true
             return true
@@ -118,7 +118,7 @@ final class PolledSocket: Sendable {
             if fds[1].revents != 0 { return nil }
             if fds[0].revents == 0 { continue }
             // Under the lock, so close() cannot interleave; MSG_DONTWAIT keeps it short.
-            let received: Result<Int, Errno>? = descriptor.withLock { state in
+            let received: Result<Int, Errno>? = descriptor.withLockedValue { state in
                 guard !state.isClosing else { return nil }
                 return syscall("recv") {
                     Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
@@ -145,7 +145,7 @@ final class PolledSocket: Sendable {
 
     /// Closes both descriptors, once, and wakes the tasks waiting in ``waitForExit()``.
     private func closeAndSignalExit() {
-        descriptor.withLock { state in
+        descriptor.withLockedValue { state in
             closeDescriptor(socket)
             state.isOpen = false
         }

@@ -2,7 +2,7 @@
 import CBlueZ
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -46,7 +46,7 @@ final class ReactorSocket: Sendable {
     private let onEnd: @Sendable (Ending) -> Void
     private let sendMessage: @Sendable (Int32, [UInt8]) -> Result<Int, Errno>
     private let reactor: SocketReactor
-    private let state = Mutex(Descriptor())
+    private let state = NIOLockedValueBox(Descriptor())
     private let exit = ExitLatch()
 
     init(
@@ -69,7 +69,7 @@ final class ReactorSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        let admitted = state.withLock { state in
+        let admitted = state.withLockedValue { state in
             guard state.isOpen && !state.isClosing && !state.closeDeferred else { return false }
             state.sendsInFlight += 1
             return true
@@ -77,7 +77,7 @@ final class ReactorSocket: Sendable {
         guard admitted else { return nil }
         // Outside the lock: the in-flight count keeps the descriptor open until this returns.
         let result = sendMessage(descriptor, message)
-        let closesNow = state.withLock { state in
+        let closesNow = state.withLockedValue { state in
             state.sendsInFlight -= 1
             guard state.sendsInFlight == 0 && state.closeDeferred else { return false }
             state.closeDeferred = false
@@ -91,7 +91,7 @@ final class ReactorSocket: Sendable {
     /// Asks the reactor to close the socket and returns without waiting; later sends return nil
     /// and nothing more is delivered. Safe to call more than once, from any thread.
     func close() {
-        let isFirst = state.withLock { state in
+        let isFirst = state.withLockedValue { state in
             guard state.isOpen && !state.isClosing else { return false }
             state.isClosing = true
             return true
@@ -118,7 +118,7 @@ final class ReactorSocket: Sendable {
         let slot = min(buffer.count, receiveCapacity)
         let count = max(1, min(limit, buffer.count / slot, Int(cbz_recv_batch_capacity)))
         // close() was called: the reactor closes the socket after this round.
-        guard state.withLock({ !$0.isClosing }) else { return true }
+        guard state.withLockedValue({ !$0.isClosing }) else { return true }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { lengths in
             let received = buffer.withUnsafeMutableBytes { raw in
                 syscall("recvmmsg") {
@@ -133,7 +133,7 @@ final class ReactorSocket: Sendable {
                 return false
             case .success(let messages):
                 for index in 0..<min(Int(messages), count) {
-                    if index > 0, state.withLock({ $0.isClosing }) { return true }
+                    if index > 0, state.withLockedValue({ $0.isClosing }) { return true }
                     let length = lengths[index]
                     // A zero-length message is how a message socket reports the peer's close.
                     if length == 0 {
@@ -157,14 +157,14 @@ final class ReactorSocket: Sendable {
     /// Reports `ending` to `onEnd` unless the socket is closed or closing, for a reactor that
     /// stops reading; the reactor closes the socket next.
     func abandon(_ ending: Ending) {
-        if state.withLock({ $0.isOpen && !$0.isClosing }) { onEnd(ending) }
+        if state.withLockedValue({ $0.isOpen && !$0.isClosing }) { onEnd(ending) }
     }
 
     /// Closes the socket, once, and wakes the tasks waiting in ``waitForExit()``. The reactor has
     /// removed it from its `epoll` set.
     /// With a send in flight, that send closes it when it returns (see the type's notes).
     func closeDescriptorOnce() {
-        let closesNow = state.withLock { state in
+        let closesNow = state.withLockedValue { state in
             guard state.isOpen && !state.closeDeferred else { return false }
             guard state.sendsInFlight == 0 else {
                 state.closeDeferred = true

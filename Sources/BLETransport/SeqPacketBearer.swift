@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemPackage
 
 /// An ``ATTBearer`` over a connected `SOCK_SEQPACKET` socket: one ATT PDU per message.
@@ -183,11 +183,11 @@ extension SeqPacketBearer {
             var isHandingOver = false
         }
 
-        private let state = Mutex(State())
+        private let state = NIOLockedValueBox(State())
 
         /// The error a send gets after the flow of PDUs ended.
         func endedError() -> TransportError {
-            switch state.withLock({ $0.ending }) {
+            switch state.withLockedValue({ $0.ending }) {
             case .failed(let error):
                 return error
             case .peerClosed:
@@ -206,7 +206,7 @@ extension SeqPacketBearer {
         /// Installs `handler` and hands it the PDUs queued so far (see
         /// ``SeqPacketBearer/deliver(to:)``).
         func handOver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
-            var batch: [[UInt8]] = state.withLock { state in
+            var batch: [[UInt8]] = state.withLockedValue { state in
                 precondition(state.handler == nil, "a bearer has one reader: deliver(to:) was called twice")
                 state.handler = handler
                 state.isHandingOver = true
@@ -215,7 +215,7 @@ extension SeqPacketBearer {
             }
             while true {
                 for pdu in batch { handler(.pdu(pdu[...])) }
-                let (more, ending): ([[UInt8]], Ending?) = state.withLock { state in
+                let (more, ending): ([[UInt8]], Ending?) = state.withLockedValue { state in
                     let more = state.pdus
                     state.pdus.removeAll()
                     guard more.isEmpty else { return (more, nil) }
@@ -240,7 +240,7 @@ extension SeqPacketBearer {
         /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, the
         /// queue a copy (a kept slice would make the reactor copy its whole buffer).
         func deliver(_ pdu: ArraySlice<UInt8>) {
-            let handler: (@Sendable (ATTBearerInput) -> Void)? = state.withLock { state in
+            let handler: (@Sendable (ATTBearerInput) -> Void)? = state.withLockedValue { state in
                 guard state.ending == nil else { return nil }
                 if let handler = state.handler, !state.isHandingOver { return handler }
                 state.pdus.append(Array(pdu))
@@ -252,7 +252,7 @@ extension SeqPacketBearer {
         /// Records how the flow ended (a local close overrides an earlier ending and discards
         /// undelivered PDUs) and tells the handler.
         func finish(_ ending: Ending) {
-            let handler = state.withLock { state -> (@Sendable (ATTBearerInput) -> Void)? in
+            let handler = state.withLockedValue { state -> (@Sendable (ATTBearerInput) -> Void)? in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {

@@ -2,7 +2,7 @@
 import CBlueZ
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -30,7 +30,7 @@ public final class SocketReactor: Sendable {
     /// The longest message any socket may ask for (``SeqPacketBearer/receiveCapacity`` is 4096).
     static let largestReceiveCapacity = 65_536
     private static let wakeToken: UInt64 = 0
-    private static let sharedReactor = Mutex<SocketReactor?>(nil)
+    private static let sharedReactor = NIOLockedValueBox<SocketReactor?>(nil)
 
     private struct State {
         var sockets: [UInt64: ReactorSocket] = [:]
@@ -41,7 +41,7 @@ public final class SocketReactor: Sendable {
 
     private let epoll: Int32
     private let wake: WakeSignal
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let exit = ExitLatch()
 
     /// Creates the `epoll` set and the eventfd and starts the thread.
@@ -74,29 +74,29 @@ public final class SocketReactor: Sendable {
     ///
     /// - Throws: ``TransportError`` when it cannot be started (`EMFILE`...).
     public static func shared() throws(TransportError) -> SocketReactor {
-        try sharedReactor.withLock { (reactor: inout SocketReactor?) throws(TransportError) -> SocketReactor in
-            if let reactor, !reactor.state.withLock({ $0.isShuttingDown }) { return reactor }
+        let outcome = sharedReactor.withLockedValue { reactor -> Result<SocketReactor, TransportError> in
+            if let reactor, !reactor.state.withLockedValue({ $0.isShuttingDown }) { return .success(reactor) }
             #if DEBUG
             let made = SyscallScript.$current.withValue(nil) {
                 Result { () throws(TransportError) in try SocketReactor(label: "bearer-reactor") }
             }
-            let started = try made.get()
             #else
-            let started = try SocketReactor(label: "bearer-reactor")
+            let made = Result { () throws(TransportError) in try SocketReactor(label: "bearer-reactor") }
             #endif
-            reactor = started
-            return started
+            if case .success(let started) = made { reactor = started }
+            return made
         }
+        return try outcome.get()
     }
 
     /// How many sockets are registered and not yet closed.
-    public var socketCount: Int { state.withLock { $0.sockets.count } }
+    public var socketCount: Int { state.withLockedValue { $0.sockets.count } }
 
     /// Ends every socket's reading as if its peer had closed, closes the sockets, then the `epoll`
     /// set and the eventfd, and returns when the thread has ended. Later registrations fail with
     /// `closed`.
     public func shutDown() async {
-        let sockets = state.withLock { state in
+        let sockets = state.withLockedValue { state in
             state.isShuttingDown = true
             return Array(state.sockets.values)
         }
@@ -126,7 +126,7 @@ public final class SocketReactor: Sendable {
         onEnd: @escaping @Sendable (ReactorSocket.Ending) -> Void,
         sendMessage: @escaping @Sendable (Int32, [UInt8]) -> Result<Int, Errno> = sendWithoutBlocking
     ) throws(TransportError) -> ReactorSocket {
-        let token: UInt64? = state.withLock { state in
+        let token: UInt64? = state.withLockedValue { state in
             guard !state.isShuttingDown else { return nil }
             defer { state.nextToken += 1 }
             return state.nextToken
@@ -140,10 +140,10 @@ public final class SocketReactor: Sendable {
             descriptor: descriptor, token: token, reactor: self,
             receiveCapacity: min(receiveCapacity, Self.largestReceiveCapacity), logger: logger,
             onMessage: onMessage, onEnd: onEnd, sendMessage: sendMessage)
-        state.withLock { $0.sockets[token] = socket }
+        state.withLockedValue { $0.sockets[token] = socket }
         let added = syscall("epoll_ctl") { cbz_epoll_add_readable(epoll, descriptor, token) }
         if case .failure(let errno) = added {
-            state.withLock { _ = $0.sockets.removeValue(forKey: token) }
+            state.withLockedValue { _ = $0.sockets.removeValue(forKey: token) }
             socket.closeDescriptorOnce()
             throw TransportError(syscall: "epoll_ctl", errno: errno)
         }
@@ -152,7 +152,7 @@ public final class SocketReactor: Sendable {
 
     /// Queues `socket` to be closed by the thread after its current round.
     func requestClose(_ socket: ReactorSocket) {
-        state.withLock { $0.closing.append(socket) }
+        state.withLockedValue { $0.closing.append(socket) }
         wake.signal()
     }
 
@@ -180,19 +180,19 @@ public final class SocketReactor: Sendable {
                     continue
                 }
                 // Nil for a socket retired earlier in this round.
-                guard let socket = state.withLock({ $0.sockets[token] }) else { continue }
+                guard let socket = state.withLockedValue({ $0.sockets[token] }) else { continue }
                 if !socket.readReady(into: &buffer, limit: Self.messagesPerTurn) { retire(socket) }
             }
-            let closing = state.withLock { state in
+            let closing = state.withLockedValue { state in
                 defer { state.closing.removeAll() }
                 return state.closing
             }
             for socket in closing { retire(socket) }
-            if state.withLock({ $0.isShuttingDown && $0.sockets.isEmpty }) { break }
+            if state.withLockedValue({ $0.isShuttingDown && $0.sockets.isEmpty }) { break }
         }
         if let failure {
             // Nothing can be read any more: every socket ends with the error.
-            let sockets = state.withLock { state in
+            let sockets = state.withLockedValue { state in
                 state.isShuttingDown = true
                 return Array(state.sockets.values) + state.closing
             }
@@ -208,7 +208,7 @@ public final class SocketReactor: Sendable {
 
     /// Removes `socket` from the set and closes it (idempotent).
     private func retire(_ socket: ReactorSocket) {
-        let wasRegistered = state.withLock { $0.sockets.removeValue(forKey: socket.token) != nil }
+        let wasRegistered = state.withLockedValue { $0.sockets.removeValue(forKey: socket.token) != nil }
         // A failed removal changes nothing: closing the descriptor removes it from the set.
         if wasRegistered { _ = syscall("epoll_ctl") { cbz_epoll_remove(epoll, socket.descriptor) } }
         socket.closeDescriptorOnce()

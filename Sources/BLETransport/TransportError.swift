@@ -11,7 +11,7 @@ import SystemPackage
 /// busy, link lost...). The ``code`` is for programs, the ``message`` for people.
 public struct TransportError: CodedError, Sendable, Equatable {
     /// What kind of failure this is; stable across releases, for programs to branch on.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, NamedCode {
         /// The code's name, such as `"linkLost"`.
         public var rawValue: String
 
@@ -59,9 +59,6 @@ public struct TransportError: CodedError, Sendable, Equatable {
         public static let controllerNotResponding = Code(rawValue: "controllerNotResponding")
         /// A configuration value is out of range; nothing was sent.
         public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.

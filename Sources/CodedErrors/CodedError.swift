@@ -74,3 +74,9 @@ extension NamedCode {
     /// The name.
     public var description: String { name }
 }
+
+extension NamedCode where Self: RawRepresentable, RawValue == String {
+    /// The raw value, so `enum Code: String, NamedCode { case linkLost }` is named `linkLost`
+    /// (or its explicit raw value) with nothing more written.
+    public var name: String { rawValue }
+}

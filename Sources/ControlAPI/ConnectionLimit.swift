@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
 
 /// The open connections of one listener, capped: when one more arrives past `maximum`, the
 /// connection idle longest (connected but no request yet, or between requests) is closed to make
@@ -77,7 +77,7 @@ public final class ConnectionLimit: Sendable {
     let maximum: Int
     private let listener: String
     private let logger: Logger
-    private let table = Mutex(Table())
+    private let table = NIOLockedValueBox(Table())
 
     init(maximum: Int, listener: String, logger: Logger) {
         self.maximum = max(1, maximum)
@@ -106,14 +106,14 @@ public final class ConnectionLimit: Sendable {
     }
 
     /// Connections open now.
-    var count: Int { table.withLock { $0.entries.count } }
+    var count: Int { table.withLockedValue { $0.entries.count } }
     /// Connections closed so far to stay within the cap.
-    var evicted: Int { table.withLock { $0.evicted } }
+    var evicted: Int { table.withLockedValue { $0.evicted } }
 
     /// Takes in a new connection; returns the connection to close (the idle-longest one, or this
     /// one when all are busy), nil within the cap.
     func opened(_ channel: any Channel) -> (any Channel)? {
-        let (victim, firstOverflow) = table.withLock { table -> ((any Channel)?, Bool) in
+        let (victim, firstOverflow) = table.withLockedValue { table -> ((any Channel)?, Bool) in
             let id = ObjectIdentifier(channel)
             table.entries[id] = Entry(channel: channel, idleSince: nil)
             table.markIdle(id)
@@ -138,17 +138,17 @@ public final class ConnectionLimit: Sendable {
 
     /// A request's head arrived on `channel`.
     func requestBegan(_ channel: any Channel) {
-        table.withLock { $0.markBusy(ObjectIdentifier(channel)) }
+        table.withLockedValue { $0.markBusy(ObjectIdentifier(channel)) }
     }
 
     /// `channel` wrote the end of a response.
     func responseEnded(_ channel: any Channel) {
-        table.withLock { $0.markIdle(ObjectIdentifier(channel)) }
+        table.withLockedValue { $0.markIdle(ObjectIdentifier(channel)) }
     }
 
     /// `channel` closed.
     func closed(_ channel: any Channel) {
-        _ = table.withLock { $0.remove(ObjectIdentifier(channel)) }
+        _ = table.withLockedValue { $0.remove(ObjectIdentifier(channel)) }
     }
 }
 

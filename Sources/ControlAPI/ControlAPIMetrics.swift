@@ -2,8 +2,8 @@
 import CoreMetrics
 import GatewayCore
 import Metrics
+import NIOConcurrencyHelpers
 import Prometheus
-import Synchronization
 
 /// The gateway's Prometheus registry and the swift-metrics backend that feeds it.
 ///
@@ -14,7 +14,7 @@ public enum ControlAPIMetrics {
     /// The registry `GET /metrics` renders by default.
     public static let registry = PrometheusCollectorRegistry()
 
-    private static let bootstrapped = Mutex(false)
+    private static let bootstrapped = NIOLockedValueBox(false)
 
     /// Installs `PrometheusMetricsFactory(registry:)` as the swift-metrics backend and registers
     /// every series of `GatewayMetrics` at zero. Safe to call more than once: only the first
@@ -23,7 +23,7 @@ public enum ControlAPIMetrics {
     /// - Returns: true when this call installed the backend, false when an earlier call had.
     @discardableResult
     public static func bootstrap() -> Bool {
-        let first = bootstrapped.withLock { done -> Bool in
+        let first = bootstrapped.withLockedValue { done -> Bool in
             if done { return false }
             done = true
             return true

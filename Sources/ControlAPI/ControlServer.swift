@@ -6,6 +6,7 @@ import Glibc
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import Prometheus
 import ServiceLifecycle
 
@@ -138,13 +139,12 @@ public struct ControlServer: Service {
     }
 
     /// The identity of the socket file this server bound, set once it listens.
-    final class BoundSocket: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: (dev_t, ino_t)?
+    final class BoundSocket: Sendable {
+        private let value = NIOLockedValueBox<(dev_t, ino_t)?>(nil)
 
         var identity: (dev_t, ino_t)? {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
+            get { value.withLockedValue { $0 } }
+            set { value.withLockedValue { $0 = newValue } }
         }
     }
 

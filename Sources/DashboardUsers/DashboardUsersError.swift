@@ -2,39 +2,22 @@
 import CodedErrors
 
 /// A users-file operation that failed; the message names the fix.
-public struct DashboardUsersError: CodeAndMessageHashable, Sendable {
-    /// What kind of failure.
-    public enum Code: String, Hashable, Sendable, CustomStringConvertible {
-        /// No account of that name.
-        case notFound = "user-not-found"
-        /// The name is taken.
-        case exists = "user-exists"
-        /// The name breaks the rules.
-        case invalidName = "invalid-user-name"
-        /// The password is too short or too long.
-        case weakPassword = "weak-password"
-        /// The file cannot be read or is not a users file.
-        case unreadable = "users-file-unreadable"
-        /// The file cannot be written.
-        case unwritable = "users-file-unwritable"
-        /// The disk is full or failed while writing the file; the old file is left as it was.
-        case diskFull = "users-file-disk-full"
+public typealias DashboardUsersError = CodedFailure<DashboardUsersErrorCode>
 
-        /// The stable name.
-        public var description: String { rawValue }
-    }
-
-    /// What kind of failure.
-    public var code: Code
-    /// What went wrong and what to do.
-    public var message: String
-    /// The error underneath.
-    public var cause: (any Error)?
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
+/// What kind of failure a ``DashboardUsersError`` is.
+public enum DashboardUsersErrorCode: String, NamedCode {
+    /// No account of that name.
+    case notFound = "user-not-found"
+    /// The name is taken.
+    case exists = "user-exists"
+    /// The name breaks the rules.
+    case invalidName = "invalid-user-name"
+    /// The password is too short or too long.
+    case weakPassword = "weak-password"
+    /// The file cannot be read or is not a users file.
+    case unreadable = "users-file-unreadable"
+    /// The file cannot be written.
+    case unwritable = "users-file-unwritable"
+    /// The disk is full or failed while writing the file; the old file is left as it was.
+    case diskFull = "users-file-disk-full"
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A GATT client over any `ATTBearer`: MTU exchange, discovery, reads, writes and notifications,
 /// with the ATT rules enforced by `ATTClientStateMachine`.
@@ -38,7 +38,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     private let logger: Logger
     private let outgoing: AsyncStream<OutgoingPDU>.Continuation
     private let sink: (any GATTNotificationSink<C.Instant>)?
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     private struct OutgoingPDU: Sendable {
         var bytes: [UInt8]
@@ -86,9 +86,9 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         self.logger = logger
         let (outgoingStream, outgoing) = AsyncStream.makeStream(of: OutgoingPDU.self)
         self.outgoing = outgoing
-        state = Mutex(State())
+        state = NIOLockedValueBox(State())
         let writer = Task { await self.writeLoop(outgoingStream) }
-        state.withLock { $0.writer = writer }
+        state.withLockedValue { $0.writer = writer }
         // The bearer keeps the client alive until the flow ends.
         bearer.deliver { [self] input in received(input) }
     }
@@ -96,17 +96,17 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     // MARK: Status
 
     /// The ATT MTU in effect: 23 until `exchangeMTU` succeeds.
-    public var mtu: UInt16 { state.withLock { $0.mtu } }
+    public var mtu: UInt16 { state.withLockedValue { $0.mtu } }
 
     /// PDUs from the peer that could not be parsed.
-    public var malformedPDUCount: Int { state.withLock { $0.machine.counters.malformedPDUs } }
+    public var malformedPDUCount: Int { state.withLockedValue { $0.machine.counters.malformedPDUs } }
 
     /// Why the link was closed; nil while it is open.
-    public var closedBecause: GATTError? { state.withLock { $0.machine.closedBecause } }
+    public var closedBecause: GATTError? { state.withLockedValue { $0.machine.closedBecause } }
 
     /// A snapshot of the counters and queue.
     public var statistics: GATTClientStatistics {
-        state.withLock { state in
+        state.withLockedValue { state in
             let counters = state.machine.counters
             var statistics = GATTClientStatistics()
             statistics.malformedPDUs = counters.malformedPDUs
@@ -134,7 +134,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         let response = try await transact(ATTExchangeMTURequest(clientRxMTU: clientRxMTU))
         guard case .exchangeMTUResponse(let answer) = response else { throw Self.unexpected(response) }
         let effective = min(clientRxMTU, answer.serverRxMTU)
-        state.withLock { $0.mtu = effective }
+        state.withLockedValue { $0.mtu = effective }
         logger.debug("ATT MTU exchanged", metadata: ["att.mtu": "\(effective)"])
         return effective
     }
@@ -321,7 +321,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         try checkFits(value, handle: handle)
         let pdu = ATTWriteCommand(handle: handle, value: value).bytes
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let failure: GATTError? = state.withLock { state -> GATTError? in
+            let failure: GATTError? = state.withLockedValue { state -> GATTError? in
                 let actions: [Action]
                 do throws(GATTError) {
                     actions = try state.machine.command(pdu)
@@ -363,7 +363,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// ended. Safe to call more than once and after the link ended by itself.
     public func close() async {
         run { $0.machine.close() }
-        let (closeTask, writer) = state.withLock { ($0.closeTask, $0.writer) }
+        let (closeTask, writer) = state.withLockedValue { ($0.closeTask, $0.writer) }
         await closeTask?.value
         await writer?.value
     }
@@ -375,7 +375,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     /// already sent stays outstanding until answered, as ATT cannot cancel it).
     func transact(_ request: some ATTMessage) async throws -> ATTPDU {
         let pdu = request.bytes
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextRequestID += 1
             return RequestID(state.nextRequestID)
         }
@@ -392,7 +392,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 }
             }
         } onCancel: {
-            let continuation = state.withLock { state in
+            let continuation = state.withLockedValue { state in
                 state.machine.cancel(id)
                 return state.waiting.removeValue(forKey: id)
             }
@@ -451,7 +451,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     private func run(receivedAt: C.Instant?, _ event: (inout State, inout [Action]) -> Void) {
         // A notification for the sink is kept apart from `effects`, so handling one allocates no
         // effect array (an event delivers at most one).
-        let (effects, notification) = state.withLock { state -> ([Effect], Notification?) in
+        let (effects, notification) = state.withLockedValue { state -> ([Effect], Notification?) in
             var actions: [Action] = []
             swap(&actions, &state.actions)
             event(&state, &actions)
@@ -542,7 +542,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
     private func writeLoop(_ stream: AsyncStream<OutgoingPDU>) async {
         for await pdu in stream {
             // After a close (a transaction timeout above all) no further PDU may reach the peer.
-            if let reason = state.withLock({ $0.machine.closedBecause }) {
+            if let reason = state.withLockedValue({ $0.machine.closedBecause }) {
                 pdu.sent?.resume(throwing: reason)
                 continue
             }

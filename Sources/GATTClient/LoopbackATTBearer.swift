@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An in-process ATT bearer: two connected ends that pass whole PDUs to each other in memory.
 ///
@@ -66,7 +66,7 @@ extension LoopbackATTBearer {
             var closed = false
         }
 
-        private let state = Mutex(State())
+        private let state = NIOLockedValueBox(State())
         private let capacity: Int
 
         init(capacity: Int) {
@@ -80,7 +80,7 @@ extension LoopbackATTBearer {
                     case handOver
                     case wait
                 }
-                let step: Step = try state.withLock { state throws -> Step in
+                let step: Step = try state.withLockedValue { state throws -> Step in
                     if state.closed { throw ClosedError() }
                     var direction = state.directions[side]
                     defer { state.directions[side] = direction }
@@ -102,7 +102,7 @@ extension LoopbackATTBearer {
                     return
                 case .wait:
                     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                        state.withLock { state in
+                        state.withLockedValue { state in
                             if state.closed || state.directions[side].handler != nil
                                 || state.directions[side].queue.count < capacity
                             {
@@ -117,7 +117,7 @@ extension LoopbackATTBearer {
         }
 
         func install(_ handler: @escaping @Sendable (ATTBearerInput) -> Void, at side: Int) {
-            let senders = state.withLock { state in
+            let senders = state.withLockedValue { state in
                 precondition(
                     state.directions[side].handler == nil, "a bearer has one reader: deliver(to:) was called twice")
                 state.directions[side].handler = handler
@@ -134,7 +134,7 @@ extension LoopbackATTBearer {
         /// called by the one task that set `isHandingOver`.
         private func handOver(at side: Int) {
             while true {
-                let (batch, handler, end) = state.withLock {
+                let (batch, handler, end) = state.withLockedValue {
                     state -> ([[UInt8]], (@Sendable (ATTBearerInput) -> Void)?, Bool) in
                     let batch = state.directions[side].queue
                     state.directions[side].queue.removeAll()
@@ -155,7 +155,8 @@ extension LoopbackATTBearer {
         }
 
         func close() {
-            let (handOvers, senders) = state.withLock { state -> ([Int], [CheckedContinuation<Void, any Error>]) in
+            let (handOvers, senders) = state.withLockedValue {
+                state -> ([Int], [CheckedContinuation<Void, any Error>]) in
                 state.closed = true
                 var handOvers: [Int] = []
                 var senders: [CheckedContinuation<Void, any Error>] = []

@@ -3,7 +3,7 @@ import ControlProtocol
 import Detection
 import Foundation
 import GatewayCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A `GatewayControl` for control API tests: it records every call with its arguments, answers
 /// with canned models (``Fixtures`` by default), throws a chosen `ControlError` when told to,
@@ -98,7 +98,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         var subscriptionsEnded = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A fake with the default answers.
     public init() {}
@@ -107,36 +107,36 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
     public static let eventPageSize = 100
 
     /// Every call so far, in order.
-    public var calls: [Call] { state.withLock { $0.calls } }
+    public var calls: [Call] { state.withLockedValue { $0.calls } }
 
     /// The answers; change them before the request.
     public var answers: Answers {
-        get { state.withLock { $0.answers } }
-        set { state.withLock { $0.answers = newValue } }
+        get { state.withLockedValue { $0.answers } }
+        set { state.withLockedValue { $0.answers = newValue } }
     }
 
     /// When set, every method (but `events()`) records its call and throws this.
     public var failure: ControlError? {
-        get { state.withLock { $0.failure } }
-        set { state.withLock { $0.failure = newValue } }
+        get { state.withLockedValue { $0.failure } }
+        set { state.withLockedValue { $0.failure = newValue } }
     }
 
     /// Open subscriptions of `events()`.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
 
     /// Subscriptions that ended (the subscriber stopped iterating or dropped the stream).
-    public var subscriptionsEnded: Int { state.withLock { $0.subscriptionsEnded } }
+    public var subscriptionsEnded: Int { state.withLockedValue { $0.subscriptionsEnded } }
 
     /// Sends `event` to every open subscription.
     public func emit(_ event: GatewayEvent) {
         let published = PublishedEvent(event)
-        let continuations = state.withLock { Array($0.subscribers.values) }
+        let continuations = state.withLockedValue { Array($0.subscribers.values) }
         for continuation in continuations { continuation.yield(published) }
     }
 
     /// Ends every open subscription from the gateway's side.
     public func finishEvents() {
-        let continuations = state.withLock { Array($0.subscribers.values) }
+        let continuations = state.withLockedValue { Array($0.subscribers.values) }
         for continuation in continuations { continuation.finish() }
     }
 
@@ -153,7 +153,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
     }
 
     func record<T>(_ call: Call, _ answer: (Answers) -> T) throws(ControlError) -> T {
-        let (failure, answers) = state.withLock { state in
+        let (failure, answers) = state.withLockedValue { state in
             state.calls.append(call)
             return (state.failure, state.answers)
         }
@@ -250,11 +250,11 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
         let id = UUID()
         let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
+            self?.state.withLockedValue { state in
                 if state.subscribers.removeValue(forKey: id) != nil { state.subscriptionsEnded += 1 }
             }
         }
-        state.withLock { state in
+        state.withLockedValue { state in
             state.calls.append(.events)
             state.subscribers[id] = continuation
         }

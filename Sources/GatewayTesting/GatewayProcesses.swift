@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -54,8 +54,8 @@ public final class LineCollectingProcess: Sendable {
     private let buffer = LineBuffer()
 
     private final class LineBuffer: Sendable {
-        let lines = Mutex<[String]>([])
-        let finished = Mutex(false)
+        let lines = NIOLockedValueBox<[String]>([])
+        let finished = NIOLockedValueBox(false)
     }
 
     /// Starts `executable` with `arguments` and `environment` added to this process's; stderr
@@ -90,19 +90,19 @@ public final class LineCollectingProcess: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    buffer.lines.withLock { $0.append(line) }
+                    buffer.lines.withLockedValue { $0.append(line) }
                 }
             }
-            buffer.finished.withLock { $0 = true }
+            buffer.finished.withLockedValue { $0 = true }
         }
         thread.start()
     }
 
     /// The lines read so far.
-    public var output: [String] { buffer.lines.withLock { $0 } }
+    public var output: [String] { buffer.lines.withLockedValue { $0 } }
 
     /// True once stdout reached its end.
-    public var isOutputFinished: Bool { buffer.finished.withLock { $0 } }
+    public var isOutputFinished: Bool { buffer.finished.withLockedValue { $0 } }
 
     /// Sends `signal` to the process.
     public func send(_ signal: Int32) {

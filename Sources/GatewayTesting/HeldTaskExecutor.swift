@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Dispatch
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A task executor that holds every job it is given until `release()`, then runs them (and every
 /// later one) in order on a queue of its own. A test gives it to the code under test as the
@@ -13,14 +13,14 @@ public final class HeldTaskExecutor: TaskExecutor, Sendable {
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let queue = DispatchQueue(label: "HeldTaskExecutor")
 
     public init() {}
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let (run, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+        let (run, ready) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             guard !state.released else { return (true, []) }
             state.held.append(job)
             let count = state.held.count
@@ -35,7 +35,7 @@ public final class HeldTaskExecutor: TaskExecutor, Sendable {
     /// Returns once `count` jobs are held.
     public func waitUntilHolding(_ count: Int) async {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
+            let ready = state.withLockedValue { state -> Bool in
                 guard state.held.count < count else { return true }
                 state.waiters.append((count, continuation))
                 return false
@@ -46,7 +46,7 @@ public final class HeldTaskExecutor: TaskExecutor, Sendable {
 
     /// Runs the held jobs, in the order they came, and every later job as it comes.
     public func release() {
-        let held = state.withLock { state -> [UnownedJob] in
+        let held = state.withLockedValue { state -> [UnownedJob] in
             state.released = true
             defer { state.held = [] }
             return state.held

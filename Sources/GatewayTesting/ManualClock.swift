@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A clock whose time moves only when a test calls `advance(by:)` or `advance(to:)`.
 ///
@@ -77,32 +77,32 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// A clock that starts at `now` (the origin by default).
     public init(now: Instant = Instant(offset: .zero)) {
-        state = Mutex(State(now: now))
+        state = NIOLockedValueBox(State(now: now))
     }
 
     /// The current manual time.
-    public var now: Instant { state.withLock { $0.now } }
+    public var now: Instant { state.withLockedValue { $0.now } }
 
     /// Zero: manual time has no granularity.
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are currently suspended in `sleep(until:tolerance:)`.
-    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+    public var sleepers: Int { state.withLockedValue { $0.sleepers.count } }
 
     /// The deadlines of the current sleepers, earliest first.
     public var sleeperDeadlines: [Instant] {
-        state.withLock { $0.sleepers.values.map(\.deadline).sorted() }
+        state.withLockedValue { $0.sleepers.values.map(\.deadline).sorted() }
     }
 
     /// Suspends until the clock reaches `deadline`. Returns at once when it already has; throws
     /// `CancellationError` when the task is cancelled (before or during the sleep). `tolerance` is
     /// ignored: manual time is exact.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id = state.withLock { $0.makeID() }
+        let id = state.withLockedValue { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome {
@@ -110,7 +110,7 @@ public final class ManualClock: Clock, Sendable {
                     case cancel
                     case wait([CheckedContinuation<Void, any Error>])
                 }
-                let outcome: Outcome = state.withLock { state in
+                let outcome: Outcome = state.withLockedValue { state in
                     // Checked under the lock: the cancellation handler takes it too, so either it
                     // ran before (and the flag is already set) or it will find the sleeper.
                     if Task.isCancelled { return .cancel }
@@ -125,7 +125,7 @@ public final class ManualClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLockedValue { $0.sleepers.removeValue(forKey: id) }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -140,7 +140,7 @@ public final class ManualClock: Clock, Sendable {
     /// Moves time forward to `instant` (no-op when it is not later than now) and wakes every
     /// sleeper whose deadline has been reached, earliest deadline first.
     public func advance(to instant: Instant) {
-        let due: [Sleeper] = state.withLock { state in
+        let due: [Sleeper] = state.withLockedValue { state in
             guard instant > state.now else { return [] }
             state.now = instant
             let due = state.sleepers.filter { $0.value.deadline <= instant }
@@ -153,7 +153,7 @@ public final class ManualClock: Clock, Sendable {
     /// Suspends until at least `count` tasks are asleep on this clock; returns at once when they
     /// already are. Throws `CancellationError` when the waiting task is cancelled.
     public func waitForSleepers(count: Int) async throws {
-        let id = state.withLock { $0.makeID() }
+        let id = state.withLockedValue { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome {
@@ -161,7 +161,7 @@ public final class ManualClock: Clock, Sendable {
                     case cancel
                     case wait
                 }
-                let outcome: Outcome = state.withLock { state in
+                let outcome: Outcome = state.withLockedValue { state in
                     if Task.isCancelled { return .cancel }
                     if state.sleepers.count >= count { return .ready }
                     state.watchers[id] = Watcher(count: count, continuation: continuation)
@@ -174,7 +174,7 @@ public final class ManualClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let watcher = state.withLock { $0.watchers.removeValue(forKey: id) }
+            let watcher = state.withLockedValue { $0.watchers.removeValue(forKey: id) }
             watcher?.continuation.resume(throwing: CancellationError())
         }
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +18,8 @@ public final class PostgresCluster: Sendable {
     /// The TCP port on 127.0.0.1.
     public let port: Int
     private let binaries: String
-    private let server = Mutex<LineCollectingProcess?>(nil)
-    private let starts = Mutex(0)
+    private let server = NIOLockedValueBox<LineCollectingProcess?>(nil)
+    private let starts = NIOLockedValueBox(0)
 
     /// Where Debian installs the server's programs (`/usr/lib/postgresql/<major>/bin`); nil
     /// without the package.
@@ -52,7 +52,7 @@ public final class PostgresCluster: Sendable {
 
     /// Starts the server (again) and waits until it accepts connections.
     public func start() async throws {
-        let number = starts.withLock { count in
+        let number = starts.withLockedValue { count in
             count += 1
             return count
         }
@@ -66,7 +66,7 @@ public final class PostgresCluster: Sendable {
                 ? ["--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + postgres
                 : Array(postgres.dropFirst()),
             standardErrorPath: "\(directory)/server-\(number).log")
-        server.withLock { $0 = process }
+        server.withLockedValue { $0 = process }
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             guard process.process.isRunning else {
@@ -83,13 +83,13 @@ public final class PostgresCluster: Sendable {
 
     /// Stops the server (fast shutdown: open connections are cut, as when a server goes away).
     public func stop() async throws {
-        guard let process = server.withLock({ $0 }) else { return }
+        guard let process = server.withLockedValue({ $0 }) else { return }
         process.send(SIGINT)
         guard await process.waitForExit(timeout: .seconds(60)) != nil else {
             process.send(SIGKILL)
             throw ProcessHarnessError("postgres did not stop within 60 s of SIGINT")
         }
-        server.withLock { $0 = nil }
+        server.withLockedValue { $0 = nil }
     }
 
     /// Runs `sql` with `psql` in `database`; returns the rows, unaligned, `|` between columns.
@@ -112,7 +112,7 @@ public final class PostgresCluster: Sendable {
 
     /// Stops the server if it runs and removes the directory.
     public func remove() async {
-        if let process = server.withLock({ $0 }) {
+        if let process = server.withLockedValue({ $0 }) {
             process.send(SIGQUIT)
             if await process.waitForExit(timeout: .seconds(30)) == nil { process.send(SIGKILL) }
         }

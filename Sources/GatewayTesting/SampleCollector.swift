@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
-import Synchronization
 
 /// A `SensorSampleSink` for tests: keeps every sample a link hands over, in order, and lets a
 /// test wait until a number of them arrived.
@@ -12,19 +12,19 @@ public final class SampleCollector: SensorSampleSink {
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// An empty collector.
     public init() {}
 
     /// Every sample handed over so far.
-    public var samples: [SDUDecodedSample] { state.withLock { $0.samples } }
+    public var samples: [SDUDecodedSample] { state.withLockedValue { $0.samples } }
 
     /// How many batches (notifications with new samples) were handed over.
-    public var batches: Int { state.withLock { $0.batches } }
+    public var batches: Int { state.withLockedValue { $0.batches } }
 
     public func samplesArrived(_ batch: [SDUDecodedSample]) {
-        let ready = state.withLock { state in
+        let ready = state.withLockedValue { state in
             state.samples += batch
             state.batches += 1
             let total = state.samples.count
@@ -38,7 +38,7 @@ public final class SampleCollector: SensorSampleSink {
     /// Returns once at least `count` samples were handed over.
     public func waitForSamples(count: Int) async {
         await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
+            let now = state.withLockedValue { state in
                 guard state.samples.count < count else { return true }
                 state.waiters.append((count, continuation))
                 return false

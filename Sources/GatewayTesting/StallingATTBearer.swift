@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Wraps the sensor's end of a bearer to emulate a sensor that stops streaming while its radio
 /// link stays up (a firmware hang, a brown-out of the accelerometer): after
@@ -25,7 +25,7 @@ public final class StallingATTBearer: ATTBearer {
 
     private let inner: any ATTBearer
     private let limit: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Wraps `inner`; the notification after the first `notificationsBeforeStall` hangs.
     public init(_ inner: any ATTBearer, notificationsBeforeStall: Int) {
@@ -34,15 +34,15 @@ public final class StallingATTBearer: ATTBearer {
     }
 
     /// Notifications delivered before the stall.
-    public var deliveredNotifications: Int { state.withLock { $0.sentNotifications } }
+    public var deliveredNotifications: Int { state.withLockedValue { $0.sentNotifications } }
 
     /// True once a notification has hung.
-    public var isStalled: Bool { state.withLock { $0.stalled } }
+    public var isStalled: Bool { state.withLockedValue { $0.stalled } }
 
     /// Sends `pdu`; a notification beyond the limit hangs instead, then throws `StalledError`.
     public func send(_ pdu: [UInt8]) async throws {
         if pdu.first == 0x1B {
-            let (stall, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            let (stall, watchers) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                 guard state.sentNotifications >= limit else {
                     state.sentNotifications += 1
                     return (false, [])
@@ -67,7 +67,7 @@ public final class StallingATTBearer: ATTBearer {
 
     /// Releases hung sends and closes the wrapped bearer.
     public func close() async {
-        let hung = state.withLock { state in
+        let hung = state.withLockedValue { state in
             state.closed = true
             defer { state.hung = [:] }
             return Array(state.hung.values)
@@ -79,7 +79,7 @@ public final class StallingATTBearer: ATTBearer {
     /// Returns once a notification has hung.
     public func waitUntilStalled() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
+            let ready = state.withLockedValue { state in
                 if state.stalled { return true }
                 state.stallWatchers.append(continuation)
                 return false
@@ -89,13 +89,13 @@ public final class StallingATTBearer: ATTBearer {
     }
 
     private func hang() async {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let release = state.withLock { state in
+                let release = state.withLockedValue { state in
                     if state.closed || Task.isCancelled { return true }
                     state.hung[id] = continuation
                     return false
@@ -103,7 +103,7 @@ public final class StallingATTBearer: ATTBearer {
                 if release { continuation.resume() }
             }
         } onCancel: {
-            let continuation = state.withLock { $0.hung.removeValue(forKey: id) }
+            let continuation = state.withLockedValue { $0.hung.removeValue(forKey: id) }
             continuation?.resume()
         }
     }

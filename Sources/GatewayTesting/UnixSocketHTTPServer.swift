@@ -2,7 +2,7 @@
 import BLEWire
 import Foundation
 import Glibc
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -59,7 +59,7 @@ public final class UnixSocketHTTPServer: Sendable {
                     break
                 }
                 if let request = UnixSocketHTTPServer.readRequest(connection) {
-                    log.requests.withLock { $0.append(request) }
+                    log.requests.withLockedValue { $0.append(request) }
                     UnixSocketHTTPServer.answer(connection, with: handler(request))
                 }
                 _ = Glibc.close(connection)
@@ -70,7 +70,7 @@ public final class UnixSocketHTTPServer: Sendable {
     }
 
     /// The requests received so far.
-    public var requests: [TestHTTPRequest] { log.requests.withLock { $0 } }
+    public var requests: [TestHTTPRequest] { log.requests.withLockedValue { $0 } }
 
     /// Stops accepting, waits for the thread, closes the socket and removes its file.
     public func close() {
@@ -169,5 +169,5 @@ public final class UnixSocketHTTPServer: Sendable {
 
 /// The requests a server received, shared with its thread.
 private final class RequestLog: Sendable {
-    let requests = Mutex<[TestHTTPRequest]>([])
+    let requests = NIOLockedValueBox<[TestHTTPRequest]>([])
 }

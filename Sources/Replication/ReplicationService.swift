@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import ServiceLifecycle
 import SessionStore
-import Synchronization
 
 /// Sends the store's outbox to the central PostgreSQL, oldest first, in batches: read a batch,
 /// write it in one PostgreSQL transaction, then acknowledge it in the store. A crash between the
@@ -24,7 +24,7 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
     private let pollInterval: Duration
     private let backoff: ReplicationBackoff
     private let onStatus: @Sendable (ReplicationStatus) -> Void
-    private let current: Mutex<ReplicationStatus>
+    private let current: NIOLockedValueBox<ReplicationStatus>
 
     /// Creates the service; `onStatus` sees every status change (the metrics).
     public init(
@@ -41,16 +41,16 @@ public final class ReplicationService<C: Clock>: Service, Sendable where C.Durat
         let spread = Double(settings.gatewayID.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF }) / 65_536
         self.backoff = ReplicationBackoff(spread: spread)
         self.onStatus = onStatus
-        self.current = Mutex(
+        self.current = NIOLockedValueBox(
             ReplicationStatus(
                 gatewayID: settings.gatewayID, target: settings.url.redacted, outboxLimit: settings.maxOutboxItems))
     }
 
     /// The status now.
-    public var status: ReplicationStatus { current.withLock { $0 } }
+    public var status: ReplicationStatus { current.withLockedValue { $0 } }
 
     private func update(_ change: (inout ReplicationStatus) -> Void) {
-        let status = current.withLock { status in
+        let status = current.withLockedValue { status in
             change(&status)
             return status
         }

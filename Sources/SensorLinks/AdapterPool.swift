@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import ControlProtocol
 import GATTClient
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The connector every Bluetooth sensor link uses: before each attempt it takes a slot on the
 /// adapter ``AdapterSlotTable`` picks (waiting in `no-slot` while every adapter is full), then
@@ -26,7 +27,7 @@ public final class AdapterPool: SensorConnector, Sendable {
     private let makeConnector: ConnectorFactory
     private let onWaiting: @Sendable (BluetoothAddress) -> Void
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A waiting sensor's continuation and the adapter it was granted.
     private typealias Resumption = (CheckedContinuation<String, any Error>, String)
@@ -52,7 +53,7 @@ public final class AdapterPool: SensorConnector, Sendable {
     ///   when the adapter went between the grant and the attempt, or the adapter connector's error.
     public func connect(to address: BluetoothAddress) async throws -> any ATTBearer {
         let adapter = try await slot(for: address)
-        guard let connector = state.withLock({ $0.connectors[adapter] }) else {
+        guard let connector = state.withLockedValue({ $0.connectors[adapter] }) else {
             release(address)
             throw AdapterPoolError(
                 code: .adapterGone,
@@ -73,7 +74,7 @@ public final class AdapterPool: SensorConnector, Sendable {
     /// went are dropped, and their sensors reconnect elsewhere.
     public func adaptersChanged(_ listing: [AdapterInfo]) {
         let usable = Set(listing.filter(\.up).map(\.name))
-        let (added, removed, grants) = state.withLock { state in
+        let (added, removed, grants) = state.withLockedValue { state in
             state.listing = listing.sorted { $0.name < $1.name }
             var removed: [(String, [BluetoothAddress])] = []
             for name in state.connectors.keys.sorted() where !usable.contains(name) {
@@ -102,24 +103,24 @@ public final class AdapterPool: SensorConnector, Sendable {
 
     /// A scan on `adapter` heard `address` at `rssi` dBm: a tie between adapters goes to the stronger.
     public func heard(_ address: BluetoothAddress, on adapter: String, rssi: Int) {
-        state.withLock { $0.table.heard(address, on: adapter, rssi: rssi) }
+        state.withLockedValue { $0.table.heard(address, on: adapter, rssi: rssi) }
     }
 
     /// The sensor's link went down: its slot goes to whoever waits (its next attempt asks again).
     public func release(_ address: BluetoothAddress) {
-        resume(state.withLock { state in take(state.table.release(address), in: &state) })
+        resume(state.withLockedValue { state in take(state.table.release(address), in: &state) })
     }
 
     /// The sensor was unpaired: its slot, its place in the queue and what was heard of it go.
     public func forget(_ address: BluetoothAddress) {
-        resume(state.withLock { state in take(state.table.forget(address), in: &state) })
+        resume(state.withLockedValue { state in take(state.table.forget(address), in: &state) })
     }
 
     // MARK: - What status shows
 
     /// The adapters with their budgets and the sensors holding their slots.
     public var adapters: [AdapterInfo] {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.listing.map { adapter in
                 var info = adapter
                 info.linkBudget = linkBudget
@@ -131,16 +132,16 @@ public final class AdapterPool: SensorConnector, Sendable {
 
     /// The adapter whose slot `address` holds.
     public func adapter(holding address: BluetoothAddress) -> String? {
-        state.withLock { $0.table.adapter(holding: address) }
+        state.withLockedValue { $0.table.adapter(holding: address) }
     }
 
     /// Whether `address` waits for a slot.
     public func isWaiting(_ address: BluetoothAddress) -> Bool {
-        state.withLock { $0.table.isWaiting(address) }
+        state.withLockedValue { $0.table.isWaiting(address) }
     }
 
     /// How many sensors wait for a slot.
-    public var waitingCount: Int { state.withLock { $0.table.waiting.count } }
+    public var waitingCount: Int { state.withLockedValue { $0.table.waiting.count } }
 
     // MARK: - Internals
 
@@ -155,7 +156,7 @@ public final class AdapterPool: SensorConnector, Sendable {
     private func slot(for address: BluetoothAddress) async throws -> String {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-                let (turn, grants) = state.withLock { state -> (Turn, [Resumption]) in
+                let (turn, grants) = state.withLockedValue { state -> (Turn, [Resumption]) in
                     guard !Task.isCancelled else { return (.cancelled, take(state.table.release(address), in: &state)) }
                     let (slot, grants) = state.table.request(address)
                     if slot == nil { state.waiters[address] = continuation }
@@ -175,7 +176,7 @@ public final class AdapterPool: SensorConnector, Sendable {
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
+            let waiter = state.withLockedValue { state -> CheckedContinuation<String, any Error>? in
                 guard let waiter = state.waiters.removeValue(forKey: address) else { return nil }
                 _ = state.table.release(address)
                 return waiter
@@ -197,9 +198,9 @@ public final class AdapterPool: SensorConnector, Sendable {
 }
 
 /// A failure of the adapter pool itself.
-public struct AdapterPoolError: Error, CustomStringConvertible, Sendable {
+public struct AdapterPoolError: CodedError, Sendable {
     /// What kind of failure.
-    public enum Code: String, Sendable {
+    public enum Code: String, NamedCode {
         /// The granted adapter went away before the attempt started.
         case adapterGone
     }
@@ -214,7 +215,4 @@ public struct AdapterPoolError: Error, CustomStringConvertible, Sendable {
         self.code = code
         self.message = message
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import GATTClient
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A connector that lets one connection attempt at a time through to the connector it wraps
 /// (one per adapter): callers wait their turn first come, first served, each attempt is
@@ -44,7 +45,7 @@ where C.Duration == Duration {
     private let clock: C
     private let isAdapterFault: @Sendable (any Error) -> Bool
     private let logger: Logger
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// Queues attempts to `inner`.
     ///
@@ -66,12 +67,12 @@ where C.Duration == Duration {
         self.clock = clock
         self.isAdapterFault = isAdapterFault
         self.logger = logger
-        state = Mutex(State(queue: Queue(configuration: configuration)))
+        state = NIOLockedValueBox(State(queue: Queue(configuration: configuration)))
     }
 
     /// How many callers wait for their turn, and whether an attempt runs (for status and tests).
     public var load: (waiting: Int, inFlight: Bool) {
-        state.withLock { ($0.queue.waiting.count, $0.queue.inFlight != nil) }
+        state.withLockedValue { ($0.queue.waiting.count, $0.queue.inFlight != nil) }
     }
 
     /// Waits for this adapter's turn, then connects through the inner connector.
@@ -80,7 +81,7 @@ where C.Duration == Duration {
     ///   `CancellationError` when the task was cancelled while waiting, or the inner connector's
     ///   error.
     public func connect(to address: BluetoothAddress) async throws -> any ATTBearer {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             defer { state.nextID += 1 }
             state.pending[state.nextID] = Pending()
             return state.nextID
@@ -100,7 +101,7 @@ where C.Duration == Duration {
         } onCancel: {
             self.withdraw(id)
         }
-        let attempt = state.withLock { state in
+        let attempt = state.withLockedValue { state in
             let task = Task { try await self.inner.connect(to: address) }
             var pending = state.pending[id] ?? Pending()
             pending.attempt = task
@@ -118,10 +119,10 @@ where C.Duration == Duration {
             finish(id, outcome: .connected)
             return bearer
         } catch {
-            let timedOut = state.withLock { $0.pending[id]?.timedOut == true }
+            let timedOut = state.withLockedValue { $0.pending[id]?.timedOut == true }
             finish(id, outcome: isAdapterFault(error) ? .failedByAdapter : .failed)
             guard timedOut else { throw error }
-            let timeout = state.withLock { $0.queue.configuration.attemptTimeout }
+            let timeout = state.withLockedValue { $0.queue.configuration.attemptTimeout }
             logger.warning(
                 "connection attempt timed out",
                 metadata: ["ble.address": "\(address)", "ble.adapter": "\(adapterName)"])
@@ -168,7 +169,7 @@ where C.Duration == Duration {
     /// attempts outside it.
     private func perform(_ event: (inout State, C.Instant, inout Effects) -> [Queue.Action]) {
         let now = clock.now
-        let effects = state.withLock { state in
+        let effects = state.withLockedValue { state in
             var effects = Effects()
             for action in event(&state, now, &effects) {
                 switch action {
@@ -208,9 +209,9 @@ where C.Duration == Duration {
 }
 
 /// A failure of the connection queue itself.
-public struct ConnectionQueueError: Error, CustomStringConvertible, Sendable {
+public struct ConnectionQueueError: CodedError, Sendable {
     /// What kind of failure.
-    public enum Code: String, Sendable {
+    public enum Code: String, NamedCode {
         /// The attempt ran past the queue's timeout and was cancelled.
         case timedOut
     }
@@ -221,7 +222,4 @@ public struct ConnectionQueueError: Error, CustomStringConvertible, Sendable {
     public var message: String
     /// The inner connector's error after the cancellation.
     public var cause: (any Error)?
-
-    /// The message.
-    public var description: String { message }
 }

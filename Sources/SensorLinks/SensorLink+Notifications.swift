@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
+import NIOConcurrencyHelpers
 import SDUSensor
 
 /// The notification path: the GATT client's sink (``SensorLinkConnection``) calls `handle` on
@@ -21,7 +22,7 @@ extension SensorLink {
     /// generic type it touches.
     @_specialize(where C == ContinuousClock)
     func handle(_ notification: GATTClient<C>.Notification) {
-        let delivery = core.withLock { core -> Delivery? in
+        let delivery = core.withLockedValue { core -> Delivery? in
             guard notification.handle == core.accelerometerHandle else {
                 logger.debug(
                     "ignoring a value from another characteristic", metadata: ["att.handle": "\(notification.handle)"])
@@ -46,7 +47,7 @@ extension SensorLink {
     /// later ones through (`drainingEarly`).
     func handOverEarly() {
         while true {
-            let step = core.withLock { core -> EarlyStep in
+            let step = core.withLockedValue { core -> EarlyStep in
                 guard case .streaming = core.machine.phase, !core.early.isEmpty else {
                     core.early = []
                     core.drainingEarly = false

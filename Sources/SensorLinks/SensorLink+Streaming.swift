@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import NIOConcurrencyHelpers
 import SDUSensor
 
 /// The streaming phase: waiting for the link to end or the watchdog to fire, whichever comes
@@ -6,9 +7,9 @@ import SDUSensor
 /// SensorLink+Notifications.swift.
 extension SensorLink {
     func stream() async -> [Action] {
-        guard let connection = core.withLock({ $0.connection }) else {
+        guard let connection = core.withLockedValue({ $0.connection }) else {
             let error = SensorLinkError(.disconnected, "no GATT client (internal error)")
-            return core.withLock { $0.machine.bearerEnded(error, at: clock.now) }
+            return core.withLockedValue { $0.machine.bearerEnded(error, at: clock.now) }
         }
         return await withTaskGroup(of: [Action].self) { group in
             group.addTask {
@@ -31,7 +32,7 @@ extension SensorLink {
             "the link to \(address) ended: the sensor went out of range, was switched off or closed the "
                 + "connection; reconnecting",
             cause: error)
-        return core.withLock { core in
+        return core.withLockedValue { core in
             let actions = core.machine.bearerEnded(reason, at: clock.now)
             if !actions.isEmpty { linkLost(reason, counters: &core.counters) }
             return actions
@@ -40,13 +41,13 @@ extension SensorLink {
 
     /// Sleeps until the watchdog's deadline, again and again while notifications move it.
     func watch() async -> [Action] {
-        while let deadline = core.withLock({ $0.machine.watchdogDeadline }) {
+        while let deadline = core.withLockedValue({ $0.machine.watchdogDeadline }) {
             do {
                 try await clock.sleep(until: deadline, tolerance: nil)
             } catch {
                 return []
             }
-            let actions = core.withLock { core in
+            let actions = core.withLockedValue { core in
                 let actions = core.machine.watchdogFired(at: clock.now)
                 if !actions.isEmpty {
                     core.counters.watchdogTrips += 1

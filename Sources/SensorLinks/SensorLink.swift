@@ -2,9 +2,9 @@
 import BLEWire
 import GATTClient
 import Logging
+import NIOConcurrencyHelpers
 import SDUSensor
 import SeededRandomness
-import Synchronization
 
 /// Owns one paired sensor: connects through the injected `SensorConnector`, sets up GATT, turns
 /// notifications into samples with one decoder that lives as long as the link, watches for
@@ -78,7 +78,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
 
     static var earlyCapacity: Int { 64 }
 
-    let core: Mutex<Core>
+    let core: NIOLockedValueBox<Core>
 
     /// A link to `address` that opens bearers with `connector` and keeps time with `clock`.
     ///
@@ -106,18 +106,18 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
             address: address,
             backoff: ReconnectBackoff(configuration: configuration.backoff, generator: SplitMix64(seed: seed)),
             watchdog: LinkWatchdog(configuration: configuration.watchdog))
-        core = Mutex(
+        core = NIOLockedValueBox(
             Core(
                 machine: machine,
                 gate: SensorSampleGate(decoder: SDUStreamDecoder(configuration: configuration.decoder))))
     }
 
     /// Where the link is now.
-    public var phase: Phase { core.withLock { $0.machine.phase } }
+    public var phase: Phase { core.withLockedValue { $0.machine.phase } }
 
     /// A snapshot of the link's counters.
     public var statistics: SensorLinkStatistics {
-        core.withLock { core in
+        core.withLockedValue { core in
             var snapshot = core.counters
             let decoded = core.gate.decoder.statistics
             snapshot.notifications = decoded.notifications
@@ -133,20 +133,20 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     /// Hands every later batch of samples (one per notification, in order) to `sink`. Install
     /// it before `run()`; the link lets go of it when `run()` returns.
     public func deliverSamples(to sink: any SensorSampleSink) {
-        core.withLock { $0.sink = sink }
+        core.withLockedValue { $0.sink = sink }
     }
 
     /// Asks the link to stop: whatever it is doing is cancelled, the bearer is closed, `.stopped`
     /// is published and `run()` returns. Safe to call at any time, also before `run()`.
     public func stop() {
-        core.withLock { $0.stopRequested = true }
+        core.withLockedValue { $0.stopRequested = true }
         stopSink.yield()
     }
 
     /// Runs the link until it gives up or is stopped. Cancelling the calling task stops it like
     /// `stop()`. A second call returns at once.
     public func run() async {
-        let first = core.withLock { core in
+        let first = core.withLockedValue { core in
             defer { core.hasRun = true }
             return !core.hasRun
         }
@@ -164,24 +164,24 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         }
         eventSink.finish()
         // The sink may refer to whoever owns the link; nothing is handed over any more.
-        core.withLock { $0.sink = nil }
+        core.withLockedValue { $0.sink = nil }
     }
 
     // MARK: The action loop
 
     private func loop() async {
-        var pending = core.withLock { $0.machine.start(at: clock.now) }
+        var pending = core.withLockedValue { $0.machine.start(at: clock.now) }
         while true {
-            let stopping = core.withLock { core -> [Action]? in
+            let stopping = core.withLockedValue { core -> [Action]? in
                 guard Task.isCancelled || core.stopRequested, !core.machine.isFinished else { return nil }
                 return core.machine.stopRequested()
             }
             if let stopping { pending = stopping }
             guard !pending.isEmpty else {
-                if core.withLock({ $0.machine.isFinished }) { return }
+                if core.withLockedValue({ $0.machine.isFinished }) { return }
                 // Every event method that leaves the machine running returns a next action; an
                 // empty queue here is a cancelled step whose stop is handled at the top.
-                pending = core.withLock { $0.machine.stopRequested() }
+                pending = core.withLockedValue { $0.machine.stopRequested() }
                 continue
             }
             switch pending.removeFirst() {
@@ -193,14 +193,14 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
                 pending += await stream()
             case .closeBearer:
                 await closeBearer()
-                pending += core.withLock { $0.machine.bearerClosed(at: clock.now) }
+                pending += core.withLockedValue { $0.machine.bearerClosed(at: clock.now) }
             case .sleep(let deadline):
                 do {
                     try await clock.sleep(until: deadline, tolerance: nil)
                 } catch {
                     continue
                 }
-                pending += core.withLock { $0.machine.retryTimerFired(at: clock.now) }
+                pending += core.withLockedValue { $0.machine.retryTimerFired(at: clock.now) }
             case .publish(let state):
                 publish(state)
             case .finish:
@@ -210,7 +210,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private func connect() async -> [Action] {
-        let attempt = core.withLock { core in
+        let attempt = core.withLockedValue { core in
             core.counters.connectAttempts += 1
             return core.counters.connectAttempts
         }
@@ -221,7 +221,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
                 await opened.close()
                 return []
             }
-            return core.withLock { core in
+            return core.withLockedValue { core in
                 core.bearer = opened
                 return core.machine.connected(at: clock.now)
             }
@@ -237,14 +237,14 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private func setUpGATT() async -> [Action] {
-        guard let bearer = core.withLock({ $0.bearer }) else {
+        guard let bearer = core.withLockedValue({ $0.bearer }) else {
             return attemptFailed(SensorLinkError(.setupFailed, "no bearer to set up (internal error)"))
         }
         let connection = SensorLinkConnection(link: self)
         let client = GATTClient(
             bearer: bearer, clock: clock, transactionTimeout: configuration.transactionTimeout,
             notifications: connection, logger: logger)
-        core.withLock { core in
+        core.withLockedValue { core in
             core.client = client
             core.connection = connection
         }
@@ -258,7 +258,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
                 logger.debug("MTU exchange refused, staying at 23", metadata: ["error": "\(error)"])
             }
             let accelerometer = try await client.characteristic(SDUProfile.accelerometer, inService: SDUProfile.service)
-            core.withLock { $0.accelerometerHandle = accelerometer.valueHandle }
+            core.withLockedValue { $0.accelerometerHandle = accelerometer.valueHandle }
             try await client.enableNotifications(for: accelerometer)
         } catch {
             guard !Task.isCancelled else { return [] }
@@ -270,7 +270,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
                         + "other central holds it",
                     cause: error))
         }
-        let connects = core.withLock { core in
+        let connects = core.withLockedValue { core in
             core.counters.connects += 1
             if core.counters.connects > 1 { core.counters.reconnects += 1 }
             return core.counters.connects
@@ -279,7 +279,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
             "sensor link streaming", metadata: ["att.mtu": "\(client.mtu)", "link.connects": "\(connects)"])
         // `.connected` is published before the first sample is handed over. Notifications that
         // arrive while the early ones are handed over queue behind them, so the order holds.
-        var actions = core.withLock { core in
+        var actions = core.withLockedValue { core in
             let actions = core.machine.setupCompleted(at: clock.now, sampleRate: Self.watchdogRate(core.gate))
             if case .streaming = core.machine.phase {
                 core.drainingEarly = true
@@ -298,7 +298,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     private func attemptFailed(_ failure: SensorLinkError) -> [Action] {
-        let actions = core.withLock { core in
+        let actions = core.withLockedValue { core in
             let actions = core.machine.setupFailed(failure, at: clock.now)
             if !actions.isEmpty {
                 core.counters.failedAttempts += 1
@@ -314,7 +314,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
     // MARK: I/O helpers
 
     private func closeBearer() async {
-        let (client, bearer) = core.withLock { core in
+        let (client, bearer) = core.withLockedValue { core in
             defer {
                 core.client = nil
                 core.connection = nil
@@ -341,7 +341,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         case .lost, .gaveUp: logger.warning("sensor link \(state)")
         }
         guard case .dropped = eventSink.yield(state) else { return }
-        let dropped = core.withLock { core in
+        let dropped = core.withLockedValue { core in
             core.counters.eventsDropped += 1
             return core.counters.eventsDropped
         }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One connection of a `SensorLink` as its GATT client's sink: notifications go into the link on
 /// the thread that read them, and the end of the link is kept for the link's task to await.
@@ -17,7 +17,7 @@ final class SensorLinkConnection<C: Clock>: GATTNotificationSink where C.Duratio
     }
 
     let link: SensorLink<C>
-    private let end = Mutex(End())
+    private let end = NIOLockedValueBox(End())
 
     init(link: SensorLink<C>) {
         self.link = link
@@ -28,7 +28,7 @@ final class SensorLinkConnection<C: Clock>: GATTNotificationSink where C.Duratio
     }
 
     func linkEnded(_ error: GATTError?) {
-        let waiter = end.withLock { end in
+        let waiter = end.withLockedValue { end in
             end.ended = true
             end.error = error
             defer { end.waiter = nil }
@@ -42,7 +42,7 @@ final class SensorLinkConnection<C: Clock>: GATTNotificationSink where C.Duratio
     func ended() async -> GATTError? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<GATTError?, Never>) in
-                let now = end.withLock { end -> GATTError?? in
+                let now = end.withLockedValue { end -> GATTError?? in
                     if end.ended { return .some(end.error) }
                     // Checked under the lock the cancellation handler takes.
                     if Task.isCancelled { return .some(nil) }
@@ -52,7 +52,7 @@ final class SensorLinkConnection<C: Clock>: GATTNotificationSink where C.Duratio
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            let waiter = end.withLock { end in
+            let waiter = end.withLockedValue { end in
                 defer { end.waiter = nil }
                 return end.waiter
             }

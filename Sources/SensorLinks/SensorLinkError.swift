@@ -5,44 +5,19 @@ import CodedErrors
 /// on, a message that names the fix, and the underlying cause.
 ///
 /// Two errors are equal when their codes and messages are; the cause is not compared.
-public struct SensorLinkError: CodeAndMessageHashable, Sendable {
-    /// What kind of failure this is.
-    public enum Code: Hashable, Sendable, CustomStringConvertible {
-        /// The connector could not open a bearer to the sensor.
-        case connectFailed
-        /// The bearer opened but GATT setup (MTU exchange, discovery, enabling notifications)
-        /// failed.
-        case setupFailed
-        /// The link ended: the peer closed it, the socket failed, or the GATT client gave up.
-        case disconnected
-        /// No notification arrived within the watchdog timeout although the bearer was open.
-        case silent
-        /// The reconnect policy's maximum number of attempts was used up.
-        case attemptsExhausted
+public typealias SensorLinkError = CodedFailure<SensorLinkErrorCode>
 
-        /// `connectFailed`, `silent`, ….
-        public var description: String {
-            switch self {
-            case .connectFailed: "connectFailed"
-            case .setupFailed: "setupFailed"
-            case .disconnected: "disconnected"
-            case .silent: "silent"
-            case .attemptsExhausted: "attemptsExhausted"
-            }
-        }
-    }
-
-    /// What kind of failure this is.
-    public var code: Code
-    /// What happened and what to do about it.
-    public var message: String
-    /// The underlying error, when there is one.
-    public var cause: (any Error)?
-
-    /// A failure with `code`, `message` and an optional cause.
-    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
+/// What kind of failure a ``SensorLinkError`` is.
+public enum SensorLinkErrorCode: String, NamedCode {
+    /// The connector could not open a bearer to the sensor.
+    case connectFailed
+    /// The bearer opened but GATT setup (MTU exchange, discovery, enabling notifications)
+    /// failed.
+    case setupFailed
+    /// The link ended: the peer closed it, the socket failed, or the GATT client gave up.
+    case disconnected
+    /// No notification arrived within the watchdog timeout although the bearer was open.
+    case silent
+    /// The reconnect policy's maximum number of attempts was used up.
+    case attemptsExhausted
 }

@@ -9,7 +9,7 @@ import SDUSensor
 ///
 /// ## Locks of the sample path
 ///
-/// Each layer works under its own `Mutex`, returns what it produced and calls the next one after
+/// Each layer works under its own lock, returns what it produced and calls the next one after
 /// unlocking, so no lock of the path is held while another is taken. One notification takes,
 /// each released before the next: `SeqPacketBearer.Inbox` → `GATTClient.state` →
 /// `SensorLink.core` → `SensorChannel.state` (to find the session) → `SessionPipeline.state` →

@@ -2,6 +2,7 @@
 import Detection
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// Spilling: when the database cannot take a session's end, what is still in memory goes with the
 /// end into the open chunk's tail segment, the recovery file the next start imports.
@@ -52,7 +53,7 @@ extension SessionRecorder {
     /// that stores them closes the session with its real count. Returns whether the note (or an
     /// earlier one with the same count) is on disk.
     func noteLoss(_ close: RecordingTail.Close, unsavedSamples: Int64) async -> Bool {
-        if buffer.withLock({ $0.notedUnsaved == unsavedSamples }) { return true }
+        if buffer.withLockedValue({ $0.notedUnsaved == unsavedSamples }) { return true }
         store.spillReserve?.releaseNoteSpace()
         var noted = close
         noted.unsavedSamples = unsavedSamples
@@ -71,24 +72,24 @@ extension SessionRecorder {
                 metadata: ["store.unsaved_samples": "\(unsavedSamples)", "error": "\(error)"])
             return false
         }
-        buffer.withLock { $0.notedUnsaved = unsavedSamples }
+        buffer.withLockedValue { $0.notedUnsaved = unsavedSamples }
         return true
     }
 
     /// On GRDB's writer queue (no SQL): the note, synced.
     private func noteOnWriter(_ close: RecordingTail.Close) throws {
-        var writerState = writer.withLock { $0 }
+        var writerState = writer.withLockedValue { $0 }
         let step = writerState.tail.spill(samples: [], events: [], close: close)
         guard case .append(let append) = step.action else { preconditionFailure("a note is an append") }
         try self.append(append, &writerState)
         try writerState.segment?.sync()
         writerState.tail.apply(step)
-        writer.withLock { $0 = writerState }
+        writer.withLockedValue { $0 = writerState }
     }
 
     /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.
     private func spillOnWriter(_ close: RecordingTail.Close) throws -> (samples: Int, events: Int, file: String) {
-        let (samples, events) = buffer.withLock { state -> ([StoredSample], [SequencedEvent]) in
+        let (samples, events) = buffer.withLockedValue { state -> ([StoredSample], [SequencedEvent]) in
             let taken = (state.samples, state.events)
             state.samples = []
             state.events = []
@@ -96,14 +97,14 @@ extension SessionRecorder {
             state.inFlightEvents = taken.1.count
             return taken
         }
-        var writerState = writer.withLock { $0 }
+        var writerState = writer.withLockedValue { $0 }
         let step = writerState.tail.spill(samples: samples, events: events, close: close)
         do {
             guard case .append(let append) = step.action else { preconditionFailure("a spill is an append") }
             try self.append(append, &writerState)
             try writerState.segment?.sync()
         } catch {
-            buffer.withLock { state in
+            buffer.withLockedValue { state in
                 state.samples = samples + state.samples
                 state.events = events + state.events
                 state.inFlightSamples = 0
@@ -113,8 +114,8 @@ extension SessionRecorder {
         }
         writerState.tail.apply(step)
         let file = writerState.segment?.path ?? store.tailDirectory.path
-        writer.withLock { $0 = writerState }
-        buffer.withLock { state in
+        writer.withLockedValue { $0 = writerState }
+        buffer.withLockedValue { state in
             state.inFlightSamples = 0
             state.inFlightEvents = 0
             state.statistics.spilledSamples += Int64(samples.count)

@@ -3,7 +3,7 @@ import Detection
 import Foundation
 import GRDB
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Records one session's samples and events from the live pipeline into the store.
 ///
@@ -134,8 +134,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     let store: SessionStore
     private let clock: C
     let logger: Logger
-    let buffer: Mutex<Buffer>
-    let writer: Mutex<WriterState>
+    let buffer: NIOLockedValueBox<Buffer>
+    let writer: NIOLockedValueBox<WriterState>
     private let wakes: AsyncStream<Void>
     let wake: AsyncStream<Void>.Continuation
 
@@ -150,13 +150,13 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var logger = logger
         logger[metadataKey: "session.id"] = "\(session.idText)"
         self.logger = logger
-        self.buffer = Mutex(Buffer(nextSequence: nextSequence))
-        self.writer = Mutex(WriterState(tail: tail, resumeLength: resumeLength, resumeStream: resumeStream))
+        self.buffer = NIOLockedValueBox(Buffer(nextSequence: nextSequence))
+        self.writer = NIOLockedValueBox(WriterState(tail: tail, resumeLength: resumeLength, resumeStream: resumeStream))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     deinit {
-        writer.withLock { $0.segment?.closeDescriptor() }
+        writer.withLockedValue { $0.segment?.closeDescriptor() }
     }
 
     // MARK: Producer side (never blocks)
@@ -164,7 +164,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     /// Queues samples. Never blocks, never suspends; past the buffer bound the excess is dropped
     /// and counted.
     public func record(samples: some Collection<StoredSample>) {
-        let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
+        let (wakeNow, startedDropping) = buffer.withLockedValue { state -> (Bool, Bool) in
             if state.finished {
                 state.statistics.ignoredAfterFinish += Int64(samples.count)
                 return (false, false)
@@ -189,7 +189,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Queues one event; it gets the next sequence number. Never blocks, never suspends.
     public func record(event: EventRecord) {
-        let (wakeNow, startedDropping) = buffer.withLock { state -> (Bool, Bool) in
+        let (wakeNow, startedDropping) = buffer.withLockedValue { state -> (Bool, Bool) in
             if state.finished {
                 state.statistics.ignoredAfterFinish += 1
                 return (false, false)
@@ -210,7 +210,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Sets the stream counters (and recovered rate) written with the next flush.
     public func update(counts: SessionCounts) {
-        buffer.withLock { state in
+        buffer.withLockedValue { state in
             state.counts = counts
             state.countsDirty = true
         }
@@ -218,7 +218,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Counters, queue depth and latencies now.
     public var statistics: Statistics {
-        buffer.withLock { state in
+        buffer.withLockedValue { state in
             var statistics = state.statistics
             statistics.bufferedSamples = state.samples.count + state.inFlightSamples
             statistics.bufferedEvents = state.events.count + state.inFlightEvents
@@ -291,7 +291,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
         } catch {
             let storeError = StoreError.wrap(error, path: store.path, doing: "recording session \(session.idText)")
-            let firstFailure = buffer.withLock { state -> Bool in
+            let firstFailure = buffer.withLockedValue { state -> Bool in
                 state.statistics.failedFlushes += 1
                 state.statistics.consecutiveFailures += 1
                 state.statistics.lastError = storeError.description
@@ -306,7 +306,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             throw storeError
         }
         let latency = ContinuousClock.now - started
-        let (recovered, dropped) = buffer.withLock { state -> (Bool, Int64) in
+        let (recovered, dropped) = buffer.withLockedValue { state -> (Bool, Int64) in
             state.statistics.lastFlushLatency = latency
             state.statistics.maxFlushLatency = max(state.statistics.maxFlushLatency, latency)
             if outcome.wrote {
@@ -341,7 +341,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     /// the steps `RecordingTail` plans for them, and drops from the buffer what they saved (putting
     /// back the rest when a step fails).
     private func flushOnWriter(_ db: Database, closing close: RecordingTail.Close?) throws -> FlushOutcome {
-        let (samples, events, counts) = buffer.withLock {
+        let (samples, events, counts) = buffer.withLockedValue {
             state -> ([StoredSample], [SequencedEvent], SessionCounts?) in
             let samples = state.samples
             let events = state.events
@@ -384,8 +384,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
         } catch {
             let unsaved = RecordingTail.unsaved(steps, from: done)
-            writer.withLock { $0 = writerState }
-            buffer.withLock { state in
+            writer.withLockedValue { $0 = writerState }
+            buffer.withLockedValue { state in
                 state.samples = samples.suffix(unsaved.samples) + state.samples
                 state.events = events.suffix(unsaved.events) + state.events
                 state.inFlightSamples = 0
@@ -395,8 +395,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             throw error
         }
-        writer.withLock { $0 = writerState }
-        buffer.withLock { state in
+        writer.withLockedValue { $0 = writerState }
+        buffer.withLockedValue { state in
             state.inFlightSamples = 0
             state.inFlightEvents = 0
             state.statistics.samplesWritten += Int64(samples.count)
@@ -409,7 +409,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     /// The writer's state moved out of its mutex, not copied, so that applying a flush's steps
     /// appends to the open chunk's event list in place; the flush puts it back, failed or not.
     private func takeWriterState() -> WriterState {
-        writer.withLock { state in
+        writer.withLockedValue { state in
             let taken = state
             state = WriterState(tail: RecordingTail(chunkLength: taken.tail.chunkLength, chunk: taken.tail.chunk))
             return taken
@@ -514,14 +514,14 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     )
         async throws(StoreError) -> SessionRecord
     {
-        buffer.withLock { state in
+        buffer.withLockedValue { state in
             state.finished = true
             if let counts {
                 state.counts = counts
                 state.countsDirty = true
             }
         }
-        let (finalCounts, dropped) = buffer.withLock {
+        let (finalCounts, dropped) = buffer.withLockedValue {
             ($0.counts ?? SessionCounts(received: $0.samplesRecorded), $0.statistics.droppedSamples)
         }
         let close = RecordingTail.Close(endedAt: endedAt, reason: reason, counts: finalCounts, unsavedSamples: dropped)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemCalls
 import SystemPackage
 
@@ -31,8 +31,8 @@ final class SpillReserve: Sendable {
     /// Bytes held for notes: a block per session is plenty for a note of a few dozen bytes.
     static let noteBytes = 64 << 10
     private let logger: Logger
-    private let held: Mutex<[Bool]>
-    private let noteHeld = Mutex(false)
+    private let held: NIOLockedValueBox<[Bool]>
+    private let noteHeld = NIOLockedValueBox(false)
 
     /// `bytes` in all, in `slots` files.
     init(directory: TailDirectory, bytes: Int, slots: Int = 4, logger: Logger) {
@@ -41,17 +41,17 @@ final class SpillReserve: Sendable {
         notePath = directory.path + "/loss-note.reserve"
         slotBytes = max(0, bytes) / slots
         self.logger = logger
-        held = Mutex(Array(repeating: false, count: slots))
+        held = NIOLockedValueBox(Array(repeating: false, count: slots))
     }
 
     /// True while the space for notes is held.
-    var isNoteSpaceHeld: Bool { noteHeld.withLock { $0 } }
+    var isNoteSpaceHeld: Bool { noteHeld.withLockedValue { $0 } }
 
     /// Gives the space held for notes back to the file system, for the note of a loss. Returns
     /// whether it was held.
     @discardableResult
     func releaseNoteSpace() -> Bool {
-        noteHeld.withLock { held -> Bool in
+        noteHeld.withLockedValue { held -> Bool in
             guard held else { return false }
             _ = syscall("unlink") { unlink(notePath) }
             held = false
@@ -65,7 +65,7 @@ final class SpillReserve: Sendable {
     /// Holds the space for notes again after a note: as much of ``noteBytes`` as the disk still has
     /// (whole 4 kB blocks), so a disk that is still full keeps what the note did not use.
     func reholdNoteSpace() {
-        noteHeld.withLock { held in
+        noteHeld.withLockedValue { held in
             guard !held else { return }
             let directory = String(notePath[..<(notePath.lastIndex(of: "/") ?? notePath.endIndex)])
             var info = statvfs()
@@ -77,7 +77,7 @@ final class SpillReserve: Sendable {
     }
 
     /// Slots held now.
-    var heldSlots: Int { held.withLock { $0.filter { $0 }.count } }
+    var heldSlots: Int { held.withLockedValue { $0.filter { $0 }.count } }
     /// True while any space is held.
     var isHeld: Bool { heldSlots > 0 }
 
@@ -86,11 +86,11 @@ final class SpillReserve: Sendable {
     @discardableResult
     func renew() -> Bool {
         guard slotBytes > 0 else { return false }
-        let note = noteHeld.withLock { held -> Bool in
+        let note = noteHeld.withLockedValue { held -> Bool in
             if !held { held = allocate(notePath, bytes: Self.noteBytes) }
             return held
         }
-        return held.withLock { held -> Bool in
+        return held.withLockedValue { held -> Bool in
             for index in held.indices where !held[index] { held[index] = allocate(paths[index], bytes: slotBytes) }
             return held.allSatisfy { $0 }
         } && note
@@ -123,7 +123,7 @@ final class SpillReserve: Sendable {
     /// Gives one slot's space back to the file system, for a spill. Returns whether there was one.
     @discardableResult
     func release() -> Bool {
-        held.withLock { held -> Bool in
+        held.withLockedValue { held -> Bool in
             guard let index = held.lastIndex(of: true) else { return false }
             _ = syscall("unlink") { unlink(paths[index]) }
             held[index] = false

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SystemCalls
 import SystemPackage
@@ -16,12 +16,12 @@ import Darwin
 /// `release()` (from `SessionStore.close()`) lets go at once: a store closed in this process must
 /// not look open to the next opener because something still references the closed store.
 final class StoreLock: Sendable {
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: NIOLockedValueBox<Int32?>
 
     init(path: String) throws(StoreError) {
         switch syscall("open", { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640) }) {
         case .success(let opened):
-            descriptor = Mutex(opened)
+            descriptor = NIOLockedValueBox(opened)
         case .failure(let errno):
             throw StoreError(
                 .permission,
@@ -34,7 +34,7 @@ final class StoreLock: Sendable {
     /// (`EWOULDBLOCK`) and on any other failure: without the exclusive lock recovery is skipped,
     /// which is the safe side.
     func tryExclusive() -> Bool {
-        descriptor.withLock { descriptor in
+        descriptor.withLockedValue { descriptor in
             guard let descriptor else { return false }
             if case .success = syscall("flock", { flock(descriptor, LOCK_EX | LOCK_NB) }) { return true }
             return false
@@ -43,14 +43,14 @@ final class StoreLock: Sendable {
 
     /// Holds the lock shared (converting an exclusive hold), waiting out a recovery in progress.
     func holdShared() {
-        guard let descriptor = descriptor.withLock({ $0 }) else { return }
+        guard let descriptor = descriptor.withLockedValue({ $0 }) else { return }
         _ = syscall("flock") { flock(descriptor, LOCK_SH) }
     }
 
     /// Lets go of the lock (closing its descriptor); later calls do nothing.
     func release() {
         guard
-            let descriptor = descriptor.withLock({ value -> Int32? in
+            let descriptor = descriptor.withLockedValue({ value -> Int32? in
                 defer { value = nil }; return value
             })
         else {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemPackage
 
 #if canImport(Glibc)
@@ -126,33 +126,33 @@ public final class SyscallScript: Sendable {
         var inputs: [String: [[UInt8]]] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// A script with the outcomes each named system call returns, first to last.
     public init(_ outcomes: [String: [SyscallOutcome]]) {
-        state = Mutex(State(outcomes: outcomes))
+        state = NIOLockedValueBox(State(outcomes: outcomes))
     }
 
     /// The names of the calls that reached the wrapper while this script was installed, in order,
     /// retries included.
     public var calls: [String] {
-        state.withLock { $0.calls }
+        state.withLockedValue { $0.calls }
     }
 
     /// How many scripted outcomes for `name` have not been used yet.
     public func remaining(for name: String) -> Int {
-        state.withLock { $0.outcomes[name]?.count ?? 0 }
+        state.withLockedValue { $0.outcomes[name]?.count ?? 0 }
     }
 
     /// The `input` bytes of every call of `name` that passed some, first to last.
     public func inputs(for name: String) -> [[UInt8]] {
-        state.withLock { $0.inputs[name] ?? [] }
+        state.withLockedValue { $0.inputs[name] ?? [] }
     }
 
     /// Records a call of `name` (and its input bytes) and takes its next scripted outcome, if any.
     func next(for name: StaticString, input: UnsafeRawBufferPointer? = nil) -> SyscallOutcome? {
         let key = name.description
-        return state.withLock { state in
+        return state.withLockedValue { state in
             state.calls.append(key)
             if let input { state.inputs[key, default: []].append(Array(input)) }
             guard var queue = state.outcomes[key], !queue.isEmpty else { return nil }

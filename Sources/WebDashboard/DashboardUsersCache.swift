@@ -2,7 +2,7 @@
 import DashboardUsers
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The users file as the daemon sees it: read again whenever its modification time or size
 /// changes, so `sportsensorctl users …` takes effect without a restart (a removed account's
@@ -21,7 +21,7 @@ final class DashboardUsersCache: Sendable {
 
     let file: DashboardUsersFile
     let logger: Logger
-    private let snapshot = Mutex(Snapshot())
+    private let snapshot = NIOLockedValueBox(Snapshot())
 
     init(file: DashboardUsersFile, logger: Logger) {
         self.file = file
@@ -35,7 +35,7 @@ final class DashboardUsersCache: Sendable {
         let stamp = Stamp(
             modified: attributes?[.modificationDate] as? Date ?? Date.distantPast,
             size: attributes?[.size] as? Int ?? -1, inode: attributes?[.systemFileNumber] as? Int ?? -1)
-        if let cached = snapshot.withLock({ $0.stamp == stamp ? $0.list : nil }) { return cached }
+        if let cached = snapshot.withLockedValue({ $0.stamp == stamp ? $0.list : nil }) { return cached }
         let list: DashboardUserList
         do {
             list = try file.load()
@@ -48,7 +48,7 @@ final class DashboardUsersCache: Sendable {
             logger.error("cannot read the dashboard's users: \(error)", metadata: ["web.users_file": "\(file.path)"])
             list = DashboardUserList()
         }
-        snapshot.withLock { $0 = Snapshot(stamp: stamp, list: list) }
+        snapshot.withLockedValue { $0 = Snapshot(stamp: stamp, list: list) }
         return list
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The dashboard's logins: the users file, the logged-in sessions, the failed-login throttle and
 /// the API's bearer token (scripts keep using it on this listener, as a coach).
@@ -19,8 +19,8 @@ final class WebAuthentication: Sendable {
     /// True behind TLS: the cookie gets `Secure`.
     let secureCookies: Bool
     let lifetime: TimeInterval
-    private let sessions: Mutex<WebSessionTable>
-    private let throttle = Mutex(LoginThrottle())
+    private let sessions: NIOLockedValueBox<WebSessionTable>
+    private let throttle = NIOLockedValueBox(LoginThrottle())
     let now: @Sendable () -> Date
 
     init(
@@ -31,7 +31,7 @@ final class WebAuthentication: Sendable {
         self.bearerToken = bearerToken.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         self.secureCookies = secureCookies
         self.lifetime = lifetime
-        self.sessions = Mutex(WebSessionTable(lifetime: lifetime))
+        self.sessions = NIOLockedValueBox(WebSessionTable(lifetime: lifetime))
         self.now = now
     }
 
@@ -47,7 +47,7 @@ final class WebAuthentication: Sendable {
 
     /// Checks `name` and `password`; bcrypt runs off the cooperative pool.
     func login(name: String, password: String, client: String) async -> LoginOutcome {
-        if let wait = throttle.withLock({ $0.retryAfter(client: client, now: now()) }) {
+        if let wait = throttle.withLockedValue({ $0.retryAfter(client: client, now: now()) }) {
             return .throttled(retryAfter: Int(wait.rounded(.up)))
         }
         let user = users.users.user(named: name)
@@ -55,17 +55,17 @@ final class WebAuthentication: Sendable {
         let hash = user?.passwordHash ?? Self.decoyHash
         let matches = await Self.offPool { DashboardPassword.verify(password, hash: hash) }
         guard let user, matches else {
-            throttle.withLock { $0.failed(client: client, now: now()) }
+            throttle.withLockedValue { $0.failed(client: client, now: now()) }
             return .refused
         }
-        throttle.withLock { $0.succeeded(client: client) }
-        let opened = sessions.withLock { $0.open(user: user, now: now()) }
+        throttle.withLockedValue { $0.succeeded(client: client) }
+        let opened = sessions.withLockedValue { $0.open(user: user, now: now()) }
         return .success(sessionID: opened.id)
     }
 
     /// Ends the session `id`.
     func logout(sessionID: String) {
-        sessions.withLock { $0.close(id: sessionID) }
+        sessions.withLockedValue { $0.close(id: sessionID) }
     }
 
     /// Who `request` is: a live session's cookie, or the API's bearer token.
@@ -79,7 +79,7 @@ final class WebAuthentication: Sendable {
         }
         guard let id = Self.cookie(Self.cookieName, in: request) else { return nil }
         let users = users.users
-        return sessions.withLock { $0.identity(id: id, users: users, now: now()) }
+        return sessions.withLockedValue { $0.identity(id: id, users: users, now: now()) }
     }
 
     /// The `Set-Cookie` value that logs in with `sessionID`.

@@ -5,19 +5,15 @@ import Foundation
 import SDUSensor
 
 /// Why the batch peer of `bench` could not run, and what to do about it.
-struct DetectionPeerError: CodedError, Equatable {
-    enum Code: String, Sendable, CustomStringConvertible {
+struct DetectionPeerError: CodeAndMessageHashable {
+    enum Code: String, NamedCode {
         case missing
         case failed
         case badOutput = "bad-output"
-
-        var description: String { rawValue }
     }
 
     var code: Code
     var message: String
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
 }
 
 /// What one run of `scripts/detection-peer.py` printed.

@@ -9,7 +9,7 @@ import GatewayConfig
 import GatewayCore
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import VirtualSensor
 
 /// The benchmark's emulated sensors: a ``UnixSeqPacketListener`` the daemon connects to (one
@@ -20,8 +20,8 @@ final class GatewayBenchmarkSensors: Sendable {
     let listener: UnixSeqPacketListener
     private let rate: Int
     private let scripts: [MotionScript]
-    private let lastSent: Mutex<[String: ContinuousClock.Instant]> = Mutex([:])
-    private let serving: Mutex<[Task<Void, Never>]> = Mutex([])
+    private let lastSent: NIOLockedValueBox<[String: ContinuousClock.Instant]> = NIOLockedValueBox([:])
+    private let serving: NIOLockedValueBox<[Task<Void, Never>]> = NIOLockedValueBox([])
 
     init(path: String, rate: Int, scripts: [MotionScript] = VirtualSensorsConfiguration().scripts) throws {
         listener = try UnixSeqPacketListener(path: path)
@@ -41,7 +41,7 @@ final class GatewayBenchmarkSensors: Sendable {
 
     /// When sensor `alias` last sent a notification.
     func lastNotification(of alias: Substring) -> ContinuousClock.Instant? {
-        lastSent.withLock { $0[String(alias)] }
+        lastSent.withLockedValue { $0[String(alias)] }
     }
 
     private func serve(_ bearer: SeqPacketBearer, alias: String) {
@@ -61,19 +61,19 @@ final class GatewayBenchmarkSensors: Sendable {
                 configuration: configuration, source: source, clock: ContinuousClock(), logger: logger)
         else { return }
         let stamped = TimestampingBearer(inner: bearer) { [self] now in
-            lastSent.withLock { $0[alias] = now }
+            lastSent.withLockedValue { $0[alias] = now }
         }
         let task = Task {
             try? await sensor.run(on: stamped)
             await bearer.close()
         }
-        serving.withLock { $0.append(task) }
+        serving.withLockedValue { $0.append(task) }
     }
 
     /// Stops accepting and ends every sensor's connection.
     func stop() {
         listener.close()
-        for task in serving.withLock({ $0 }) { task.cancel() }
+        for task in serving.withLockedValue({ $0 }) { task.cancel() }
     }
 }
 
@@ -111,7 +111,7 @@ final class GatewayBenchmarkSubscriber: Sendable {
         var countersArrivals: [ContinuousClock.Instant] = []
     }
     private let stream: UnixStream
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(socket: String, sensors: GatewayBenchmarkSensors) throws {
         stream = try UnixStream(path: socket)
@@ -128,13 +128,13 @@ final class GatewayBenchmarkSubscriber: Sendable {
                 switch item {
                 case .counters:
                     lastCounters = now
-                    state.withLock { $0.countersArrivals.append(now) }
+                    state.withLockedValue { $0.countersArrivals.append(now) }
                 case .detection(let sensor):
                     guard let sent = sensors.lastNotification(of: sensor) else { continue }
                     let latency = Latency(
                         at: now, milliseconds: (now - sent).inSeconds * 1000,
                         sinceCounters: lastCounters.map { $0.duration(to: now) })
-                    state.withLock { $0.latencies.append(latency) }
+                    state.withLockedValue { $0.latencies.append(latency) }
                 }
             }
         }
@@ -148,12 +148,12 @@ final class GatewayBenchmarkSubscriber: Sendable {
     /// The latencies of the items that arrived within `window`, with their distance to the
     /// counters items before them.
     func detailedLatencies(in window: ClosedRange<ContinuousClock.Instant>) -> [Latency] {
-        state.withLock { $0.latencies.filter { window.contains($0.at) } }
+        state.withLockedValue { $0.latencies.filter { window.contains($0.at) } }
     }
 
     /// When `counters` items arrived within `window`.
     func countersArrivals(in window: ClosedRange<ContinuousClock.Instant>) -> [ContinuousClock.Instant] {
-        state.withLock { $0.countersArrivals.filter { window.contains($0) } }
+        state.withLockedValue { $0.countersArrivals.filter { window.contains($0) } }
     }
 
     func close() {

@@ -3,7 +3,7 @@ import ArgumentParser
 import BLEHarness
 import BLETransport
 import BLEWire
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// `sportsensor-dev hci-scan`: what advertises near an adapter, SDU sensors first.
 struct HCIScanCommand: AsyncParsableCommand {
@@ -103,10 +103,10 @@ func scanAdvertisers(adapterIndex index: UInt16, for duration: Duration) async t
 
 /// Merges sightings by address, from the scan task.
 final class ScanCollector: Sendable {
-    private let seen = Mutex<[BluetoothAddress: ScannedAdvertiser]>([:])
+    private let seen = NIOLockedValueBox<[BluetoothAddress: ScannedAdvertiser]>([:])
 
     func add(_ advertiser: ScannedAdvertiser) {
-        seen.withLock { seen in
+        seen.withLockedValue { seen in
             var merged = advertiser
             if merged.name == nil { merged.name = seen[advertiser.address]?.name }
             merged.isSDUSensor = merged.isSDUSensor || (seen[advertiser.address]?.isSDUSensor ?? false)
@@ -114,5 +114,5 @@ final class ScanCollector: Sendable {
         }
     }
 
-    var all: [ScannedAdvertiser] { seen.withLock { Array($0.values) } }
+    var all: [ScannedAdvertiser] { seen.withLockedValue { Array($0.values) } }
 }

@@ -6,9 +6,9 @@ import BLEWire
 import Foundation
 import GATTClient
 import Logging
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
-import Synchronization
 
 /// `sportsensor-dev stream`: samples from a real SDU sensor (or a `virtual-sensor`) through the
 /// gateway's own transport and `SensorLink`, reconnecting when the link drops.
@@ -193,7 +193,7 @@ private final class StreamSampleSink<C: Clock>: SensorSampleSink where C.Duratio
     private let rate: Double
     private let output: SampleFileWriter?
     private let link: SensorLink<C>
-    private let count = Mutex(0)
+    private let count = NIOLockedValueBox(0)
 
     init(limit: Int, rate: Double, output: SampleFileWriter?, link: SensorLink<C>) {
         self.limit = limit
@@ -203,10 +203,10 @@ private final class StreamSampleSink<C: Clock>: SensorSampleSink where C.Duratio
     }
 
     /// Samples written so far.
-    var received: Int { count.withLock { $0 } }
+    var received: Int { count.withLockedValue { $0 } }
 
     func samplesArrived(_ batch: [SDUDecodedSample]) {
-        let (wanted, reached) = count.withLock { received -> (ArraySlice<SDUDecodedSample>, Bool) in
+        let (wanted, reached) = count.withLockedValue { received -> (ArraySlice<SDUDecodedSample>, Bool) in
             guard received < limit else { return ([], false) }
             let wanted = batch.prefix(limit - received)
             received += wanted.count

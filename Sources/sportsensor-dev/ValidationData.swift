@@ -4,21 +4,17 @@ import Detection
 import VirtualSensor
 
 /// A validation input that cannot be used: what was wrong and how to get a good one.
-struct ValidationDataError: CodedError, Equatable {
-    enum Code: String, Sendable, CustomStringConvertible {
+struct ValidationDataError: CodeAndMessageHashable {
+    enum Code: String, NamedCode {
         case missingData = "missing-data"
         case badManifest = "bad-manifest"
         case badLabels = "bad-labels"
         case badSamples = "bad-samples"
         case badReport = "bad-report"
-
-        var description: String { rawValue }
     }
 
     var code: Code
     var message: String
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
 }
 
 /// One converted recording at one rate, as `Validation/convert.py` lists it in `manifest.csv`.

@@ -5,8 +5,8 @@ import BLETransport
 import BLEWire
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SDUSensor
-import Synchronization
 import VirtualSensor
 
 /// `sportsensor-dev virtual-sensor`: an emulated SDU sensor on a real (or `btvirt`) adapter.
@@ -230,11 +230,11 @@ private func serveConnections(
 
 /// The handle of the link the advertiser saw a central open, shared with the dropper.
 final class CurrentConnection: Sendable {
-    private let handle = Mutex<UInt16?>(nil)
+    private let handle = NIOLockedValueBox<UInt16?>(nil)
 
-    func set(_ value: UInt16?) { handle.withLock { $0 = value } }
+    func set(_ value: UInt16?) { handle.withLockedValue { $0 = value } }
 
-    func get() -> UInt16? { handle.withLock { $0 } }
+    func get() -> UInt16? { handle.withLockedValue { $0 } }
 }
 
 /// A logger for the library code a command drives: warnings and errors only, on standard error.

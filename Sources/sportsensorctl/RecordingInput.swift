@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
+import CodedErrors
 import ControlProtocol
 import Foundation
 import SDUSensor
 
 /// An error reading a recording (a sample CSV or a btsnoop capture). The message says what was
 /// wrong and what to do; `exitCode` follows sysexits(3).
-struct InputError: Error, CustomStringConvertible {
+struct InputError: CodedError {
     /// What went wrong.
-    struct Code: Hashable, Sendable {
+    struct Code: NamedCode {
         let name: String
         /// The file could not be read.
         static let unreadable = Code(name: "unreadable")
@@ -27,8 +28,6 @@ struct InputError: Error, CustomStringConvertible {
     var code: Code
     var message: String
     var cause: (any Error)?
-
-    var description: String { message }
 
     /// 66 (EX_NOINPUT) for a file that cannot be read, 64 (EX_USAGE) for a bad option, else 65
     /// (EX_DATAERR): the input's content is the problem.

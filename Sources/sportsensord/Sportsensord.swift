@@ -10,10 +10,10 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import Logging
+import NIOConcurrencyHelpers
 import SensorLinks
 import ServiceLifecycle
 import SessionStore
-import Synchronization
 import WebDashboard
 
 #if canImport(Glibc)
@@ -170,7 +170,7 @@ struct Sportsensord: AsyncParsableCommand {
                         do {
                             for try await listing in HCIAdapterWatch.changes(logger: logger) {
                                 let adapters = chosen(listing)
-                                known.byName.withLock { known in
+                                known.byName.withLockedValue { known in
                                     known = Dictionary(adapters.map { ($0.name, $0) }) { _, last in last }
                                 }
                                 for adapter in adapters where adapter.isUp && monitors[adapter.name] == nil {
@@ -194,7 +194,7 @@ struct Sportsensord: AsyncParsableCommand {
                 }
             },
             makeConnector: { info in
-                guard let adapter = known.byName.withLock({ $0[info.name] }) else {
+                guard let adapter = known.byName.withLockedValue({ $0[info.name] }) else {
                     return ClosureSensorConnector { _ in
                         throw AdapterPoolError(code: .adapterGone, message: "\(info.name) is gone")
                     }
@@ -206,14 +206,14 @@ struct Sportsensord: AsyncParsableCommand {
                     logger: logger)
             },
             scan: { seconds in
-                let usable = known.byName.withLock { $0.values.filter(\.isUp).sorted { $0.index < $1.index } }
+                let usable = known.byName.withLockedValue { $0.values.filter(\.isUp).sorted { $0.index < $1.index } }
                 guard let scanner = usable.first else {
                     throw TransportError(
                         code: .adapterDown, message: "no adapter is powered: `btmgmt --index 0 power on`")
                 }
                 return try await scan(adapter: scanner, seconds: seconds, logger: logger)
             },
-            linkParameters: { address in known.links.withLock { $0[address.octets] } })
+            linkParameters: { address in known.links.withLockedValue { $0[address.octets] } })
     }
 
     /// Logs the parameters each sensor link on `adapter` actually got (the controller's choice within
@@ -227,7 +227,7 @@ struct Sportsensord: AsyncParsableCommand {
             return try LELinkParameterMonitor.start(adapterIndex: adapter.index, logger: logger) { report in
                 switch report {
                 case .connected(let peer, true, let parameters), .updated(let peer, true, let parameters):
-                    links.links.withLock { links in
+                    links.links.withLockedValue { links in
                         links[peer.octets] = LinkParametersInfo(
                             intervalMs: Double(parameters.intervalUnits) * 1.25,
                             peripheralLatency: Int(parameters.peripheralLatency),
@@ -266,7 +266,7 @@ struct Sportsensord: AsyncParsableCommand {
             group.addTask {
                 for try await discovery in MgmtDiscovery.discover(adapterIndex: adapter.index, logger: logger) {
                     let key = "\(discovery.address)"
-                    table.entries.withLock { seen in
+                    table.entries.withLockedValue { seen in
                         let previous = seen[key]
                         seen[key] = DiscoveryInfo(
                             address: key, addressType: "\(discovery.address.kind)",
@@ -281,21 +281,21 @@ struct Sportsensord: AsyncParsableCommand {
             try await group.next()
             group.cancelAll()
         }
-        return table.entries.withLock { Array($0.values) }
+        return table.entries.withLockedValue { Array($0.values) }
     }
 }
 
 /// The adapters the watch last reported, by name (what a new connector and a scan use), and the
 /// parameters of their links.
 final class KnownAdapters: Sendable {
-    let byName = Mutex<[String: HCIAdapter]>([:])
+    let byName = NIOLockedValueBox<[String: HCIAdapter]>([:])
     /// What the controllers gave each central link, by the peer's octets.
-    let links = Mutex<[[UInt8]: LinkParametersInfo]>([:])
+    let links = NIOLockedValueBox<[[UInt8]: LinkParametersInfo]>([:])
 }
 
 /// What a scan has seen so far, by address.
 final class DiscoveryTable: Sendable {
-    let entries = Mutex<[String: DiscoveryInfo]>([:])
+    let entries = NIOLockedValueBox<[String: DiscoveryInfo]>([:])
 }
 
 extension Sportsensord {

@@ -3,7 +3,7 @@ import Dispatch
 import GatewayTesting
 import Glibc
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemPackage
 import Testing
 
@@ -16,10 +16,10 @@ extension DescriptorSuites {
         final class HeldSend: Sendable {
             let entered = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
-            let calls = Mutex(0)
+            let calls = NIOLockedValueBox(0)
 
             func send(_ descriptor: Int32, _ message: [UInt8]) -> Result<Int, Errno> {
-                calls.withLock { $0 += 1 }
+                calls.withLockedValue { $0 += 1 }
                 entered.signal()
                 release.wait()
                 return sendWithoutBlocking(descriptor, message)
@@ -61,7 +61,7 @@ extension DescriptorSuites {
             #expect(Array(received.prefix(max(0, length))) == [0x1B, 0x01], "on the socket it was meant for")
             await socket.waitForExit()
             #expect(ScriptedSockets.seesPeerClosed(theirs), "the last send closed it")
-            #expect(held.calls.withLock { $0 } == 1)
+            #expect(held.calls.withLockedValue { $0 } == 1)
             await reactor.shutDown()
         }
 
@@ -70,12 +70,12 @@ extension DescriptorSuites {
             let reactor = try SocketReactor(label: "test-reactor")
             let (mine, theirs) = ScriptedSockets.seqPacketPair()
             defer { Glibc.close(theirs) }
-            let calls = Mutex(0)
+            let calls = NIOLockedValueBox(0)
             let socket = try reactor.register(
                 adopting: mine, receiveCapacity: 64, logger: Logger(label: "test"), onMessage: { _ in },
                 onEnd: { _ in },
                 sendMessage: { descriptor, message in
-                    calls.withLock { $0 += 1 }
+                    calls.withLockedValue { $0 += 1 }
                     return sendWithoutBlocking(descriptor, message)
                 })
             #expect(try socket.send([0x1B])?.get() == 1)
@@ -85,7 +85,7 @@ extension DescriptorSuites {
             await socket.waitForExit()
             #expect(ScriptedSockets.seesPeerClosed(theirs))
             #expect(socket.send([0x1B]) == nil)
-            #expect(calls.withLock { $0 } == 1)
+            #expect(calls.withLockedValue { $0 } == 1)
             await reactor.shutDown()
         }
     }

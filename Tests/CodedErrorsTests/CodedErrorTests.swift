@@ -65,4 +65,38 @@ struct CodedErrorTests {
             NamedFailure(code: .notFound, message: "no session 7: list them with `sessions`").description
                 == "not-found: no session 7: list them with `sessions`")
     }
+
+    /// A code written as a `String` enum: its raw value is its name.
+    enum CaseCode: String, NamedCode {
+        case linkLost
+        case notFound = "not-found"
+    }
+
+    @Test("a String enum code is named by its raw value: the case name, or the raw value it spells out")
+    func rawValueNamedCode() {
+        #expect(CaseCode.linkLost.description == "linkLost")
+        #expect(CaseCode.notFound.name == "not-found")
+        #expect(PlainCaseError(code: .linkLost, message: "reconnecting").description == "linkLost: reconnecting")
+    }
+
+    struct PlainCaseError: CodedError {
+        var code: CaseCode
+        var message: String
+    }
+
+    typealias LinkFailure = CodedFailure<CaseCode>
+    typealias NamedFailureAlias = CodedFailure<NamedFailure.Code>
+
+    @Test("a CodedFailure reads and compares like any coded error, and each code type makes its own error type")
+    func codedFailure() {
+        let cause = PlainError(code: .broken, message: "socket closed")
+        let failure = LinkFailure(.linkLost, "the link dropped: it reconnects by itself", cause: cause)
+        #expect(
+            failure.description == "linkLost: the link dropped: it reconnects by itself; cause: broken: socket closed")
+        #expect(failure == LinkFailure(.linkLost, "the link dropped: it reconnects by itself"))
+        #expect(failure != LinkFailure(.notFound, "the link dropped: it reconnects by itself"))
+        let thrown: any Error = failure
+        #expect(thrown is LinkFailure)
+        #expect(!(thrown is NamedFailureAlias))
+    }
 }

@@ -3,7 +3,7 @@ import ControlProtocol
 import Detection
 import Foundation
 import Hummingbird
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import ControlAPI
@@ -40,9 +40,9 @@ struct PagedDownloadTests {
         let writer = PieceWriter()
         try await PagedDownload.jsonArray(pages: Self.pages(Self.events, size: 1_024, pager: pager)).write(writer)
         let whole = try JSONEncoder.controlAPI.encode(Self.events)
-        #expect(writer.log.withLock { $0.finished })
+        #expect(writer.log.withLockedValue { $0.finished })
         #expect(Data(writer.text.utf8) == whole)
-        let sizes = writer.log.withLock { $0.sizes }
+        let sizes = writer.log.withLockedValue { $0.sizes }
         #expect(sizes.count > 3, "more than one piece: \(sizes)")
         // A piece is written as soon as it reaches 64 kB: it is never more than that and one event.
         let longestEvent = try Self.events.map { try JSONEncoder.controlAPI.encode($0).count + 1 }.max() ?? 0
@@ -91,23 +91,23 @@ final class PieceWriter: ResponseBodyWriter, Sendable {
         var released = false
     }
 
-    let log = Mutex(Log())
+    let log = NIOLockedValueBox(Log())
     let holdFirst: Bool
 
     init(holdFirst: Bool = false) {
         self.holdFirst = holdFirst
     }
 
-    var text: String { String(decoding: log.withLock { $0.bytes }, as: UTF8.self) }
+    var text: String { String(decoding: log.withLockedValue { $0.bytes }, as: UTF8.self) }
 
     func write(_ buffer: ByteBuffer) async throws {
-        log.withLock {
+        log.withLockedValue {
             $0.sizes.append(buffer.readableBytes)
             $0.bytes += buffer.readableBytesView
         }
         guard holdFirst else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (resume, waiter) = log.withLock { log -> (Bool, CheckedContinuation<Void, Never>?) in
+            let (resume, waiter) = log.withLockedValue { log -> (Bool, CheckedContinuation<Void, Never>?) in
                 guard !log.released else { return (true, nil) }
                 log.held = continuation
                 log.isHolding = true
@@ -120,13 +120,13 @@ final class PieceWriter: ResponseBodyWriter, Sendable {
     }
 
     func finish(_ trailingHeaders: HTTPFields?) async throws {
-        log.withLock { $0.finished = true }
+        log.withLockedValue { $0.finished = true }
     }
 
     /// Returns once a write is held.
     func waitUntilHeld() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = log.withLock { log -> Bool in
+            let now = log.withLockedValue { log -> Bool in
                 guard !log.isHolding else { return true }
                 log.heldWaiter = continuation
                 return false
@@ -137,7 +137,7 @@ final class PieceWriter: ResponseBodyWriter, Sendable {
 
     /// Lets the held write, and every later one, through.
     func release() {
-        let held = log.withLock { log -> CheckedContinuation<Void, Never>? in
+        let held = log.withLockedValue { log -> CheckedContinuation<Void, Never>? in
             log.released = true
             defer { log.held = nil }
             return log.held
@@ -148,14 +148,14 @@ final class PieceWriter: ResponseBodyWriter, Sendable {
 
 /// Where a paged list is: the pages asked for so far.
 final class Pager: Sendable {
-    private let state = Mutex((start: 0, asked: 0))
+    private let state = NIOLockedValueBox((start: 0, asked: 0))
 
     /// Pages asked for (the end counts none).
-    var asked: Int { state.withLock { $0.asked } }
+    var asked: Int { state.withLockedValue { $0.asked } }
 
     /// The start of the next page of `size` of `count` items; `count` at the end.
     func next(size: Int, of count: Int) -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.start < count else { return count }
             defer { state.start += size }
             state.asked += 1

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GATTClient
 import GatewayTesting
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @Suite("Loopback ATT bearer", .timeLimit(.minutes(1)))
@@ -37,14 +37,14 @@ struct LoopbackATTBearerTests {
     @Test("the handler is called by the sender, once per PDU, in order, never two at once")
     func handedOverBySender() async throws {
         let (a, b) = LoopbackATTBearer.pair()
-        let log = Mutex<(received: [UInt8], inside: Int, most: Int)>(([], 0, 0))
+        let log = NIOLockedValueBox<(received: [UInt8], inside: Int, most: Int)>(([], 0, 0))
         b.deliver { input in
             guard case .pdu(let pdu) = input else { return }
-            log.withLock { log in
+            log.withLockedValue { log in
                 log.inside += 1
                 log.most = max(log.most, log.inside)
             }
-            log.withLock { log in
+            log.withLockedValue { log in
                 log.received.append(pdu[pdu.startIndex])
                 log.inside -= 1
             }
@@ -54,7 +54,7 @@ struct LoopbackATTBearerTests {
                 group.addTask { for index in 0..<50 { try await a.send([UInt8(sender * 50 + index)]) } }
             }
         }
-        let (received, most) = log.withLock { ($0.received, $0.most) }
+        let (received, most) = log.withLockedValue { ($0.received, $0.most) }
         #expect(received.count == 200)
         #expect(most == 1)
         // Each sender's PDUs keep their order.
@@ -78,17 +78,17 @@ struct LoopbackATTBearerTests {
         let (a, b) = LoopbackATTBearer.pair(capacity: 2)
         try await a.send([0x01])
         try await a.send([0x02])
-        let sent = Mutex(false)
+        let sent = NIOLockedValueBox(false)
         let third = Task {
             try await a.send([0x03])
-            sent.withLock { $0 = true }
+            sent.withLockedValue { $0 = true }
         }
         for _ in 0..<1000 { await Task.yield() }
-        #expect(!sent.withLock { $0 })
+        #expect(!sent.withLockedValue { $0 })
         let bPDUs = b.receivedPDUs()
         #expect(try await bPDUs.next() == [0x01])
         try await third.value
-        #expect(sent.withLock { $0 })
+        #expect(sent.withLockedValue { $0 })
         #expect(try await bPDUs.next() == [0x02])
         #expect(try await bPDUs.next() == [0x03])
         await a.close()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import GatewayTesting
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @Suite("Manual clock", .timeLimit(.minutes(1)))
@@ -19,19 +19,19 @@ struct ManualClockTests {
     @Test("a sleeper wakes when its deadline is reached, not before")
     func sleeperWakes() async throws {
         let clock = ManualClock()
-        let woke = Mutex(false)
+        let woke = NIOLockedValueBox(false)
         let sleeper = Task {
             try await clock.sleep(for: .seconds(10))
-            woke.withLock { $0 = true }
+            woke.withLockedValue { $0 = true }
         }
         try await clock.waitForSleepers(count: 1)
         #expect(clock.sleeperDeadlines == [ManualClock.Instant(offset: .seconds(10))])
         clock.advance(by: .seconds(9))
         #expect(clock.sleepers == 1)
-        #expect(!woke.withLock { $0 })
+        #expect(!woke.withLockedValue { $0 })
         clock.advance(by: .seconds(1))
         try await sleeper.value
-        #expect(woke.withLock { $0 })
+        #expect(woke.withLockedValue { $0 })
         #expect(clock.sleepers == 0)
     }
 

@@ -2,7 +2,7 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// The far end of a loopback link, driven by the test: it reads what the client sends and
@@ -47,22 +47,22 @@ struct ScriptedPeer {
 /// A bearer that logs every PDU it sends and receives, in the order the client saw them.
 final class RecordingBearer: ATTBearer {
     let inner: LoopbackATTBearer
-    let log = Mutex<[String]>([])
+    let log = NIOLockedValueBox<[String]>([])
 
     init(inner: LoopbackATTBearer) {
         self.inner = inner
     }
 
-    var events: [String] { log.withLock { $0 } }
+    var events: [String] { log.withLockedValue { $0 } }
 
     func send(_ pdu: [UInt8]) async throws {
-        log.withLock { $0.append("tx " + pdu.hexString) }
+        log.withLockedValue { $0.append("tx " + pdu.hexString) }
         try await inner.send(pdu)
     }
 
     func deliver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
         inner.deliver { [self] input in
-            if case .pdu(let pdu) = input { log.withLock { $0.append("rx " + Array(pdu).hexString) } }
+            if case .pdu(let pdu) = input { log.withLockedValue { $0.append("rx " + Array(pdu).hexString) } }
             handler(input)
         }
     }

@@ -3,8 +3,8 @@ import BLETransport
 import BLEWire
 import GATTClient
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SDUSensor
-import Synchronization
 import Testing
 import VirtualSensor
 
@@ -27,11 +27,11 @@ struct RampSource: AccelerationSource {
 
 /// Every notification the virtual sensor produced (sent, dropped or malformed), in order.
 final class GroundTruth: Sendable {
-    private let log = Mutex<[VirtualSensorNotification]>([])
+    private let log = NIOLockedValueBox<[VirtualSensorNotification]>([])
 
-    func record(_ notification: VirtualSensorNotification) { log.withLock { $0.append(notification) } }
+    func record(_ notification: VirtualSensorNotification) { log.withLockedValue { $0.append(notification) } }
 
-    var notifications: [VirtualSensorNotification] { log.withLock { $0 } }
+    var notifications: [VirtualSensorNotification] { log.withLockedValue { $0 } }
 }
 
 /// A GATT client connected to a virtual sensor over an `AF_UNIX` `SOCK_SEQPACKET` socket pair,

@@ -6,9 +6,9 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SensorLinks
 import SessionStore
-import Synchronization
 import Testing
 
 /// Adapters in front of virtual sensors: each attempt through adapter X reaches the sensor, and
@@ -22,11 +22,11 @@ final class PoweredAdapters: Sendable {
     }
 
     private let fleet: VirtualSensorFleet<ManualClock>
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(names: [String], fleet: VirtualSensorFleet<ManualClock>) {
         self.fleet = fleet
-        state = Mutex(
+        state = NIOLockedValueBox(
             State(listing: names.map { AdapterInfo(name: $0, address: "00:1A:7D:DA:71:1\($0.last!)", up: true) }))
     }
 
@@ -34,7 +34,7 @@ final class PoweredAdapters: Sendable {
         BluetoothSupport(
             adapterChanges: {
                 let (stream, sink) = AsyncStream.makeStream(of: [AdapterInfo].self)
-                let listing = self.state.withLock { state in
+                let listing = self.state.withLockedValue { state in
                     state.sink = sink
                     return state.listing
                 }
@@ -47,7 +47,7 @@ final class PoweredAdapters: Sendable {
                         throw AdapterPoolError(code: .adapterGone, message: "no such sensor")
                     }
                     let bearer = try await member.connector.connect(to: address)
-                    self.state.withLock { $0.bearers[adapter.name, default: []].append(bearer) }
+                    self.state.withLockedValue { $0.bearers[adapter.name, default: []].append(bearer) }
                     return bearer
                 }
             },
@@ -60,7 +60,7 @@ final class PoweredAdapters: Sendable {
 
     /// Powers `name` off (or on): its links end, and the gateway hears of the change.
     func power(_ name: String, on: Bool) async {
-        let (bearers, listing, sink) = state.withLock { state in
+        let (bearers, listing, sink) = state.withLockedValue { state in
             for index in state.listing.indices where state.listing[index].name == name {
                 state.listing[index].up = on
             }
@@ -78,15 +78,15 @@ struct AdapterFailoverTests {
         "three sensors on two adapters of budget 2: one adapter powered off moves one sensor, the other waits in no-slot until it is back; every session continues with the gap counted"
     )
     func powerOffMovesSensors() async throws {
-        let holder = Mutex<PoweredAdapters?>(nil)
+        let holder = NIOLockedValueBox<PoweredAdapters?>(nil)
         let bench = try GatewayBench(scripts: [], linkBudget: 2) { clock in
             let fleet = try VirtualSensorFleet(
                 configuration: VirtualSensorsConfiguration(count: 3, scripts: [.tableTennis], rate: 100), clock: clock)
             let adapters = PoweredAdapters(names: ["hci0", "hci1"], fleet: fleet)
-            holder.withLock { $0 = adapters }
+            holder.withLockedValue { $0 = adapters }
             return adapters.support
         }
-        let adapters = try #require(holder.withLock { $0 })
+        let adapters = try #require(holder.withLockedValue { $0 })
         let gateway = bench.gateway
         let running = Task { try await gateway.run() }
         await gateway.waitUntilStarted()

@@ -3,9 +3,9 @@ import Foundation
 import GatewayConfig
 import GatewayCore
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 import SessionStore
-import Synchronization
 import Testing
 
 @Suite("GatewayApplication", .timeLimit(.minutes(1)))
@@ -49,9 +49,9 @@ struct GatewayApplicationTests {
 
 /// Remembers the context the application handed to its control server.
 final class ControlServerProbe: Sendable {
-    private let stored = Mutex<ControlServerContext?>(nil)
-    func record(_ context: ControlServerContext) { stored.withLock { $0 = context } }
-    var context: ControlServerContext? { stored.withLock { $0 } }
+    private let stored = NIOLockedValueBox<ControlServerContext?>(nil)
+    func record(_ context: ControlServerContext) { stored.withLockedValue { $0 = context } }
+    var context: ControlServerContext? { stored.withLockedValue { $0 } }
 }
 
 /// A stand-in control server: says it listens, then waits for shutdown.

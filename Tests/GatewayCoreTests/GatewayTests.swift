@@ -7,10 +7,10 @@ import GATTClient
 import GatewayCore
 import GatewayTesting
 import Logging
+import NIOConcurrencyHelpers
 import SensorLinks
 import ServiceLifecycle
 import SessionStore
-import Synchronization
 import Testing
 import VirtualSensor
 
@@ -322,7 +322,7 @@ struct GatewayTests {
 
 /// Counts calls from any thread.
 final class AttemptCounter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+    private let count = NIOLockedValueBox(0)
+    func increment() { count.withLockedValue { $0 += 1 } }
+    var value: Int { count.withLockedValue { $0 } }
 }

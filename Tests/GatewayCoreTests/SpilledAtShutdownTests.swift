@@ -4,8 +4,8 @@ import Foundation
 import GatewayCore
 import GatewayTesting
 import Logging
+import NIOConcurrencyHelpers
 import SessionStore
-import Synchronization
 import Testing
 
 /// An end the store could take nowhere at the stop, which shutdown's last attempt spills: the
@@ -64,14 +64,14 @@ struct SpilledAtShutdownTests {
 
 /// Every message logged through it, for a test to read.
 final class CapturedLog: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = NIOLockedValueBox<[String]>([])
 
-    var messages: [String] { lines.withLock { $0 } }
+    var messages: [String] { lines.withLockedValue { $0 } }
 
-    func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
+    func contains(_ text: String) -> Bool { lines.withLockedValue { $0.contains { $0.contains(text) } } }
 
     func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.level) \(event.message)") }
+        lines.withLockedValue { $0.append("\(event.level) \(event.message)") }
     }
 
     var metadataProvider: Logger.MetadataProvider? {

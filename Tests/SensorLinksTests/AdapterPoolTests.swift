@@ -4,25 +4,25 @@ import ControlProtocol
 import GATTClient
 import GatewayTesting
 import Logging
+import NIOConcurrencyHelpers
 import SensorLinks
-import Synchronization
 import Testing
 
 /// Connectors per adapter name that record which adapter each attempt went through.
 final class AdapterConnectors: Sendable {
     struct Refused: Error {}
 
-    private let attempts = Mutex<[(adapter: String, address: BluetoothAddress)]>([])
-    private let refusing = Mutex<Set<String>>([])
+    private let attempts = NIOLockedValueBox<[(adapter: String, address: BluetoothAddress)]>([])
+    private let refusing = NIOLockedValueBox<Set<String>>([])
 
-    var log: [(adapter: String, address: BluetoothAddress)] { attempts.withLock { $0 } }
+    var log: [(adapter: String, address: BluetoothAddress)] { attempts.withLockedValue { $0 } }
 
-    func refuse(on adapter: String) { _ = refusing.withLock { $0.insert(adapter) } }
+    func refuse(on adapter: String) { _ = refusing.withLockedValue { $0.insert(adapter) } }
 
     func make(_ info: AdapterInfo) -> any SensorConnector {
         ClosureSensorConnector { address in
-            self.attempts.withLock { $0.append((info.name, address)) }
-            if self.refusing.withLock({ $0.contains(info.name) }) { throw Refused() }
+            self.attempts.withLockedValue { $0.append((info.name, address)) }
+            if self.refusing.withLockedValue({ $0.contains(info.name) }) { throw Refused() }
             return LoopbackATTBearer.pair().0
         }
     }

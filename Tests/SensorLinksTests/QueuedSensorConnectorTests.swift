@@ -2,8 +2,8 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SensorLinks
-import Synchronization
 import Testing
 
 /// An inner connector whose attempts end when the test says so; it records which attempts ran
@@ -18,15 +18,15 @@ final class GatedConnector: SensorConnector {
         var gates: [BluetoothAddress: CheckedContinuation<Bool, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
-    var started: [BluetoothAddress] { state.withLock { $0.started } }
-    var mostRunning: Int { state.withLock { $0.mostRunning } }
+    var started: [BluetoothAddress] { state.withLockedValue { $0.started } }
+    var mostRunning: Int { state.withLockedValue { $0.mostRunning } }
 
     func connect(to address: BluetoothAddress) async throws -> any ATTBearer {
         let connected = await withTaskCancellationHandler {
             await withCheckedContinuation { (gate: CheckedContinuation<Bool, Never>) in
-                state.withLock { state in
+                state.withLockedValue { state in
                     state.started.append(address)
                     state.running += 1
                     state.mostRunning = max(state.mostRunning, state.running)
@@ -36,7 +36,7 @@ final class GatedConnector: SensorConnector {
         } onCancel: {
             self.end(address, connected: false)
         }
-        state.withLock { $0.running -= 1 }
+        state.withLockedValue { $0.running -= 1 }
         try Task.checkCancellation()
         guard connected else { throw Refused() }
         return LoopbackATTBearer.pair().0
@@ -44,7 +44,7 @@ final class GatedConnector: SensorConnector {
 
     /// Ends the running attempt to `address`, if one runs.
     func end(_ address: BluetoothAddress, connected: Bool) {
-        let gate = state.withLock { $0.gates.removeValue(forKey: address) }
+        let gate = state.withLockedValue { $0.gates.removeValue(forKey: address) }
         gate?.resume(returning: connected)
     }
 }

@@ -2,9 +2,9 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
-import Synchronization
 import Testing
 import VirtualSensor
 
@@ -212,9 +212,9 @@ struct SensorLinkTests {
     func givesUpAfterMaximumAttempts() async throws {
         struct Unreachable: Error {}
         let clock = ManualClock()
-        let calls = Mutex<[Instant]>([])
+        let calls = NIOLockedValueBox<[Instant]>([])
         let connector = ClosureSensorConnector { _ in
-            calls.withLock { $0.append(clock.now) }
+            calls.withLockedValue { $0.append(clock.now) }
             throw Unreachable()
         }
         let link = SensorLink(
@@ -240,7 +240,7 @@ struct SensorLinkTests {
         #expect(await reader.nextState() == nil)
         await running.value
 
-        #expect(calls.withLock { $0 } == expectedCalls)
+        #expect(calls.withLockedValue { $0 } == expectedCalls)
         #expect(reader.samples.isEmpty)
         let statistics = link.statistics
         #expect(statistics.connectAttempts == 5)
@@ -296,11 +296,11 @@ struct SensorLinkTests {
 
     @Test("stop() before run(): run returns at once with only stopped, and never connects")
     func stopBeforeRun() async throws {
-        let connects = Mutex(0)
+        let connects = NIOLockedValueBox(0)
         let link = SensorLink(
             address: Self.address,
             connector: ClosureSensorConnector { _ in
-                connects.withLock { $0 += 1 }
+                connects.withLockedValue { $0 += 1 }
                 return LoopbackATTBearer.pair().0
             }, clock: ManualClock())
         link.stop()
@@ -308,7 +308,7 @@ struct SensorLinkTests {
         var reader = LinkEventReader(link)
         #expect(await reader.nextState() == .stopped)
         #expect(await reader.nextState() == nil)
-        #expect(connects.withLock { $0 } == 0)
+        #expect(connects.withLockedValue { $0 } == 0)
     }
 
     @Test("a reconnect where the sensor replays 9 old samples: they are dropped and counted, nothing is lost")

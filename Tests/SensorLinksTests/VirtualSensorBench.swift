@@ -2,9 +2,9 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
-import Synchronization
 import VirtualSensor
 
 /// A source whose n-th sample has x = n (truncated to Int16), so every sample is recognisable.
@@ -23,11 +23,11 @@ struct CountingSource: AccelerationSource {
 
 /// Collects a virtual sensor's ground truth.
 final class NotificationLog: Sendable {
-    private let entries = Mutex<[VirtualSensorNotification]>([])
+    private let entries = NIOLockedValueBox<[VirtualSensorNotification]>([])
 
-    func append(_ notification: VirtualSensorNotification) { entries.withLock { $0.append(notification) } }
+    func append(_ notification: VirtualSensorNotification) { entries.withLockedValue { $0.append(notification) } }
 
-    var all: [VirtualSensorNotification] { entries.withLock { $0 } }
+    var all: [VirtualSensorNotification] { entries.withLockedValue { $0 } }
 }
 
 /// The connector side of the integration tests: every `connect` makes a loopback pair, serves the
@@ -50,11 +50,11 @@ final class VirtualSensorBench: Sendable {
     }
 
     let clock: ManualClock
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(clock: ManualClock, plans: [Plan]) {
         self.clock = clock
-        state = Mutex(State(plans: plans))
+        state = NIOLockedValueBox(State(plans: plans))
     }
 
     var connector: ClosureSensorConnector {
@@ -62,19 +62,19 @@ final class VirtualSensorBench: Sendable {
     }
 
     /// When each connection was opened, on the manual clock.
-    var connectTimes: [ManualClock.Instant] { state.withLock { $0.connectTimes } }
+    var connectTimes: [ManualClock.Instant] { state.withLockedValue { $0.connectTimes } }
     /// The link's end of each connection.
-    var linkEnds: [LoopbackATTBearer] { state.withLock { $0.linkEnds } }
+    var linkEnds: [LoopbackATTBearer] { state.withLockedValue { $0.linkEnds } }
     /// The stalling wrappers, in connection order.
-    var stalling: [StallingATTBearer] { state.withLock { $0.stalling } }
+    var stalling: [StallingATTBearer] { state.withLockedValue { $0.stalling } }
 
     /// Waits until the last sensor connection's `run` has returned.
     func waitForSensors() async {
-        await state.withLock { $0.previous }?.value
+        await state.withLockedValue { $0.previous }?.value
     }
 
     private func connect(to address: BluetoothAddress) async throws -> any ATTBearer {
-        let (plan, previous) = state.withLock { state in
+        let (plan, previous) = state.withLockedValue { state in
             let plan = state.plans[min(state.next, state.plans.count - 1)]
             state.next += 1
             state.connectTimes.append(clock.now)
@@ -91,7 +91,7 @@ final class VirtualSensorBench: Sendable {
         }
         let sensor = plan.sensor
         let run = Task { [served] in _ = try? await sensor.run(on: served) }
-        state.withLock { state in
+        state.withLockedValue { state in
             state.previous = run
             state.linkEnds.append(linkEnd)
             if let stalling { state.stalling.append(stalling) }

@@ -4,18 +4,18 @@ import Detection
 import Foundation
 import GRDB
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SDUSensor
-import Synchronization
 import Testing
 
 @testable import SessionStore
 
 /// Counts commits on a connection, to prove a flush is one transaction.
 final class CommitCounter: TransactionObserver, Sendable {
-    let commits = Mutex(0)
+    let commits = NIOLockedValueBox(0)
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
     func databaseDidChange(with event: DatabaseEvent) {}
-    func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+    func databaseDidCommit(_ db: Database) { commits.withLockedValue { $0 += 1 } }
     func databaseDidRollback(_ db: Database) {}
 }
 
@@ -274,7 +274,7 @@ struct SessionStoreTests {
         #expect(recorder.statistics.queueDepth == 5525)
         try await recorder.flush()
         // Five chunks closed: each sealed segment registered by its own commit.
-        #expect(counter.commits.withLock { $0 } == 5)
+        #expect(counter.commits.withLockedValue { $0 } == 5)
         let statistics = recorder.statistics
         #expect(statistics.flushes == 1 && statistics.samplesWritten == 5500 && statistics.eventsWritten == 25)
         #expect(statistics.queueDepth == 0)
@@ -289,7 +289,7 @@ struct SessionStoreTests {
                 })
             try await recorder.flush()
         }
-        #expect(counter.commits.withLock { $0 } == 6)
+        #expect(counter.commits.withLockedValue { $0 } == 6)
         let chunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
@@ -298,7 +298,7 @@ struct SessionStoreTests {
         recorder.update(counts: SessionCounts(received: 6400, lost: 3, malformed: 1, sampleRate: 99.8))
         let closed = try await recorder.finish(reason: .stopped)
         #expect(closed.endReason == .stopped)
-        #expect(counter.commits.withLock { $0 } == 7)
+        #expect(counter.commits.withLockedValue { $0 } == 7)
         let closedChunks = try await store.database.read { db in
             try Int.fetchAll(db, sql: "SELECT sample_count FROM sample_chunks ORDER BY chunk")
         }
@@ -658,18 +658,18 @@ final class TestClock: Clock, Sendable {
         var sleepers: [Int: (deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = [:]
     }
 
-    private let state = Mutex(State())
-    var now: Instant { state.withLock { $0.now } }
+    private let state = NIOLockedValueBox(State())
+    var now: Instant { state.withLockedValue { $0.now } }
     var minimumResolution: Duration { .nanoseconds(1) }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.withLock { state -> Int in
+        let id = state.withLockedValue { state -> Int in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let due = state.withLock { state -> Bool in
+                let due = state.withLockedValue { state -> Bool in
                     if deadline <= state.now || Task.isCancelled { return true }
                     state.sleepers[id] = (deadline, continuation)
                     return false
@@ -677,7 +677,7 @@ final class TestClock: Clock, Sendable {
                 if due { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume()
+            state.withLockedValue { $0.sleepers.removeValue(forKey: id) }?.continuation.resume()
         }
         try Task.checkCancellation()
     }
@@ -685,7 +685,7 @@ final class TestClock: Clock, Sendable {
     /// Moves time forward, waking every sleeper now due, after letting new sleepers register.
     func advance(by duration: Duration) async {
         try? await Task.sleep(for: .milliseconds(20))
-        let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let due = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now }
             for id in due.keys { state.sleepers.removeValue(forKey: id) }

@@ -4,7 +4,7 @@ import GATTClient
 import GatewayConfig
 import GatewayCore
 import GatewayTesting
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 import VirtualSensor
 
@@ -59,7 +59,7 @@ struct RemoteVirtualSensorFleetTests {
 
 /// What a fake was handed, in order.
 private final class Log<Item: Sendable>: Sendable {
-    private let state = Mutex<[Item]>([])
-    func append(_ item: Item) { state.withLock { $0.append(item) } }
-    var items: [Item] { state.withLock { $0 } }
+    private let state = NIOLockedValueBox<[Item]>([])
+    func append(_ item: Item) { state.withLockedValue { $0.append(item) } }
+    var items: [Item] { state.withLockedValue { $0 } }
 }

@@ -2,9 +2,9 @@
 import BLEWire
 import GATTClient
 import GatewayTesting
+import NIOConcurrencyHelpers
 import SDUSensor
 import SeededRandomness
-import Synchronization
 import Testing
 import VirtualSensor
 
@@ -26,13 +26,13 @@ struct CountingSource: AccelerationSource {
 
 /// Collects the sensor's ground truth from its `onNotification` callback.
 final class NotificationLog: Sendable {
-    private let entries = Mutex<[VirtualSensorNotification]>([])
+    private let entries = NIOLockedValueBox<[VirtualSensorNotification]>([])
 
     func append(_ notification: VirtualSensorNotification) {
-        entries.withLock { $0.append(notification) }
+        entries.withLockedValue { $0.append(notification) }
     }
 
-    var all: [VirtualSensorNotification] { entries.withLock { $0 } }
+    var all: [VirtualSensorNotification] { entries.withLockedValue { $0 } }
 }
 
 /// A minimal GATT client speaking raw PDUs: enough to enable the stream and read it.

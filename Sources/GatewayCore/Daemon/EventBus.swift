@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Broadcasts values to any number of subscribers without ever waiting for one.
 ///
@@ -21,7 +21,7 @@ public final class EventBus<Element: Sendable>: Sendable {
     /// The most subscribers at once: each holds a buffer, so their number bounds the memory a
     /// crowd of clients that never read can take.
     public let maximumSubscribers: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A bus whose subscribers buffer `defaultCapacity` values each, at most
     /// `maximumSubscribers` of them.
@@ -46,7 +46,7 @@ public final class EventBus<Element: Sendable>: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(max(1, capacity ?? defaultCapacity)))
         var full = false
-        let id = state.withLock { state -> Int? in
+        let id = state.withLockedValue { state -> Int? in
             guard !state.finished else { return nil }
             guard !limited || state.subscribers.count < maximumSubscribers else {
                 full = true
@@ -62,14 +62,14 @@ public final class EventBus<Element: Sendable>: Sendable {
             return full ? nil : stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            _ = self?.state.withLockedValue { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Hands `value` to every subscriber. Never blocks: a full buffer loses its oldest value.
     public func publish(_ value: Element) {
-        let subscribers = state.withLock { state -> [AsyncStream<Element>.Continuation] in
+        let subscribers = state.withLockedValue { state -> [AsyncStream<Element>.Continuation] in
             state.published += 1
             return Array(state.subscribers.values)
         }
@@ -77,12 +77,12 @@ public final class EventBus<Element: Sendable>: Sendable {
         for subscriber in subscribers {
             if case .dropped = subscriber.yield(value) { dropped += 1 }
         }
-        if dropped > 0 { state.withLock { $0.dropped += dropped } }
+        if dropped > 0 { state.withLockedValue { $0.dropped += dropped } }
     }
 
     /// Ends every subscription; later subscriptions end at once and later values go nowhere.
     public func finish() {
-        let subscribers = state.withLock { state -> [AsyncStream<Element>.Continuation] in
+        let subscribers = state.withLockedValue { state -> [AsyncStream<Element>.Continuation] in
             state.finished = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
@@ -91,11 +91,11 @@ public final class EventBus<Element: Sendable>: Sendable {
     }
 
     /// Current subscribers.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
     /// Values dropped from slow subscribers' buffers so far (one per subscriber that lost one).
-    public var droppedCount: Int { state.withLock { $0.dropped } }
+    public var droppedCount: Int { state.withLockedValue { $0.dropped } }
     /// Values published so far.
-    public var publishedCount: Int { state.withLock { $0.published } }
+    public var publishedCount: Int { state.withLockedValue { $0.published } }
 }
 
 extension EventBus where Element == PublishedEvent {

@@ -3,6 +3,7 @@ import BLEWire
 import ControlProtocol
 import Detection
 import Foundation
+import NIOConcurrencyHelpers
 import SessionStore
 
 /// The control API over the gateway: requests become calls on the registry and the session
@@ -176,7 +177,7 @@ extension Gateway: LiveControl, StoreAdministration {
     public func updateSensor(_ sensor: String, _ update: SensorUpdate) async throws(ControlError) -> SensorInfo {
         let channel = try channel(named: sensor)
         var record = channel.record
-        var athleteName = channel.state.withLock { $0.athleteName }
+        var athleteName = channel.state.withLockedValue { $0.athleteName }
         if let alias = update.alias {
             try checkAlias(alias, for: channel.address)
             record.alias = alias.nilIfEmpty
@@ -189,7 +190,7 @@ extension Gateway: LiveControl, StoreAdministration {
         }
         let saved = record
         try await health.mapStore { () async throws(StoreError) in try await self.dependencies.store.saveSensor(saved) }
-        channel.state.withLock { state in
+        channel.state.withLockedValue { state in
             state.record = saved
             state.athleteName = athleteName
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import ControlProtocol
+import NIOConcurrencyHelpers
 import SessionStore
 
 /// What the roster's changes mean for the live sensors and sessions.
@@ -7,7 +8,7 @@ extension Gateway: RosterEffects {
     /// Paired sensors bound to athlete `id` now show `name`, or are unbound when nil.
     public func athleteChanged(id: Int64, name: String?) {
         for channel in registry.all {
-            channel.state.withLock { state in
+            channel.state.withLockedValue { state in
                 guard state.record.athleteID == id else { return }
                 state.athleteName = name
                 if name == nil { state.record.athleteID = nil }

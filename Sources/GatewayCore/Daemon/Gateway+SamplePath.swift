@@ -2,6 +2,7 @@
 import BLEWire
 import ControlProtocol
 import Foundation
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
 
@@ -37,7 +38,7 @@ extension Gateway {
 
     /// True once when an idle sensor without a session starts moving.
     private static func startsMoving(_ channel: SensorChannel<C>, _ batch: [SDUDecodedSample]) -> Bool {
-        channel.state.withLock { state in
+        channel.state.withLockedValue { state in
             guard case .free = state.session, !state.autoStartPending else { return false }
             var moved = false
             for sample in batch where state.activity.observe(sample.acceleration) { moved = true }
@@ -53,7 +54,7 @@ extension Gateway {
             case .lost(let error), .gaveUp(let error): error.message
             case .retrying(let delay, let attempt): "in \(delay), attempt \(attempt)"
             }
-        let (pipeline, label, reconnected) = channel.state.withLock { state in
+        let (pipeline, label, reconnected) = channel.state.withLockedValue { state in
             let wasConnected = state.linkState?.isConnected
             state.linkState = linkState
             var reconnected = false

@@ -3,11 +3,11 @@ import BLEWire
 import ControlProtocol
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
 import ServiceLifecycle
 import SessionStore
-import Synchronization
 
 /// The running gateway: the paired sensors (``SensorRegistry``), their sessions
 /// (``SessionManager``), the event bus, and the `LiveControl` and `StoreAdministration` the control API serves
@@ -34,7 +34,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     let metrics: GatewayMetrics
     let logger: Logger
     let startedAt = Date()
-    private let phase = Mutex(Phase())
+    private let phase = NIOLockedValueBox(Phase())
     private let jobs: AsyncStream<@Sendable () async -> Void>
     /// Runs each job in a task of the gateway's task group.
     let jobSink: AsyncStream<@Sendable () async -> Void>.Continuation
@@ -78,7 +78,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     }
 
     /// True from graceful shutdown on: nothing new starts.
-    var isShuttingDown: Bool { phase.withLock { $0.shuttingDown } }
+    var isShuttingDown: Bool { phase.withLockedValue { $0.shuttingDown } }
 
     // MARK: Service
 
@@ -97,7 +97,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
                 group.addTask { await job() }
             }
         }
-        let unsaved = phase.withLock { $0.unsavedEnds }
+        let unsaved = phase.withLockedValue { $0.unsavedEnds }
         guard unsaved.isEmpty else { throw UnsavedShutdownError(failures: unsaved) }
         logger.info("gateway stopped")
     }
@@ -109,7 +109,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
 
     private func start() async {
         guard
-            phase.withLock({ phase in
+            phase.withLockedValue({ phase in
                 defer { phase.started = true }; return !phase.started
             })
         else { return }
@@ -170,7 +170,7 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
     /// Ends every live session with reason `shutdown`, stops every link, ends the event stream.
     public func shutdown() async {
         guard
-            phase.withLock({ phase in
+            phase.withLockedValue({ phase in
                 defer { phase.shuttingDown = true }; return !phase.shuttingDown
             })
         else {
@@ -182,13 +182,13 @@ public final class Gateway<C: Clock>: Service, Sendable where C.Duration == Dura
             for channel in registry.all {
                 group.addTask {
                     guard let failure = await self.sessions.end(on: channel, reason: .shutdown) else { return }
-                    self.phase.withLock { $0.unsavedEnds.append(failure) }
+                    self.phase.withLockedValue { $0.unsavedEnds.append(failure) }
                 }
             }
         }
         // Ends an earlier stop could store nowhere: a last try; what still fails makes the exit fail.
         let unsaved = await sessions.retryEnds(closing: true)
-        phase.withLock { $0.unsavedEnds += unsaved }
+        phase.withLockedValue { $0.unsavedEnds += unsaved }
         for channel in registry.all { channel.link.stop() }
         shutdownSink.finish()
         jobSink.finish()

@@ -2,10 +2,10 @@
 import BLEWire
 import ControlProtocol
 import Foundation
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
 import SessionStore
-import Synchronization
 
 /// One paired sensor inside the gateway: its link, what the store knows about it, its link state
 /// and its live session. The link consumer reads and writes it without going through anyone's
@@ -38,7 +38,7 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
     let adapterPool: AdapterPool?
     /// What the controller gave the link, when known.
     let linkParameters: @Sendable (BluetoothAddress) -> LinkParametersInfo?
-    let state: Mutex<State>
+    let state: NIOLockedValueBox<State>
 
     init(
         record: SensorRecord, athleteName: String?, isVirtual: Bool, link: SensorLink<C>, adapterPool: AdapterPool?,
@@ -49,28 +49,28 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
         self.link = link
         self.adapterPool = adapterPool
         self.linkParameters = linkParameters
-        state = Mutex(State(record: record, athleteName: athleteName))
+        state = NIOLockedValueBox(State(record: record, athleteName: athleteName))
     }
 
-    var record: SensorRecord { state.withLock { $0.record } }
-    var linkState: LinkState? { state.withLock { $0.linkState } }
-    var isConnected: Bool { state.withLock { $0.linkState?.isConnected == true } }
+    var record: SensorRecord { state.withLockedValue { $0.record } }
+    var linkState: LinkState? { state.withLockedValue { $0.linkState } }
+    var isConnected: Bool { state.withLockedValue { $0.linkState?.isConnected == true } }
 
     /// The live session, if one records.
     var pipeline: SessionPipeline<C>? {
-        state.withLock { state in
+        state.withLockedValue { state in
             if case .live(let pipeline) = state.session { return pipeline }
             return nil
         }
     }
 
     /// `alias`, else the address.
-    var label: String { state.withLock { $0.record.alias ?? "\(address)" } }
+    var label: String { state.withLockedValue { $0.record.alias ?? "\(address)" } }
 
     /// Takes the session slot for the new session `id`; nil when it is taken, else the id of the
     /// session that records or is being started, so a refusal can name it.
     func reserveSession(id: UUID) -> String? {
-        state.withLock { state in
+        state.withLockedValue { state in
             switch state.session {
             case .free:
                 state.session = .starting(id)
@@ -83,13 +83,13 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Fills a reserved slot with the started session, or frees it when starting failed.
     func completeReservation(with pipeline: SessionPipeline<C>?) {
-        state.withLock { $0.session = pipeline.map { .live($0) } ?? .free }
+        state.withLockedValue { $0.session = pipeline.map { .live($0) } ?? .free }
     }
 
     /// Frees the slot and returns the session that recorded, if any (with `only`, only when it
     /// is that one).
     func takePipeline(only: SessionPipeline<C>? = nil) -> SessionPipeline<C>? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .live(let pipeline) = state.session, only == nil || only === pipeline else { return nil }
             state.session = .free
             return pipeline
@@ -105,7 +105,7 @@ final class SensorChannel<C: Clock>: Sendable where C.Duration == Duration {
         let linkState = linkStateName
         let adapter = adapterPool?.adapter(holding: address)
         let parameters = isConnected ? linkParameters(address) : nil
-        return state.withLock { state in
+        return state.withLockedValue { state in
             var live: String?
             if case .live(let pipeline) = state.session { live = pipeline.sessionID }
             return SensorInfo(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 import ControlProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The paired sensors: one `SensorChannel` per address.
 ///
@@ -14,12 +14,12 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
         var reserved: Set<[UInt8]> = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init() {}
 
     /// Every channel.
-    var all: [SensorChannel<C>] { state.withLock { Array($0.channels.values) } }
+    var all: [SensorChannel<C>] { state.withLockedValue { Array($0.channels.values) } }
 
     /// How many sensors have a link up.
     var connectedCount: Int { all.filter(\.isConnected).count }
@@ -29,7 +29,7 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// The channel of `address` (either address type).
     func channel(at address: BluetoothAddress) -> SensorChannel<C>? {
-        state.withLock { $0.channels[address.octets] }
+        state.withLockedValue { $0.channels[address.octets] }
     }
 
     /// The channel called `name`: an address, else an alias.
@@ -46,7 +46,7 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
     /// Holds `address` for a pair in progress; the channel already there, or nil when the address
     /// is now held (or was held by another pair in progress: `.pairing`).
     func reserve(_ address: BluetoothAddress) -> Reservation {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let existing = state.channels[address.octets] { return .paired(existing) }
             guard state.reserved.insert(address.octets).inserted else { return .pairing }
             return .reserved
@@ -65,12 +65,12 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Releases a reservation without adding a channel (the pair failed).
     func release(_ address: BluetoothAddress) {
-        _ = state.withLock { $0.reserved.remove(address.octets) }
+        _ = state.withLockedValue { $0.reserved.remove(address.octets) }
     }
 
     /// Adds a channel (and releases its address's reservation).
     func add(_ channel: SensorChannel<C>) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.reserved.remove(channel.address.octets)
             state.channels[channel.address.octets] = channel
         }
@@ -78,6 +78,6 @@ final class SensorRegistry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Removes and returns the channel of `address`.
     func remove(_ address: BluetoothAddress) -> SensorChannel<C>? {
-        state.withLock { $0.channels.removeValue(forKey: address.octets) }
+        state.withLockedValue { $0.channels.removeValue(forKey: address.octets) }
     }
 }

@@ -4,8 +4,8 @@ import ControlProtocol
 import Detection
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SessionStore
-import Synchronization
 
 /// Starts and ends the sessions of the paired sensors: one `SessionPipeline` per live session.
 ///
@@ -20,7 +20,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     private let logger: Logger
     /// Sessions whose end the store could take nowhere: retried until it can (`retryEnds`).
-    private let unfinished = Mutex<(pipelines: [SessionPipeline<C>], closing: Bool)>(([], false))
+    private let unfinished = NIOLockedValueBox<(pipelines: [SessionPipeline<C>], closing: Bool)>(([], false))
     /// How often an end the store could not take is tried again.
     static var endRetryInterval: Duration { .seconds(2) }
 
@@ -77,7 +77,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     private func makePipeline(
         on channel: SensorChannel<C>, id: UUID, profile: DetectionProfile, athlete: Athlete?
     ) async throws(ControlError) -> SessionPipeline<C> {
-        let (record, sensorAthlete) = channel.state.withLock { ($0.record, $0.athleteName) }
+        let (record, sensorAthlete) = channel.state.withLockedValue { ($0.record, $0.athleteName) }
         var settings = DetectionSettings(profile: profile, parameters: dependencies.configuration.detection)
         let sessionAthlete = athlete?.id ?? record.athleteID
         let store = dependencies.store
@@ -149,7 +149,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                     "store.unsaved_samples": "\(pipeline.unsavedSamples)",
                 ])
             if error.code != .spilled {
-                let first = unfinished.withLock { state -> Bool in
+                let first = unfinished.withLockedValue { state -> Bool in
                     state.pipelines.append(pipeline)
                     return state.pipelines.count == 1
                 }
@@ -162,7 +162,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     /// The samples a session whose end the store could take nowhere holds only in memory (and
     /// those its recorder dropped): lost if the process ends now. Nil for any other session.
     func unsavedSamples(of sessionID: String) -> Int64? {
-        guard let pipeline = unfinished.withLock({ $0.pipelines.first { $0.sessionID == sessionID } }) else {
+        guard let pipeline = unfinished.withLockedValue({ $0.pipelines.first { $0.sessionID == sessionID } }) else {
             return nil
         }
         let statistics = pipeline.storeStatistics
@@ -172,9 +172,9 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     /// Tries the unsaved ends again every `endRetryInterval` until none is left or the gateway
     /// shuts down (which tries them a last time itself).
     private func retryEndsUntilSaved() async {
-        while !unfinished.withLock({ $0.pipelines.isEmpty || $0.closing }) {
+        while !unfinished.withLockedValue({ $0.pipelines.isEmpty || $0.closing }) {
             do { try await dependencies.clock.sleep(for: Self.endRetryInterval) } catch { return }
-            if unfinished.withLock({ $0.closing }) { return }
+            if unfinished.withLockedValue({ $0.closing }) { return }
             _ = await retryEnds()
         }
     }
@@ -183,7 +183,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     /// it still cannot take (their samples are lost if the process ends now). `closing` stops the
     /// periodic retry: shutdown makes the last attempt.
     func retryEnds(closing: Bool = false) async -> [StoreError] {
-        let pending = unfinished.withLock { state in
+        let pending = unfinished.withLockedValue { state in
             if closing { state.closing = true }
             return state.pipelines
         }
@@ -195,7 +195,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                     try? await dependencies.store.saveSummary(pipeline.summary(), of: record.id)
                     unsaved = record.unsavedSamples
                 }
-                unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                unfinished.withLockedValue { state in state.pipelines.removeAll { $0 === pipeline } }
                 // Samples the recorder's memory bound dropped earlier stay lost: say so, and how many.
                 logger.notice(
                     unsaved == 0
@@ -204,7 +204,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
                     metadata: ["session.id": "\(pipeline.sessionID)", "store.unsaved_samples": "\(unsaved)"])
             } catch {
                 if error.code == .spilled {
-                    unfinished.withLock { state in state.pipelines.removeAll { $0 === pipeline } }
+                    unfinished.withLockedValue { state in state.pipelines.removeAll { $0 === pipeline } }
                 }
                 failures.append(error)
                 // A spilled end lost nothing: the recorder logged its recovery file, imported next start.
@@ -225,7 +225,7 @@ final class SessionManager<C: Clock>: Sendable where C.Duration == Duration {
     /// Starts a session on a sensor that began to move (`[gateway] auto_start`), with the
     /// default profile.
     func autoStart(on channel: SensorChannel<C>) async {
-        defer { channel.state.withLock { $0.autoStartPending = false } }
+        defer { channel.state.withLockedValue { $0.autoStartPending = false } }
         do {
             let pipeline = try await begin(
                 on: channel, profile: dependencies.configuration.defaultProfile, athlete: nil)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import NIOConcurrencyHelpers
 import SessionStore
 
 /// The session's share of the gateway's store gauges: what its recorder has queued, failed and
@@ -7,7 +8,7 @@ extension SessionPipeline {
     /// Adds this session's change of queue depth to the gateway's total, and the latest write's
     /// duration when a write happened since the last tick.
     func reportStore(_ statistics: SessionRecorder<C>.Statistics) {
-        let (depthChange, newWrite, newFailures, degradedChange) = state.withLock {
+        let (depthChange, newWrite, newFailures, degradedChange) = state.withLockedValue {
             state -> (Int, Bool, Int, Int) in
             // After finish, `finish(reason:)` takes the session's share back out of the total.
             guard !state.finished else { return (0, false, 0, 0) }
@@ -34,7 +35,7 @@ extension SessionPipeline {
 
     /// Takes this session's share out of the gateway's store gauges, once it has ended.
     func withdrawStoreReport() {
-        let (depth, degraded) = state.withLock { state in
+        let (depth, degraded) = state.withLockedValue { state in
             defer {
                 state.reportedQueueDepth = 0
                 state.reportedDegraded = false

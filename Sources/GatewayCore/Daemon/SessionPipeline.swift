@@ -5,10 +5,10 @@ import Detection
 import Foundation
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
 import SessionStore
-import Synchronization
 
 extension SessionEndReason {
     /// No movement for the configured idle time.
@@ -68,7 +68,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     private let idleTimeout: Duration?
     private let linkStatistics: @Sendable () -> SensorLinkStatistics
     private let logger: Logger
-    let state: Mutex<State>
+    let state: NIOLockedValueBox<State>
     private let stopSignal: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
     private let abandonSignal: AsyncStream<Void>
@@ -99,7 +99,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         self.logger = logger
         let now = clock.now
         started = now
-        state = Mutex(
+        state = NIOLockedValueBox(
             State(
                 detector: context.settings.detector,
                 summary: SessionSummaryAccumulator(profile: context.settings.profile),
@@ -118,7 +118,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let produced = state.withLock { state -> ([StoredSample], [DetectorEvent], [GatewayEvent])? in
+        let produced = state.withLockedValue { state -> ([StoredSample], [DetectorEvent], [GatewayEvent])? in
             guard !state.finished else { return nil }
             // One buffer for every notification: emptied, its capacity kept.
             state.stored.removeAll(keepingCapacity: true)
@@ -158,7 +158,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         // The buffer is shared only until this returns, so the next notification reuses it.
         if !stored.isEmpty { recorder.record(samples: stored) }
         for event in detected { emit(event) }
-        let finishing = state.withLock { state in
+        let finishing = state.withLockedValue { state in
             state.recording -= 1
             guard state.recording == 0 else { return nil as CheckedContinuation<Void, Never>? }
             defer { state.recorded = nil }
@@ -170,7 +170,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Notes the sensor's new link state (shown in the counters).
     public func linkChanged(_ linkState: LinkState) {
-        state.withLock { $0.linkState = linkState }
+        state.withLockedValue { $0.linkState = linkState }
     }
 
     private func emit(_ event: DetectorEvent) {
@@ -216,13 +216,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         while !Task.isCancelled {
             do { try await clock.sleep(for: .seconds(1)) } catch { return nil }
             let statistics = linkStatistics()
-            let (idleFor, linkUp) = state.withLock { state -> (Duration, Bool) in
+            let (idleFor, linkUp) = state.withLockedValue { state -> (Duration, Bool) in
                 state.latest = statistics
                 return (state.lastActivity.duration(to: clock.now), state.linkState?.isConnected == true)
             }
             recorder.update(counts: counts)
             reportStore(recorder.statistics)
-            for milestone in state.withLock({ milestones(&$0) }) { bus.publish(milestone) }
+            for milestone in state.withLockedValue({ milestones(&$0) }) { bus.publish(milestone) }
             bus.publish(.counters(counters()))
             if let idleTimeout, idleFor >= idleTimeout {
                 let reason: SessionEndReason = linkUp ? .idleStop : .linkLost
@@ -237,7 +237,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// The stream counters the store keeps.
     public var counts: SessionCounts {
-        state.withLock { state in
+        state.withLockedValue { state in
             let baseline = state.baseline
             var rate: Double?
             if let first = state.firstSample, let last = state.lastSample, last.t > first.t + 1 {
@@ -260,7 +260,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     public func counters() -> SessionCounters {
         let elapsed = started.duration(to: clock.now).inSeconds
         let degraded = storeDegraded
-        return state.withLock { state in
+        return state.withLockedValue { state in
             let summary = liveSummary(state)
             let profile = context.settings.profile
             let count = state.eventCounts[profile.eventKind.rawValue] ?? 0
@@ -282,12 +282,12 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// The summary so far, kcal for the athlete's body mass.
     public func summary() -> SessionSummary {
-        state.withLock { liveSummary($0) }
+        state.withLockedValue { liveSummary($0) }
     }
 
     /// Replaces the targets this session counts towards (set while it records).
     public func setTargets(_ targets: [SummaryMetric: Double]) {
-        state.withLock { $0.milestones.targets = targets }
+        state.withLockedValue { $0.milestones.targets = targets }
     }
 
     private func liveSummary(_ state: State) -> SessionSummary {
@@ -307,7 +307,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// The session as the control API shows it, live.
     public func info() -> SessionInfo {
         let counts = self.counts
-        let eventCounts = state.withLock { $0.eventCounts }
+        let eventCounts = state.withLockedValue { $0.eventCounts }
         let session = context.session
         return SessionInfo(
             id: session.idText, sensor: "\(context.address)", alias: context.alias, athlete: context.athlete,
@@ -324,7 +324,8 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
     /// nowhere (not even in a recovery file), calling it again retries that end, with its first
     /// reason and time.
     public func finish(reason: SessionEndReason, endedAt: Date = Date()) async throws(StoreError) -> SessionRecord? {
-        let first = state.withLock { state -> (reason: SessionEndReason, endedAt: Date, events: [DetectorEvent])? in
+        let first = state.withLockedValue {
+            state -> (reason: SessionEndReason, endedAt: Date, events: [DetectorEvent])? in
             if let retry = state.pendingEnd { return (retry.reason, retry.endedAt, []) }
             guard !state.finished else { return nil }
             state.finished = true
@@ -339,7 +340,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         let (endReason, endTime, pending) = first
         // A batch between the detector and the recorder goes in before the recorder closes.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
+            let now = state.withLockedValue { state in
                 guard state.recording > 0 else { return true }
                 state.recorded = continuation
                 return false
@@ -348,7 +349,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         }
         for event in pending { emit(event) }
         let statistics = linkStatistics()
-        state.withLock { $0.latest = statistics }
+        state.withLockedValue { $0.latest = statistics }
         stopSink.yield()
         let record: SessionRecord
         do {
@@ -359,10 +360,10 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             if spilled > 0 { metrics.storeSpilledSamples.increment(by: spilled) }
             withdrawStoreReport()
             // Spilled: the next start imports the end. Otherwise the rows wait here for a retry.
-            state.withLock { $0.pendingEnd = error.code == .spilled ? nil : (endReason, endTime) }
+            state.withLockedValue { $0.pendingEnd = error.code == .spilled ? nil : (endReason, endTime) }
             throw error
         }
-        state.withLock { $0.pendingEnd = nil }
+        state.withLockedValue { $0.pendingEnd = nil }
         withdrawStoreReport()
         logger.info("session ended", metadata: ["session.reason": "\(endReason)"])
         var info = self.info()

@@ -3,8 +3,8 @@ import BLEWire
 import GATTClient
 import GatewayConfig
 import Logging
+import NIOConcurrencyHelpers
 import SensorLinks
-import Synchronization
 import VirtualSensor
 
 /// In-process virtual sensors that the daemon pairs like real ones: each is a `VirtualSensor`
@@ -89,21 +89,23 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             let outOfRange = configuration.outOfRange
             let connector = ClosureSensorConnector { _ in
                 let now = clock.now
-                try link.state.withLock { state throws(VirtualSensorError) in
-                    guard let outOfRange, let left = state.leftRange else { return }
+                let refusal = link.state.withLockedValue { state -> VirtualSensorError? in
+                    guard let outOfRange, let left = state.leftRange else { return nil }
                     guard left.duration(to: now) >= outOfRange.duration else {
-                        throw VirtualSensorError(
+                        return VirtualSensorError(
                             .outOfRange, "\(alias) is out of range (simulated by virtual.out_of_range_every)")
                     }
                     state.leftRange = nil
+                    return nil
                 }
+                if let refusal { throw refusal }
                 let (near, far) = try makeBearers()
-                let previous = link.state.withLock { $0.serving }
+                let previous = link.state.withLockedValue { $0.serving }
                 let serving = Task {
                     // One connection at a time: the last one must have let go of the sensor.
                     await previous?.value
                     let dropped = await Self.serve(sensor, on: far, dropAfter: outOfRange?.every, clock: clock) {
-                        link.state.withLock { $0.leftRange = clock.now }
+                        link.state.withLockedValue { $0.leftRange = clock.now }
                     }
                     if dropped {
                         logger.info(
@@ -115,7 +117,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
                     }
                     await far.close()
                 }
-                link.state.withLock { $0.serving = serving }
+                link.state.withLockedValue { $0.serving = serving }
                 return near
             }
             members.append(
@@ -135,7 +137,7 @@ public struct VirtualSensorFleet<C: Clock>: Sendable where C.Duration == Duratio
             var serving: Task<Void, Never>?
             var leftRange: C.Instant?
         }
-        let state = Mutex(Value())
+        let state = NIOLockedValueBox(Value())
     }
 
     /// Serves one connection until it ends; with `dropAfter`, ends it from the sensor's side after
