@@ -68,8 +68,11 @@ struct ControlServerHarness {
                 for try await _ in tasks {}
                 return value
             } catch {
+                // Drain rather than cancel: cancelling a NIO server while accepted connections
+                // are still queued traps in NIOAsyncWriter's deinit and would take every other
+                // test's result down with this one failure.
                 await group.triggerGracefulShutdown()
-                tasks.cancelAll()
+                while (try? await tasks.next()) != nil {}
                 throw error
             }
         }
