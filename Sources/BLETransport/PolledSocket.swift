@@ -14,10 +14,12 @@ import SystemPackage
 ///   so the end of a link is reported as soon as the kernel knows it. A message longer than the
 ///   receive capacity (`MSG_TRUNC` makes `recv` return the real length) is dropped with a
 ///   warning, never delivered truncated.
-/// - **One closer.** Every use of the socket (the thread's `recv`, ``send(_:)``) happens under
-///   one lock, and only the thread closes the socket and the eventfd, once, after ``close()`` or
-///   the end of reading: no call can reach a descriptor number the kernel has handed to someone
-///   else. ``waitForExit()`` returns once both are closed.
+/// - **One closer.** The lock guards the state only; no `recv`, `send` or `close` runs under it.
+///   A send is admitted under the lock and counted in flight until `send(2)` returns. The thread
+///   alone reads and, after ``close()`` or the end of reading, claims the close: with no send in
+///   flight it closes the socket itself, else the last send to return does. No call can reach a
+///   descriptor number the kernel has handed to someone else. ``waitForExit()`` returns once the
+///   socket and the eventfd are closed.
 /// - **Scripts.** The thread starts with ``startDedicatedThread(named:_:)``, so a
 ///   ``SyscallScript`` installed when the socket is adopted applies to the thread's calls too.
 ///
@@ -33,14 +35,20 @@ final class PolledSocket: Sendable {
     }
 
     private struct Descriptor {
+        /// Until the close is claimed (by the thread, or by the last send in flight).
         var isOpen = true
         var isClosing = false
+        /// Sends past their check and not yet back from `send(2)`.
+        var sendsInFlight = 0
+        /// The thread stopped reading while sends were in flight: the last one closes.
+        var closeDeferred = false
     }
 
     private let socket: Int32
     private let wake: WakeSignal
     private let descriptor = NIOLockedValueBox(Descriptor())
     private let exit = ExitLatch()
+    private let sendMessage: @Sendable (Int32, [UInt8]) -> Result<Int, Errno>
 
     /// Takes ownership of `socket` and starts its I/O thread.
     ///
@@ -59,8 +67,10 @@ final class PolledSocket: Sendable {
         receiveCapacity: Int,
         logger: Logger,
         onMessage: @escaping @Sendable ([UInt8]) -> Void,
-        onEnd: @escaping @Sendable (Ending) -> Void
+        onEnd: @escaping @Sendable (Ending) -> Void,
+        sendMessage: @escaping @Sendable (Int32, [UInt8]) -> Result<Int, Errno> = sendWithoutBlocking
     ) throws(TransportError) {
+        self.sendMessage = sendMessage
         do throws(TransportError) {
             wake = try WakeSignal()
         } catch {
@@ -72,7 +82,7 @@ final class PolledSocket: Sendable {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: receiveCapacity, alignment: 8)
             defer { buffer.deallocate() }
             if let ending = readLoop(into: buffer, logger: logger, onMessage: onMessage) { onEnd(ending) }
-            closeAndSignalExit()
+            closeOnce()
         }
     }
 
@@ -81,10 +91,23 @@ final class PolledSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        descriptor.withLockedValue { state in
-            guard state.isOpen && !state.isClosing else { return nil }
-            return sendWithoutBlocking(socket, message)
+        let admitted = descriptor.withLockedValue { state in
+            guard state.isOpen && !state.isClosing && !state.closeDeferred else { return false }
+            state.sendsInFlight += 1
+            return true
         }
+        guard admitted else { return nil }
+        // Outside the lock: the in-flight count keeps the socket open until this returns.
+        let result = sendMessage(socket, message)
+        let closesNow = descriptor.withLockedValue { state in
+            state.sendsInFlight -= 1
+            guard state.sendsInFlight == 0 && state.closeDeferred else { return false }
+            state.closeDeferred = false
+            state.isOpen = false
+            return true
+        }
+        if closesNow { finishClose() }
+        return result
     }
 
     /// Asks the thread to close the descriptors and returns without waiting; later sends return
@@ -117,16 +140,13 @@ final class PolledSocket: Sendable {
             if case .failure(let errno) = pollOnce(&fds, timeout: { -1 }) { return .failed(syscall: "poll", errno) }
             if fds[1].revents != 0 { return nil }
             if fds[0].revents == 0 { continue }
-            // Under the lock, so close() cannot interleave; MSG_DONTWAIT keeps it short.
-            let received: Result<Int, Errno>? = descriptor.withLockedValue { state in
-                guard !state.isClosing else { return nil }
-                return syscall("recv") {
-                    Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
-                }
+            // close() was called: nothing more is delivered. Only this thread closes the socket,
+            // so `recv` needs no lock.
+            if descriptor.withLockedValue({ $0.isClosing }) { return nil }
+            let received = syscall("recv") {
+                Glibc.recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT | MSG_TRUNC))
             }
             switch received {
-            case nil:
-                return nil
             case .success(0):
                 return .endOfFile
             case .success(let length) where length > buffer.count:
@@ -143,12 +163,25 @@ final class PolledSocket: Sendable {
         }
     }
 
-    /// Closes both descriptors, once, and wakes the tasks waiting in ``waitForExit()``.
-    private func closeAndSignalExit() {
-        descriptor.withLockedValue { state in
-            closeDescriptor(socket)
+    /// Claims the close when reading has ended: now with no send in flight, else the last send
+    /// closes (see the type's notes). Sends are refused from here on.
+    private func closeOnce() {
+        let closesNow = descriptor.withLockedValue { state in
+            guard state.isOpen && !state.closeDeferred else { return false }
+            guard state.sendsInFlight == 0 else {
+                state.closeDeferred = true
+                return false
+            }
             state.isOpen = false
+            return true
         }
+        if closesNow { finishClose() }
+    }
+
+    /// The one `close(2)` of the socket, by whoever claimed it under the lock, then the eventfd
+    /// (whose own counter lets a late ``close()`` signal safely) and the waiters.
+    private func finishClose() {
+        closeDescriptor(socket)
         wake.close()
         exit.open()
     }

@@ -34,6 +34,22 @@ public enum SampleCSV {
         "\(fixed(t, decimals: 6)),\(fixed(x, decimals: 6)),\(fixed(y, decimals: 6)),\(fixed(z, decimals: 6))"
     }
 
+    /// The sensor count (16384 per g) a CSV value stands for, when it lies within 0.01 count of a
+    /// whole one: what this writer makes of a count (six decimals move it by at most 0.008 counts).
+    public static func wholeCount(_ g: Double) -> Int16? {
+        let exact = g * 16384
+        let count = exact.rounded()
+        guard count >= Double(Int16.min), count <= Double(Int16.max), abs(exact - count) <= 0.01 else { return nil }
+        return Int16(count)
+    }
+
+    /// `g` as the detectors saw it live when it is a written count (`count / 16384`, which six
+    /// decimals only approximate), else `g` as written: analysing an exported session then
+    /// reproduces its live events bit for bit.
+    public static func restoringCount(_ g: Double) -> Double {
+        wholeCount(g).map { Double($0) / 16384 } ?? g
+    }
+
     /// Formats one sample as a CSV line (without the newline).
     public static func line(_ sample: AccelerationSample) -> String {
         line(t: sample.t, x: sample.x, y: sample.y, z: sample.z)

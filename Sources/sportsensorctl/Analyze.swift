@@ -30,7 +30,12 @@ func loadSamples(
         throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
     }
     try RecordingInput.checkTimes(samples.lazy.map(\.t), path: path)
-    return samples
+    // Live detection ran on the sensor's counts; the CSV's six decimals only approximate them.
+    return samples.map {
+        AccelerationSample(
+            t: $0.t, x: SampleCSV.restoringCount($0.x), y: SampleCSV.restoringCount($0.y),
+            z: SampleCSV.restoringCount($0.z))
+    }
 }
 
 /// Runs the detector the settings call for over a whole recording; events in time order.

@@ -148,7 +148,7 @@ enum SessionImport {
                             + "sensor's ±2 g: the store keeps the sensor's raw counts (16384 per g), so values must "
                             + "lie within -2 to 1.99994 g")
                 }
-                if abs(exact - value) > 0.01 { whole = false }
+                if SampleCSV.wholeCount(g) == nil { whole = false }
                 return Int16(value)
             }
             let raw = RawAcceleration(

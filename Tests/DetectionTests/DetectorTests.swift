@@ -278,6 +278,31 @@ struct StreamingTests {
         #expect(one == many)
     }
 
+    @Test("blocks of random sizes (1 to 1024, seeded) give the events of one block", arguments: profiles)
+    func randomBlocks(profile: DetectionProfile) {
+        let samples = MotionGenerator.render(
+            script: MotionScript(rawValue: profile.rawValue)!, seed: 13, rate: 100, duration: 60
+        ).samples
+        var whole = ProfileDetector(profile: profile)
+        var reference: [DetectorEvent] = []
+        whole.process(samples[...], into: &reference)
+        reference += whole.finish()
+        #expect(!reference.isEmpty)
+        var random = SplitMix64(seed: 29)
+        for _ in 0..<3 {
+            var detector = ProfileDetector(profile: profile)
+            var events: [DetectorEvent] = []
+            var start = 0
+            while start < samples.count {
+                let end = min(start + Int.random(in: 1...1024, using: &random), samples.count)
+                detector.process(samples[start..<end], into: &events)
+                start = end
+            }
+            events += detector.finish()
+            #expect(events == reference)
+        }
+    }
+
     @Test("the same motion at 25, 50, 100 and 200 Hz gives the same events", arguments: profiles)
     func rateInvariance(profile: DetectionProfile) {
         var reference: [Double]?
