@@ -34,19 +34,9 @@ final class PolledSocket: Sendable {
         case failed(syscall: String, Errno)
     }
 
-    private struct Descriptor {
-        /// Until the close is claimed (by the thread, or by the last send in flight).
-        var isOpen = true
-        var isClosing = false
-        /// Sends past their check and not yet back from `send(2)`.
-        var sendsInFlight = 0
-        /// The thread stopped reading while sends were in flight: the last one closes.
-        var closeDeferred = false
-    }
-
     private let socket: Int32
     private let wake: WakeSignal
-    private let descriptor = NIOLockedValueBox(Descriptor())
+    private let descriptor = NIOLockedValueBox(SocketCloseState())
     private let exit = ExitLatch()
     private let sendMessage: @Sendable (Int32, [UInt8]) -> Result<Int, Errno>
 
@@ -91,21 +81,11 @@ final class PolledSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        let admitted = descriptor.withLockedValue { state in
-            guard state.isOpen && !state.isClosing && !state.closeDeferred else { return false }
-            state.sendsInFlight += 1
-            return true
-        }
+        let admitted = descriptor.withLockedValue { $0.admitSend() }
         guard admitted else { return nil }
         // Outside the lock: the in-flight count keeps the socket open until this returns.
         let result = sendMessage(socket, message)
-        let closesNow = descriptor.withLockedValue { state in
-            state.sendsInFlight -= 1
-            guard state.sendsInFlight == 0 && state.closeDeferred else { return false }
-            state.closeDeferred = false
-            state.isOpen = false
-            return true
-        }
+        let closesNow = descriptor.withLockedValue { $0.sendReturned() }
         if closesNow { finishClose() }
         return result
     }
@@ -113,11 +93,7 @@ final class PolledSocket: Sendable {
     /// Asks the thread to close the descriptors and returns without waiting; later sends return
     /// nil. Safe to call more than once, from any thread.
     func close() {
-        let isFirst = descriptor.withLockedValue { state in
-            guard state.isOpen && !state.isClosing else { return false }
-            state.isClosing = true
-            return true
-        }
+        let isFirst = descriptor.withLockedValue { $0.requestClose() }
         if isFirst { wake.signal() }
     }
 
@@ -166,15 +142,7 @@ final class PolledSocket: Sendable {
     /// Claims the close when reading has ended: now with no send in flight, else the last send
     /// closes (see the type's notes). Sends are refused from here on.
     private func closeOnce() {
-        let closesNow = descriptor.withLockedValue { state in
-            guard state.isOpen && !state.closeDeferred else { return false }
-            guard state.sendsInFlight == 0 else {
-                state.closeDeferred = true
-                return false
-            }
-            state.isOpen = false
-            return true
-        }
+        let closesNow = descriptor.withLockedValue { $0.claimClose() }
         if closesNow { finishClose() }
     }
 

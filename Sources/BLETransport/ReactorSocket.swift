@@ -26,16 +26,6 @@ final class ReactorSocket: Sendable {
     /// How reading ended, when not by ``close()``: the same as a ``PolledSocket``'s.
     typealias Ending = PolledSocket.Ending
 
-    private struct Descriptor {
-        /// Until the close is claimed (by the reactor, or by the last send in flight).
-        var isOpen = true
-        var isClosing = false
-        /// Sends past their check and not yet back from `send(2)`.
-        var sendsInFlight = 0
-        /// The reactor asked for the close while sends were in flight: the last one closes.
-        var closeDeferred = false
-    }
-
     /// The socket.
     let descriptor: Int32
     /// What the reactor's `epoll` set knows the socket by; never reused.
@@ -46,7 +36,7 @@ final class ReactorSocket: Sendable {
     private let onEnd: @Sendable (Ending) -> Void
     private let sendMessage: @Sendable (Int32, [UInt8]) -> Result<Int, Errno>
     private let reactor: SocketReactor
-    private let state = NIOLockedValueBox(Descriptor())
+    private let state = NIOLockedValueBox(SocketCloseState())
     private let exit = ExitLatch()
 
     init(
@@ -69,21 +59,11 @@ final class ReactorSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        let admitted = state.withLockedValue { state in
-            guard state.isOpen && !state.isClosing && !state.closeDeferred else { return false }
-            state.sendsInFlight += 1
-            return true
-        }
+        let admitted = state.withLockedValue { $0.admitSend() }
         guard admitted else { return nil }
         // Outside the lock: the in-flight count keeps the descriptor open until this returns.
         let result = sendMessage(descriptor, message)
-        let closesNow = state.withLockedValue { state in
-            state.sendsInFlight -= 1
-            guard state.sendsInFlight == 0 && state.closeDeferred else { return false }
-            state.closeDeferred = false
-            state.isOpen = false
-            return true
-        }
+        let closesNow = state.withLockedValue { $0.sendReturned() }
         if closesNow { finishClose() }
         return result
     }
@@ -91,11 +71,7 @@ final class ReactorSocket: Sendable {
     /// Asks the reactor to close the socket and returns without waiting; later sends return nil
     /// and nothing more is delivered. Safe to call more than once, from any thread.
     func close() {
-        let isFirst = state.withLockedValue { state in
-            guard state.isOpen && !state.isClosing else { return false }
-            state.isClosing = true
-            return true
-        }
+        let isFirst = state.withLockedValue { $0.requestClose() }
         if isFirst { reactor.requestClose(self) }
     }
 
@@ -157,22 +133,14 @@ final class ReactorSocket: Sendable {
     /// Reports `ending` to `onEnd` unless the socket is closed or closing, for a reactor that
     /// stops reading; the reactor closes the socket next.
     func abandon(_ ending: Ending) {
-        if state.withLockedValue({ $0.isOpen && !$0.isClosing }) { onEnd(ending) }
+        if state.withLockedValue({ $0.isDelivering }) { onEnd(ending) }
     }
 
     /// Closes the socket, once, and wakes the tasks waiting in ``waitForExit()``. The reactor has
     /// removed it from its `epoll` set.
     /// With a send in flight, that send closes it when it returns (see the type's notes).
     func closeDescriptorOnce() {
-        let closesNow = state.withLockedValue { state in
-            guard state.isOpen && !state.closeDeferred else { return false }
-            guard state.sendsInFlight == 0 else {
-                state.closeDeferred = true
-                return false
-            }
-            state.isOpen = false
-            return true
-        }
+        let closesNow = state.withLockedValue { $0.claimClose() }
         if closesNow { finishClose() }
     }
 
