@@ -29,15 +29,9 @@ extension DescriptorSuites {
             #expect(socket.send([0x0A]) == nil, "a send after close() is refused")
             #expect(ReactorSocketTests.peerStillOpen(theirs), "no close(2) while the send is in flight")
 
-            held.release.signal()
-            let result = await sending.value
-            #expect(result.flatMap { try? $0.get() } == 2, "the held send went out: \(String(describing: result))")
-            var received = [UInt8](repeating: 0, count: 8)
-            let length = Glibc.recv(theirs, &received, received.count, Int32(MSG_DONTWAIT))
-            #expect(Array(received.prefix(max(0, length))) == [0x1B, 0x01], "on the socket it was meant for")
-            await socket.waitForExit()
-            #expect(ScriptedSockets.seesPeerClosed(theirs), "closed once the send returned")
-            #expect(held.calls.withLockedValue { $0 } == 1)
+            await ReactorSocketTests.expectReleasedSendCloses(held, sending, peer: theirs) {
+                await socket.waitForExit()
+            }
         }
     }
 }

@@ -27,6 +27,23 @@ extension DescriptorSuites {
         }
 
         /// Nothing to read and no hang-up on `end` now: its peer is still open.
+        /// Releases the held send of `[0x1B, 0x01]` and checks that it went out on its own socket,
+        /// then (after `exit`) that the last send closed the socket, once.
+        static func expectReleasedSendCloses(
+            _ held: HeldSend, _ sending: Task<Result<Int, Errno>?, Never>, peer theirs: Int32,
+            exit: () async -> Void
+        ) async {
+            held.release.signal()
+            let result = await sending.value
+            #expect(result.flatMap { try? $0.get() } == 2, "the held send went out: \(String(describing: result))")
+            var received = [UInt8](repeating: 0, count: 8)
+            let length = Glibc.recv(theirs, &received, received.count, Int32(MSG_DONTWAIT))
+            #expect(Array(received.prefix(max(0, length))) == [0x1B, 0x01], "on the socket it was meant for")
+            await exit()
+            #expect(ScriptedSockets.seesPeerClosed(theirs), "the last send closed it")
+            #expect(held.calls.withLockedValue { $0 } == 1)
+        }
+
         static func peerStillOpen(_ end: Int32) -> Bool {
             var entry = pollfd(fd: end, events: Int16(POLLIN), revents: 0)
             return Glibc.poll(&entry, 1, 0) == 0
@@ -53,15 +70,7 @@ extension DescriptorSuites {
             #expect(Self.peerStillOpen(theirs), "no close(2) while the send is in flight")
             #expect(socket.send([0x0A]) == nil, "a send after close() is refused")
 
-            held.release.signal()
-            let result = await sending.value
-            #expect(result.flatMap { try? $0.get() } == 2, "the held send went out: \(String(describing: result))")
-            var received = [UInt8](repeating: 0, count: 8)
-            let length = Glibc.recv(theirs, &received, received.count, Int32(MSG_DONTWAIT))
-            #expect(Array(received.prefix(max(0, length))) == [0x1B, 0x01], "on the socket it was meant for")
-            await socket.waitForExit()
-            #expect(ScriptedSockets.seesPeerClosed(theirs), "the last send closed it")
-            #expect(held.calls.withLockedValue { $0 } == 1)
+            await Self.expectReleasedSendCloses(held, sending, peer: theirs) { await socket.waitForExit() }
             await reactor.shutDown()
         }
 
