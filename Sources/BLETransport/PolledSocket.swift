@@ -81,13 +81,8 @@ final class PolledSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        let admitted = descriptor.withLockedValue { $0.admitSend() }
-        guard admitted else { return nil }
         // Outside the lock: the in-flight count keeps the socket open until this returns.
-        let result = sendMessage(socket, message)
-        let closesNow = descriptor.withLockedValue { $0.sendReturned() }
-        if closesNow { finishClose() }
-        return result
+        descriptor.sendAdmitted({ sendMessage(socket, message) }, thenClose: finishClose)
     }
 
     /// Asks the thread to close the descriptors and returns without waiting; later sends return

@@ -59,13 +59,8 @@ final class ReactorSocket: Sendable {
     ///
     /// - Returns: the bytes sent or the errno; nil once ``close()`` was called or reading ended.
     func send(_ message: [UInt8]) -> Result<Int, Errno>? {
-        let admitted = state.withLockedValue { $0.admitSend() }
-        guard admitted else { return nil }
         // Outside the lock: the in-flight count keeps the descriptor open until this returns.
-        let result = sendMessage(descriptor, message)
-        let closesNow = state.withLockedValue { $0.sendReturned() }
-        if closesNow { finishClose() }
-        return result
+        state.sendAdmitted({ sendMessage(descriptor, message) }, thenClose: finishClose)
     }
 
     /// Asks the reactor to close the socket and returns without waiting; later sends return nil

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import NIOConcurrencyHelpers
+import SystemPackage
 
 /// Who may still send on a socket and who performs its one `close(2)`, for a socket whose sends
 /// run outside its lock (``ReactorSocket``, ``PolledSocket``).
@@ -55,5 +57,21 @@ struct SocketCloseState: Sendable {
         }
         isOpen = false
         return true
+    }
+}
+
+extension NIOLockedValueBox where Value == SocketCloseState {
+    /// One send as both sockets make it: admitted and counted under the lock, `send` called after
+    /// unlocking, then `close` (the descriptor's one `close(2)`) when this was the last send of a
+    /// deferred close.
+    ///
+    /// - Returns: what `send` returned; nil when the socket is closing or closed and nothing was sent.
+    func sendAdmitted(
+        _ send: () -> Result<Int, Errno>, thenClose close: () -> Void
+    ) -> Result<Int, Errno>? {
+        guard withLockedValue({ $0.admitSend() }) else { return nil }
+        let result = send()
+        if withLockedValue({ $0.sendReturned() }) { close() }
+        return result
     }
 }
