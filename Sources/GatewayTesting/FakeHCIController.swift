@@ -39,8 +39,10 @@ public final class FakeHCIController: Sendable {
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 { return Array(buffer[..<count]) }
-            // A host that closes with packets still unread makes the peer see ECONNRESET.
-            if count == 0 || errno == ECONNRESET { return nil }
+            if count == 0 { return nil }
+            // A host that closes with packets still unread makes the kernel report ECONNRESET
+            // once, before the packets the host wrote last (its final disable): read on to them.
+            if errno == ECONNRESET { continue }
             // The end is non-blocking: recv never sleeps, so no signal interrupts it (no EINTR).
             guard errno == EAGAIN else {
                 throw FakeHCIControllerError(message: "recv failed: errno \(errno)")
