@@ -264,16 +264,8 @@ struct StreamingTests {
         let samples = MotionGenerator.render(
             script: MotionScript(rawValue: profile.rawValue)!, seed: 7, rate: 100, duration: 40
         ).samples
-        var single = ProfileDetector(profile: profile)
-        var one: [DetectorEvent] = []
-        for sample in samples { single.process([sample], into: &one) }
-        one += single.finish()
-        var batched = ProfileDetector(profile: profile)
-        var many: [DetectorEvent] = []
-        for chunk in stride(from: 0, to: samples.count, by: 37) {
-            batched.process(samples[chunk..<min(chunk + 37, samples.count)], into: &many)
-        }
-        many += batched.finish()
+        let one = Self.events(of: profile, in: samples) { _ in 1 }
+        let many = Self.events(of: profile, in: samples) { _ in 37 }
         #expect(!one.isEmpty)
         #expect(one == many)
     }
@@ -283,24 +275,29 @@ struct StreamingTests {
         let samples = MotionGenerator.render(
             script: MotionScript(rawValue: profile.rawValue)!, seed: 13, rate: 100, duration: 60
         ).samples
-        var whole = ProfileDetector(profile: profile)
-        var reference: [DetectorEvent] = []
-        whole.process(samples[...], into: &reference)
-        reference += whole.finish()
+        let reference = Self.events(of: profile, in: samples) { _ in samples.count }
         #expect(!reference.isEmpty)
         var random = SplitMix64(seed: 29)
         for _ in 0..<3 {
-            var detector = ProfileDetector(profile: profile)
-            var events: [DetectorEvent] = []
-            var start = 0
-            while start < samples.count {
-                let end = min(start + Int.random(in: 1...1024, using: &random), samples.count)
-                detector.process(samples[start..<end], into: &events)
-                start = end
-            }
-            events += detector.finish()
+            let events = Self.events(of: profile, in: samples) { _ in Int.random(in: 1...1024, using: &random) }
             #expect(events == reference)
         }
+    }
+
+    /// The events of a fresh `profile` detector fed `samples` in consecutive blocks whose sizes
+    /// `nextSize` gives (called with the block's start), then finished.
+    private static func events(
+        of profile: DetectionProfile, in samples: [AccelerationSample], nextSize: (Int) -> Int
+    ) -> [DetectorEvent] {
+        var detector = ProfileDetector(profile: profile)
+        var events: [DetectorEvent] = []
+        var start = 0
+        while start < samples.count {
+            let end = min(start + nextSize(start), samples.count)
+            detector.process(samples[start..<end], into: &events)
+            start = end
+        }
+        return events + detector.finish()
     }
 
     @Test("the same motion at 25, 50, 100 and 200 Hz gives the same events", arguments: profiles)
