@@ -18,7 +18,8 @@ import SDUSensor
 /// within `mergeWindow` of the first are one stroke, timed by the one with the largest |a|, and no
 /// candidate within `mergeWindow` after a reported stroke counts. One player's strokes are ~0.8 s
 /// apart or more even in a fast rally. The stroke is reported `mergeWindow` after its first
-/// candidate.
+/// candidate, or once a stronger hump still going on then, its top inside the window, has ended (a
+/// back-swing lobe held, the swing through contact outlasting its window).
 ///
 /// Clipping: the sensor saturates at ±2 g per axis. The event's `saturated` flag says so, and
 /// `intensityG` extrapolates the clipped peak from the time the largest axis spent above `clipLevelG`
@@ -77,6 +78,10 @@ public struct HitDetector: StreamingDetector {
         @usableFromInline var clipRunOpen = false
         /// The time of the first hump merged in: where the merge window is measured from.
         @usableFromInline var anchor: Double = 0
+        /// Where the side's cues are read: the top of the humps that closed within the window.
+        @usableFromInline var sideTime: Double = 0
+        /// The window is over and the stroke waits for the hump going on (`holdsBack`).
+        @usableFromInline var overdue = false
         /// The envelope's peak, g: what candidates are compared by.
         @usableFromInline var strength: Double = 0
         @usableFromInline var peakMagnitude2: Double = 0
@@ -95,6 +100,7 @@ public struct HitDetector: StreamingDetector {
             if other.peakMagnitude2 > peakMagnitude2 {
                 peakMagnitude2 = other.peakMagnitude2
                 time = other.time
+                if !overdue { sideTime = other.time }
                 clipRunStart = other.clipRunStart
                 clipRunEnd = other.clipRunEnd
                 clipRunOpen = other.clipRunOpen
@@ -164,8 +170,12 @@ public struct HitDetector: StreamingDetector {
         let d2 = gravity.dynamicSquared(x: x, y: y, z: z, m2: m2)
         var event: DetectorEvent?
         if let held = pending, t - held.anchor >= parameters.mergeWindow {
-            pending = nil
-            event = report(held)
+            if holdsBack(held, at: t) {
+                pending?.overdue = true
+            } else {
+                pending = nil
+                event = report(held)
+            }
         }
         guard lastTime > -Double.infinity else {
             level = d2.squareRoot()
@@ -259,6 +269,15 @@ public struct HitDetector: StreamingDetector {
         lastZ = z
     }
 
+    /// Whether the held stroke waits past its window for the hump going on: that hump is already a
+    /// candidate whose top lies within the window, so it belongs to the held stroke (a back-swing
+    /// held, the swing through contact still rising above it). Bounded by a second window.
+    @inlinable func holdsBack(_ held: Hump, at t: Double) -> Bool {
+        hump.strength >= parameters.minPeakG && hump.peakMagnitude2 > held.peakMagnitude2
+            && (hump.topStart + hump.topEnd) / 2 - held.anchor < parameters.mergeWindow
+            && t - held.anchor < 2 * parameters.mergeWindow
+    }
+
     /// Ends a hump: a candidate if strong enough, merged with the held one when within
     /// `mergeWindow`; returns the held stroke when this candidate starts the next one.
     @usableFromInline mutating func close(_ candidate: Hump) -> DetectorEvent? {
@@ -266,6 +285,7 @@ public struct HitDetector: StreamingDetector {
         var stroke = candidate
         stroke.time = (stroke.topStart + stroke.topEnd) / 2
         stroke.anchor = stroke.time
+        stroke.sideTime = stroke.time
         // A lobe within the window after a reported stroke is that stroke's recovery.
         guard stroke.time - lastReported >= parameters.mergeWindow else { return nil }
         guard var held = pending else {
@@ -334,7 +354,7 @@ public struct HitDetector: StreamingDetector {
             from: stroke.start, to: stroke.end, margin: parameters.mergeWindow,
             slowest: QualityFlag.slowestInterval(for: .hit))
         if stroke.saturated { quality.insert(.clipped) }
-        let side = sides.estimate(hitAt: stroke.time)
+        let side = sides.estimate(hitAt: stroke.sideTime)
         if side.unsure { quality.insert(.sideUnsure) }
         // A clipped top is reported at the middle of its clipped run: the largest clipped |a| is where
         // the most axes clip, which depends on how the sensor sits, and on a long swing comes before the

@@ -67,6 +67,24 @@ struct StrokeLobeTests {
         #expect(abs(hit.t - 2.0) < 1 / rate + 0.001)
     }
 
+    @Test(
+        "a back-swing lobe, then a swing still going on when its window ends: one hit, at the swing",
+        arguments: [50.0, 100.0])
+    func swingOutlastsWindow(rate: Double) throws {
+        // The back-swing (1.9 g on y, enough swing energy to count alone) is over 0.1 s before the
+        // swing starts; the swing (2.6 g on x, its top 0.65 s after the back-swing's) lasts 0.8 s, so
+        // its hump is still open when the back-swing's window ends. (At 200 Hz this swing's 0.4 s
+        // clipped plateau is timed 0.1 s late whether or not a back-swing comes first.)
+        let samples = synthesize(rate: rate, duration: 5) { t in
+            (2.6 * bump(t, centre: 2.0, width: 0.8), 1.9 * bump(t, centre: 1.35, width: 0.3), 1)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1, "\(found)")
+        let hit = try #require(found.first)
+        #expect(abs(hit.t - 2.0) < 1 / rate + 0.001, "\(found)")
+        #expect(hit.saturated)
+    }
+
     @Test("rest: a slowly turning wrist with a gentle arm swing counts nothing")
     func restCountsNothing() {
         let samples = synthesize(rate: 50, duration: 60) { t in
