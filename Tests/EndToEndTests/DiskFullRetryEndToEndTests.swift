@@ -49,17 +49,27 @@ struct DiskFullRetryEndToEndTests {
         #expect(degraded, "\(metrics)\n\(gateway.log.suffix(2000))")
         let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
         #expect(stopped.status != 0, "\(stopped)")
+        // The API counts them on the session at once. The daemon retries the end every 2 s, and
+        // blocks one of its writes held while the filler ran and gave back when it failed may let
+        // a retry store it before the second filler below takes them: then the session shows its
+        // stored end, and the log says so. Which of the two the API shows depends on how the
+        // machine schedules; that it shows one of them, consistently, does not.
+        let shown = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
+            "GET", "/v1/sessions/" + id)
+        let session = try JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any]
+        let unsaved = session?["unsaved_samples"] as? Int ?? 0
+        if session?["end_reason"] as? String == "stopped" {
+            #expect(unsaved == 0, "\(shown.text)")
+            #expect(gateway.log.contains("the store took the session's end once it had room again"))
+        } else {
+            #expect(session?["end_reason"] == nil && unsaved > 0, "\(shown.text)\n\(gateway.log.suffix(3000))")
+        }
         // The note of the loss took the space held for it and the recorder held what it left again
         // before any other write. Blocks a write of the daemon held while the first filler ran, and
         // gave back when it failed, go to a second filler.
         _ = try? SmallFileSystem.fill(state + "/filler-2")
         #expect(stopped.standardError.contains("could not be saved nor spilled"), "\(stopped)")
         #expect(gateway.log.contains("store.unsaved_samples"), "the log counts the samples only in memory")
-        // The API counts them on the session at once.
-        let shown = try await RawHTTPClient.connect(unixSocket: gateway.socketPath).exchange(
-            "GET", "/v1/sessions/" + id)
-        let session = try JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any]
-        #expect((session?["unsaved_samples"] as? Int ?? 0) > 0, "\(shown.text)")
         return id
     }
 

@@ -103,12 +103,18 @@ extension Gateway {
     }
 
     /// A stored session as the API shows it: the live pipeline's view while it records.
-    private func sessionInfo(_ record: SessionRecord) async -> SessionInfo {
-        let channel = record.sensor.flatMap { registry.channel(at: $0) }
-        if let live = channel?.pipeline, live.sessionID == record.idText {
+    private func sessionInfo(_ read: SessionRecord) async -> SessionInfo {
+        let channel = read.sensor.flatMap { registry.channel(at: $0) }
+        if let live = channel?.pipeline, live.sessionID == read.idText {
             var info = live.info()
             info.unsavedSamples = Int(clamping: live.storeStatistics.droppedSamples)
             return info
+        }
+        let unsaved = sessions.unsavedSamples(of: read.idText)
+        var record = read
+        if unsaved == nil, record.endedAt == nil, let stored = try? await dependencies.store.session(id: record.id) {
+            // A retry may have stored the end since `read`: show it ended, not open with nothing unsaved.
+            record = stored
         }
         var counts: [String: Int] = [:]
         do {
@@ -125,7 +131,7 @@ extension Gateway {
             endedAt: record.endedAt, endReason: record.endReason?.rawValue, isLive: false, eventCounts: counts,
             samples: Int(record.counts.received), lostSamples: Int(record.counts.lost),
             malformedNotifications: Int(record.counts.malformed), sampleRate: record.counts.sampleRate,
-            unsavedSamples: Int(clamping: sessions.unsavedSamples(of: record.idText) ?? record.unsavedSamples))
+            unsavedSamples: Int(clamping: unsaved ?? record.unsavedSamples))
     }
 }
 
