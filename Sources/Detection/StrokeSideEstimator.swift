@@ -22,7 +22,8 @@ import SDUSensor
 /// wrong sense for whole drills.
 ///
 /// Per sample the cost is one copy into a ring of recent samples (none without a racket hand); the
-/// ring holds `capacity` samples, 1.6 s of which a hit needs (at most 320 Hz).
+/// ring holds `capacity` samples, of which a hit needs up to 2.3 s (0.9 s before it, and a report
+/// up to two merge windows after: at most 440 Hz).
 public struct StrokeSideEstimator: Sendable {
     /// What one hit gets.
     public struct Estimate: Hashable, Sendable {
@@ -47,7 +48,7 @@ public struct StrokeSideEstimator: Sendable {
     }
 
     /// Samples kept: a power of two.
-    public static let capacity = 512
+    public static let capacity = 1024
     /// Time between the interpolated samples d_k, s.
     static let step = 0.04
     /// The first and last k of d_k.

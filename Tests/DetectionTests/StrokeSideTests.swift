@@ -12,14 +12,15 @@ private func backhand(_ t: Double) -> Stroke { Stroke(t: t, turn: -1, tilt: -2) 
 
 /// An estimator fed `samples`, then asked for the strokes at `times` in order.
 private func estimates(
-    racketHand: Int, samples: [AccelerationSample], times: [Double]
+    racketHand: Int, samples: [AccelerationSample], times: [Double], delay: Double = 0.7
 ) -> (StrokeSideEstimator, [StrokeSideEstimator.Estimate]) {
     var estimator = StrokeSideEstimator(racketHand: racketHand)
     var results: [StrokeSideEstimator.Estimate] = []
     var index = 0
     for time in times {
-        // The detector asks 0.7 s after the stroke (its merge window): the samples up to then are in.
-        while index < samples.count, samples[index].t <= time + 0.7 {
+        // The detector asks `delay` after the stroke (its merge window, or two when a held stroke
+        // waits for a swing): the samples up to then are in.
+        while index < samples.count, samples[index].t <= time + delay {
             estimator.record(samples[index])
             index += 1
         }
@@ -73,6 +74,17 @@ struct StrokeSideTests {
             #expect(result.side == (stroke.turn > 0 ? .forehand : .backhand) && !result.unsure)
         }
         #expect(estimator.votes == times.count * hand)
+    }
+
+    @Test("at 400 Hz a stroke asked two merge windows late (a held stroke's longest wait) still gets its side")
+    func lateReportKeepsSide() throws {
+        let fore = try #require(cues([forehand(2)], at: 2))
+        let hand = fore.score > 0 ? 1 : -1
+        let times = (0..<10).map { 2 + 1.5 * Double($0) }
+        let samples = StrokeSideFixture.samples(times.map(forehand), rate: 400, duration: times.last! + 2)
+        let (estimator, results) = estimates(racketHand: hand, samples: samples, times: times, delay: 1.4)
+        #expect(estimator.votes == times.count * hand)
+        #expect(results.dropFirst(StrokeSideWeights.votesNeeded - 1).allSatisfy { $0.side == .forehand })
     }
 
     @Test("strokes that contradict the racket hand get side_unsure and no side, never the swapped side")
