@@ -6,8 +6,9 @@
 /// (the same counts; times only) and the hit detector's swing-energy rule (`min_swing_energy`), the
 /// steps standard rows since walking bouts, their re-locking and their backfill (Docs/DETECTION.md, "Walking bouts"),
 /// the scripted steps recordings' rows since a varied bout ends when its last stance is over, and the scripted
-/// table-tennis recordings' rows since its drills were fitted to real strokes (`TableTennisDrill`) and since a swing still going on when its back-swing's
-/// merge window ends is merged into it; the 50 and
+/// table-tennis recordings' rows since its drills were fitted to real strokes (`TableTennisDrill`), the other
+/// recordings' table-tennis standard rows since a swing still going on when its back-swing's merge window ends
+/// is merged into it; the 50 and
 /// 200 Hz rows from the block detectors at 2bf8a87, before the sample spacing's dead band and the smoothers'
 /// second remembered interval.
 /// Regenerate only for an intended change of events, and say so in the commit.

@@ -60,7 +60,11 @@ struct DiskFullRetryEndToEndTests {
         let unsaved = session?["unsaved_samples"] as? Int ?? 0
         if session?["end_reason"] as? String == "stopped" {
             #expect(unsaved == 0, "\(shown.text)")
-            #expect(gateway.log.contains("the store took the session's end once it had room again"))
+            // The retry logs after it stored the end, so the line may follow the answer.
+            let logged = try await gateway.waitUntil(timeout: .seconds(30)) {
+                gateway.log.contains("the store took the session's end once it had room again")
+            }
+            #expect(logged, "\(gateway.log.suffix(3000))")
         } else {
             #expect(session?["end_reason"] == nil && unsaved > 0, "\(shown.text)\n\(gateway.log.suffix(3000))")
         }
