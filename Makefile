@@ -104,19 +104,26 @@ tsan: deps
 		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
-## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
-## the package's version rules (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), the
-## two release builds side by side (release-builds) and the Debian package checked by lintian (`make deb`, last;
-## `make itest` installs that .deb and runs the virtual sensors with that release build's sportsensor-dev)
-test: lint security-check deb-version-check vm-accel-check unit-test validate-offline browser-test install-check demo-smoke \
-	release-builds fuzz-smoke deb
+## real recordings, the dashboard in a real browser, a staged install, the package's version rules
+## (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), a seeded smoke run of each fuzzer
+## and the Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the
+## virtual sensors with that release build's sportsensor-dev). The package's and the fuzzers' release builds
+## and the fuzz smoke runs go in the background at nice 19 (scripts/background-builds.sh) while the debug
+## build and its tests run (TEST_DEBUG); `make deb` then finds its build done (Docs/TESTING.md, "CI's time").
+TEST_DEBUG := unit-test validate-offline browser-test install-check demo-smoke
+test: lint security-check deb-version-check vm-accel-check deps deb-deps browser-deps
+	$(SWIFT) package resolve
+	@scripts/background-builds.sh start
+	@$(MAKE) --no-print-directory $(TEST_DEBUG) || { scripts/background-builds.sh stop; exit 1; }
+	@scripts/background-builds.sh wait
+	$(MAKE) --no-print-directory deb
 
-## release-builds: the fuzzers' release build and the package's release build side by side, before fuzz-smoke and
-## deb use them (both then find their build done). Each is mostly one whole-module compile at a time, well under
-## two cores, so together they take little more than the longer one (Docs/TESTING.md, "CI's time").
+## release-builds: the package's release build and the fuzzers' with their smoke runs side by side, in the
+## foreground (what `make test` runs in the background). Each build is mostly one whole-module compile at a
+## time, well under two cores, so together they take little more than the longer one.
 .PHONY: release-builds deb-build
 release-builds: deps deb-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=line fuzz-build deb-build
+	$(MAKE) --no-print-directory -j2 --output-sync=line deb-build fuzz-smoke
 
 deb-build: deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only
@@ -282,7 +289,7 @@ demo: build
 	SWIFT=$(SWIFT) CONFIG=$(CONFIG) scripts/demo.sh
 
 clean:
-	rm -rf .build Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-deb Fuzz/.build Benchmarks/.build
 
 ## eval: detection quality of every profile vs the baseline rules on held-out synthetic recordings
 eval: deps

@@ -13,7 +13,10 @@
 # 2. One release build of every product (a single `swift build`, so sportsensorctl's own modules
 #    compile beside sportsensord's instead of after them) with -DSPORTSENSOR_STAMPED and
 #    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped; this build's
-#    sportsensor-dev (not packaged) is kept as .build/deb-work/sportsensor-dev for `make itest`.
+#    sportsensor-dev (not packaged) is kept as .build-deb/deb-work/sportsensor-dev for `make itest`.
+#    Its own scratch path (DEB_SCRATCH, .build-deb): `make test` runs it in the background beside the
+#    debug build and tests in .build, and `make eval`'s or `make bench`'s dynamic release build in
+#    .build/release is never rebuilt as a static one.
 # 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
 #    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
 #    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
@@ -30,12 +33,14 @@
 # release build, and the `make deb` that follows finds the build done (Docs/TESTING.md, "CI's time").
 #
 # Usage: scripts/build-deb.sh [--print-version | --build-only]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
+#        DEB_SCRATCH (.build-deb),
 #        GIT_COMMIT (40 hex) and GIT_COUNT (commits up to it) instead of asking git
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 SWIFT=${SWIFT:-swift}
 DEB_OUT=${DEB_OUT:-.}
+DEB_SCRATCH=${DEB_SCRATCH:-.build-deb}
 say() { echo "deb: $*"; }
 die() {
     echo "deb: FAIL: $*" >&2
@@ -85,7 +90,7 @@ enum BuildStamp {
 [ "$(cat "$stamp" 2>/dev/null)" = "$new_stamp" ] || printf '%s\n' "$new_stamp" >"$stamp"
 
 # shellcheck disable=SC2086
-FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED $BUILD_FLAGS)
+FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED --scratch-path "$DEB_SCRATCH" $BUILD_FLAGS)
 say "release build of $version (commit $commit)"
 t=$SECONDS
 "$SWIFT" build "${FLAGS[@]}" || die "swift build ${FLAGS[*]}"
@@ -97,7 +102,7 @@ BIN=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 say "release build took $((SECONDS - t)) s"
 t=$SECONDS
 ARCH=$(dpkg --print-architecture)
-WORK=.build/deb-work
+WORK=$DEB_SCRATCH/deb-work
 P=$WORK/root
 rm -rf "$WORK"
 install -d "$P/DEBIAN" "$P/usr/bin" "$P/usr/lib/systemd/system" "$P/usr/lib/sysusers.d" "$P/usr/lib/tmpfiles.d" \
@@ -147,7 +152,7 @@ done
 # DEP-5 copyright: ours, the toolchain's static parts, then every resolved Swift package.
 {
     cat packaging/deb/copyright.head
-    for dir in "$(dirname "$BIN")"/../checkouts/* .build/checkouts/*; do
+    for dir in "$DEB_SCRATCH"/checkouts/*; do
         [ -d "$dir" ] || continue
         name=$(basename "$dir")
         case " ${seen:-} " in *" $name "*) continue ;; esac
