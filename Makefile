@@ -108,22 +108,23 @@ tsan: deps
 ## (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), a seeded smoke run of each fuzzer
 ## and the Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the
 ## virtual sensors with that release build's sportsensor-dev). The package's and the fuzzers' release builds
-## and the fuzz smoke runs go in the background at nice 19 (scripts/background-builds.sh) while the debug
-## build and its tests run (TEST_DEBUG); `make deb` then finds its build done (Docs/TESTING.md, "CI's time").
+## run in the background under SCHED_IDLE (scripts/background-builds.sh) while the debug build and its tests
+## run (TEST_DEBUG); then the fuzz smoke runs and `make deb`, side by side, find their builds done
+## (Docs/TESTING.md, "CI's time").
 TEST_DEBUG := unit-test validate-offline browser-test install-check demo-smoke
 test: lint security-check deb-version-check vm-accel-check deps deb-deps browser-deps
 	$(SWIFT) package resolve
 	@scripts/background-builds.sh start
 	@$(MAKE) --no-print-directory $(TEST_DEBUG) || { scripts/background-builds.sh stop; exit 1; }
 	@scripts/background-builds.sh wait
-	$(MAKE) --no-print-directory deb
+	$(MAKE) --no-print-directory -j2 --output-sync=target fuzz-smoke deb
 
-## release-builds: the package's release build and the fuzzers' with their smoke runs side by side, in the
-## foreground (what `make test` runs in the background). Each build is mostly one whole-module compile at a
-## time, well under two cores, so together they take little more than the longer one.
+## release-builds: the package's release build and the fuzzers' side by side, in the foreground (what `make
+## test` runs in the background). Each build is mostly one whole-module compile at a time, well under two
+## cores, so together they take little more than the longer one.
 .PHONY: release-builds deb-build
 release-builds: deps deb-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=line deb-build fuzz-smoke
+	$(MAKE) --no-print-directory -j2 --output-sync=line deb-build fuzz-build
 
 deb-build: deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only
