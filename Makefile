@@ -104,27 +104,24 @@ tsan: deps
 		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
-## real recordings, the dashboard in a real browser, a staged install, the package's version rules
-## (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), a seeded smoke run of each fuzzer
-## and the Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the
-## virtual sensors with that release build's sportsensor-dev). The package's and the fuzzers' release builds
-## run in the background under SCHED_IDLE (scripts/background-builds.sh) while the debug build and its tests
-## run (TEST_DEBUG); then the fuzz smoke runs and `make deb`, side by side, find their builds done
-## (Docs/TESTING.md, "CI's time").
-TEST_DEBUG := unit-test validate-offline browser-test install-check demo-smoke
-test: lint security-check deb-version-check vm-accel-check deps deb-deps browser-deps
-	$(SWIFT) package resolve
-	@scripts/background-builds.sh start
-	@$(MAKE) --no-print-directory $(TEST_DEBUG) || { scripts/background-builds.sh stop; exit 1; }
-	@scripts/background-builds.sh wait
-	$(MAKE) --no-print-directory -j2 --output-sync=target fuzz-smoke deb
+## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
+## the package's version rules (deb-version-check), the VM stages' choice of KVM or TCG (vm-accel-check), the
+## package's release build with the fuzzers' build and the deterministic checks beside it (release-builds) and
+## the Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the
+## virtual sensors with that release build's sportsensor-dev)
+test: lint security-check deb-version-check vm-accel-check unit-test browser-test demo-smoke release-builds deb
 
-## release-builds: the package's release build and the fuzzers' side by side, in the foreground (what `make
-## test` runs in the background). Each build is mostly one whole-module compile at a time, well under two
-## cores, so together they take little more than the longer one.
-.PHONY: release-builds deb-build
+## release-builds: the package's release build and, on the core it leaves idle, the fuzzers' release build,
+## their smoke runs, the validation gate and the staged install, one after the other (BESIDE_RELEASE_BUILD).
+## A release build is mostly one whole-module compile at a time; none of these depends on timing, and the
+## suites that do ran before (Docs/TESTING.md, "CI's time"). `make deb` then finds its build done.
+BESIDE_RELEASE_BUILD := fuzz-smoke validate-offline install-check
+.PHONY: release-builds deb-build beside-release-build
 release-builds: deps deb-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=line deb-build fuzz-build
+	$(MAKE) --no-print-directory -j2 --output-sync=target deb-build beside-release-build
+
+beside-release-build:
+	$(MAKE) --no-print-directory $(BESIDE_RELEASE_BUILD)
 
 deb-build: deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only

@@ -14,9 +14,9 @@
 #    compile beside sportsensord's instead of after them) with -DSPORTSENSOR_STAMPED and
 #    --static-swift-stdlib (the Swift runtime and Foundation linked in), then stripped; this build's
 #    sportsensor-dev (not packaged) is kept as .build-deb/deb-work/sportsensor-dev for `make itest`.
-#    Its own scratch path (DEB_SCRATCH, .build-deb): `make test` runs it in the background beside the
-#    debug build and tests in .build, and `make eval`'s or `make bench`'s dynamic release build in
-#    .build/release is never rebuilt as a static one.
+#    Its own scratch path (DEB_SCRATCH, .build-deb): `make release-builds` runs checks that build in
+#    .build beside it (SwiftPM locks a scratch path), and `make eval`'s or `make bench`'s dynamic
+#    release build in .build/release is never rebuilt as a static one.
 # 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
 #    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
 #    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
@@ -29,8 +29,9 @@
 #    library among the binaries' NEEDED, `--version` names the commit, and lintian with no error.
 #    Each phase's seconds are printed (Docs/TESTING.md, "CI's time").
 #
-# --build-only stops after step 2's swift build: `make release-builds` runs it beside the fuzzers'
-# release build, and the `make deb` that follows finds the build done (Docs/TESTING.md, "CI's time").
+# --build-only stops after step 2's swift build: `make release-builds` runs it with the fuzzers'
+# build and checks beside it, and the `make deb` that follows finds the build done (Docs/TESTING.md,
+# "CI's time").
 #
 # Usage: scripts/build-deb.sh [--print-version | --build-only]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
 #        DEB_SCRATCH (.build-deb),
