@@ -115,7 +115,8 @@ test: lint security-check deb-version-check vm-accel-check unit-test browser-tes
 ## their smoke runs, the validation gate and the staged install, one after the other (BESIDE_RELEASE_BUILD).
 ## A release build is mostly one whole-module compile at a time; none of these depends on timing, and the
 ## suites that do ran before (Docs/TESTING.md, "CI's time"). `make deb` then finds its build done.
-BESIDE_RELEASE_BUILD := fuzz-smoke validate-offline install-check
+# ALSO_BESIDE_RELEASE_BUILD: more such steps; `.ci/run` adds itest-prepare.
+BESIDE_RELEASE_BUILD := fuzz-smoke validate-offline install-check $(ALSO_BESIDE_RELEASE_BUILD)
 .PHONY: release-builds deb-build beside-release-build
 release-builds: deps deb-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target deb-build beside-release-build
@@ -280,6 +281,12 @@ fuzz-smoke:
 ## KVM where /dev/kvm is hardware KVM, else TCG; USE_KVM=0 forces TCG, USE_KVM=1 requires KVM)
 itest: deps
 	Tests/Integration/vm/itest.sh
+
+## itest-prepare: what `make itest` needs besides the project's builds: its Debian packages, virtme-ng, and the
+## systemd stage's Debian image and btvirt (both cached); `.ci/run` runs it beside the package's release build
+.PHONY: itest-prepare
+itest-prepare: deps
+	Tests/Integration/vm/itest.sh --prepare
 
 ## demo: sportsensord with three virtual sensors, a session on each, `sportsensorctl tail` for
 ## DEMO_SECONDS (30), then the stored sessions (scripts/demo.sh; KEEP=1 keeps its state directory)

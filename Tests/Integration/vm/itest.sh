@@ -18,6 +18,8 @@
 # Docs/TESTING.md explains it.
 #
 # Host usage: Tests/Integration/vm/itest.sh   (exit status 0 = PASS)
+#             Tests/Integration/vm/itest.sh --prepare: only the packages, virtme-ng, the systemd
+#             stage's image and btvirt (`make itest-prepare`)
 #   env: KERNEL=/boot/vmlinuz-…  KEEP=1 (keep .build/itest/out)  SAMPLES=2000  DROP_AFTER=1000
 #        USE_KVM: unset = KVM where /dev/kvm is hardware KVM, else TCG; 1 = KVM or fail; 0 = TCG
 #        SWIFT=swift
@@ -54,6 +56,15 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
     fi
     KERNEL=${KERNEL:-$(ls -v /boot/vmlinuz-* 2>/dev/null | tail -1)}
     [ -n "$KERNEL" ] && [ -r "$KERNEL" ] || { echo "itest: FAIL: no kernel image under /boot (apt linux-image-amd64)"; exit 2; }
+    if [ "${1:-}" = --prepare ]; then
+        # What the systemd stage would build first, built now and cached: `.ci/run` does this beside
+        # the package's release build, so `make itest` finds it done.
+        t=$(date +%s)
+        image=$("$HERE/image.sh") || { echo "itest: FAIL: the systemd stage's Debian image could not be built"; exit 2; }
+        btvirt=$("$HERE/btvirt.sh") || { echo "itest: FAIL: btvirt could not be built"; exit 2; }
+        echo "itest: prepared $image and $btvirt in $(($(date +%s) - t)) s"
+        exit 0
+    fi
     echo "itest: building sportsensorctl, sportsensor-dev and sportsensord"
     for product in sportsensorctl sportsensor-dev sportsensord; do
         (cd "$ROOT" && ${SWIFT:-swift} build --product $product) >"$ROOT/.build/itest-build.log" 2>&1 ||
