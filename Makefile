@@ -122,7 +122,7 @@ release-builds: deps deb-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target deb-build beside-release-build
 
 beside-release-build:
-	$(MAKE) --no-print-directory $(BESIDE_RELEASE_BUILD)
+	$(MAKE) --no-print-directory -j1 $(BESIDE_RELEASE_BUILD)
 
 deb-build: deps
 	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" scripts/build-deb.sh --build-only
