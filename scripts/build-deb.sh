@@ -33,7 +33,10 @@
 # build and checks beside it, and the `make deb` that follows finds the build done (Docs/TESTING.md,
 # "CI's time").
 #
-# Usage: scripts/build-deb.sh [--print-version | --build-only]   env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
+# --print-work-dir prints where the tree and that sportsensor-dev go (`make itest` looks there).
+#
+# Usage: scripts/build-deb.sh [--print-version | --print-work-dir | --build-only]
+#        env: SWIFT, BUILD_FLAGS, DEB_OUT (.),
 #        DEB_SCRATCH (.build-deb),
 #        GIT_COMMIT (40 hex) and GIT_COUNT (commits up to it) instead of asking git
 set -euo pipefail
@@ -42,6 +45,11 @@ cd "$ROOT"
 SWIFT=${SWIFT:-swift}
 DEB_OUT=${DEB_OUT:-.}
 DEB_SCRATCH=${DEB_SCRATCH:-.build-deb}
+WORK=$DEB_SCRATCH/deb-work
+if [ "${1:-}" = --print-work-dir ]; then
+    case $WORK in /*) echo "$WORK" ;; *) echo "$ROOT/$WORK" ;; esac
+    exit 0
+fi
 say() { echo "deb: $*"; }
 die() {
     echo "deb: FAIL: $*" >&2
@@ -103,7 +111,6 @@ BIN=$("$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 say "release build took $((SECONDS - t)) s"
 t=$SECONDS
 ARCH=$(dpkg --print-architecture)
-WORK=$DEB_SCRATCH/deb-work
 P=$WORK/root
 rm -rf "$WORK"
 install -d "$P/DEBIAN" "$P/usr/bin" "$P/usr/lib/systemd/system" "$P/usr/lib/sysusers.d" "$P/usr/lib/tmpfiles.d" \

@@ -45,9 +45,9 @@ rm -rf "$RUN" && mkdir -p "$OUT" "$PAYLOAD"
 VERSION=$("$ROOT/scripts/build-deb.sh" --print-version) || { say "FAIL: the package version"; exit 1; }
 DEB="$ROOT/sportsensord_${VERSION}_$(dpkg --print-architecture).deb"
 # The package `make test` built for this commit and, from the same release build, the virtual
-# sensors' sportsensor-dev (scripts/build-deb.sh keeps it in .build-deb/deb-work); `make deb` only
+# sensors' sportsensor-dev (scripts/build-deb.sh keeps it in its --print-work-dir); `make deb` only
 # when they are missing or from another version.
-DEB_WORK="$ROOT/${DEB_SCRATCH:-.build-deb}/deb-work"
+DEB_WORK=$("$ROOT/scripts/build-deb.sh" --print-work-dir)
 if [ ! -s "$DEB" ] || [ ! -x "$DEB_WORK/sportsensor-dev" ] ||
     [ "$(sed -n 's/^Version: //p' "$DEB_WORK/root/DEBIAN/control" 2>/dev/null)" != "$VERSION" ]; then
     say "no $(basename "$DEB") and its build's sportsensor-dev yet: make deb"
