@@ -90,17 +90,23 @@ public struct HitDetector: StreamingDetector {
         /// ∫(|a| − 1 g)₊² dt over the hump's samples, g²·s: the swing's energy (|a|, not |a − g|:
         /// the gravity estimate goes stale while the arm turns slowly between drills).
         @usableFromInline var energy: Double = 0
+        /// |a|² at the top and the energy of the hump that times the stroke (`outranks`).
+        @usableFromInline var topMagnitude2: Double = 0
+        @usableFromInline var topEnergy: Double = 0
         @usableFromInline var start: Double = 0
         @usableFromInline var end: Double = 0
         @usableFromInline init() {}
 
         /// Takes `other`, a weaker or stronger hump of the same stroke, in.
-        @usableFromInline mutating func absorb(_ other: Hump) {
+        @usableFromInline mutating func absorb(_ other: Hump, band: Double) {
             strength = max(strength, other.strength)
-            if other.peakMagnitude2 > peakMagnitude2 {
-                peakMagnitude2 = other.peakMagnitude2
+            // The side is read where its cues were fitted: at the top with the largest |a|.
+            if !overdue && other.peakMagnitude2 > peakMagnitude2 { sideTime = other.time }
+            peakMagnitude2 = max(peakMagnitude2, other.peakMagnitude2)
+            if other.outranks(self, band: band) {
+                topMagnitude2 = other.topMagnitude2
+                topEnergy = other.topEnergy
                 time = other.time
-                if !overdue { sideTime = other.time }
                 clipRunStart = other.clipRunStart
                 clipRunEnd = other.clipRunEnd
                 clipRunOpen = other.clipRunOpen
@@ -110,6 +116,16 @@ public struct HitDetector: StreamingDetector {
             energy += other.energy
             start = min(start, other.start)
             end = max(end, other.end)
+        }
+
+        /// Whether this hump's top, not `other`'s, times the stroke they share: the larger |a|, or,
+        /// when both tops are clipped and within `band` (a |a|² ratio) of each other, the larger
+        /// energy (at the clip, |a| says how many axes clip, not how hard the arm swings).
+        @usableFromInline func outranks(_ other: Hump, band: Double) -> Bool {
+            let tied =
+                !clipRunStart.isNaN && !other.clipRunStart.isNaN && topMagnitude2 <= other.topMagnitude2 * band
+                && other.topMagnitude2 <= topMagnitude2 * band
+            return tied ? topEnergy > other.topEnergy : topMagnitude2 > other.topMagnitude2
         }
     }
 
@@ -283,6 +299,8 @@ public struct HitDetector: StreamingDetector {
     @usableFromInline mutating func close(_ candidate: Hump) -> DetectorEvent? {
         guard candidate.strength >= parameters.minPeakG else { return nil }
         var stroke = candidate
+        stroke.topMagnitude2 = stroke.peakMagnitude2
+        stroke.topEnergy = stroke.energy
         stroke.time = (stroke.topStart + stroke.topEnd) / 2
         stroke.anchor = stroke.time
         stroke.sideTime = stroke.time
@@ -293,7 +311,7 @@ public struct HitDetector: StreamingDetector {
             return nil
         }
         if stroke.anchor - held.anchor < parameters.mergeWindow {
-            held.absorb(stroke)
+            held.absorb(stroke, band: bandHigh)
             pending = held
             return nil
         }
