@@ -85,6 +85,24 @@ struct StrokeLobeTests {
         #expect(hit.saturated)
     }
 
+    @Test(
+        "two lobes that clip all three axes: the one with more swing energy times the stroke, not the first",
+        arguments: [50.0, 100.0, 200.0])
+    func clippedTieGoesToEnergy(rate: Double) throws {
+        // A short back-swing and, 0.4 s later, a longer swing both clip x, y and z, so both tops read
+        // the same |a| (three axes at full scale); the swing carries more energy and is the stroke. (Its
+        // hump ends inside the back-swing's window: a hump still going on then is held by |a| alone.)
+        let samples = synthesize(rate: rate, duration: 5) { t in
+            let lobes = 3 * bump(t, centre: 1.6, width: 0.16) + 3 * bump(t, centre: 2.0, width: 0.4)
+            return (lobes, lobes, 1 + lobes)
+        }
+        let found = hits(HitDetector().events(in: samples))
+        #expect(found.count == 1, "\(found)")
+        let hit = try #require(found.first)
+        #expect(abs(hit.t - 2.0) < 1 / rate + 0.001, "\(found)")
+        #expect(abs(hit.peakG - SDUProfile.fullScaleG * 3.0.squareRoot()) < 0.001)
+    }
+
     @Test("rest: a slowly turning wrist with a gentle arm swing counts nothing")
     func restCountsNothing() {
         let samples = synthesize(rate: 50, duration: 60) { t in
