@@ -2,9 +2,11 @@
 import SDUSensor
 
 /// Computes a `SessionSummary` from a session's samples and events as they arrive: pure, time
-/// passed in with every sample, any sample rate, gaps allowed. O(1) work per sample; it keeps the
-/// magnitudes of the current 5-s epoch (for its mean absolute deviation) and a few numbers per
-/// finished epoch, so `summary()` can be asked for once a second during a live session.
+/// passed in with every sample, any sample rate, gaps allowed. O(1) work per sample and bounded
+/// memory however long the session runs: it keeps the magnitudes of the current 5-s epoch (for its
+/// mean absolute deviation) and a few numbers per epoch of the last `lateEventS`, where an event
+/// reported late can still land; older epochs are folded into sums. `summary()` can be asked for
+/// once a second during a live session.
 ///
 /// Rules (Docs/METRICS.md):
 /// - Two consecutive samples more than `gapS` apart are a gap: neither PlayerLoad nor recorded
@@ -26,6 +28,14 @@ public struct SessionSummaryAccumulator: Sendable {
     public static let repeatedJumpContactS = 0.5
     /// Longest pause between steps that still counts as stepping (for cadence), s.
     public static let stepPauseS = 2.0
+    /// How long after its time an event may be added and still count in its epoch's intensity, s.
+    /// Detectors report within seconds (a hit up to two merge windows late, a flight at its landing,
+    /// a step held until its bout is confirmed: at most 8 held peaks, under 45 s); an epoch this much
+    /// older than the latest sample is folded into sums, and a later event still counts everywhere
+    /// but in its epoch's MET.
+    public static let lateEventS = 60.0
+    /// Epochs kept after the open one: those an event `lateEventS` late can still belong to.
+    static let heldEpochLimit = Int((lateEventS / epochS).rounded(.up)) + 1
 
     /// One finished epoch.
     struct Epoch: Sendable {
@@ -50,6 +60,9 @@ public struct SessionSummaryAccumulator: Sendable {
     private var epochMagnitudes: [Double] = []
     private var epochs: [Epoch] = []
     private var eventsPerEpoch: [Int: Int] = [:]
+    /// Epochs before this index are folded into `folded`.
+    private var foldedBelow = 0
+    private var folded = FoldedEpochs()
     // Hits.
     private var hits = 0
     private var peakSumG = 0.0
@@ -126,7 +139,8 @@ public struct SessionSummaryAccumulator: Sendable {
             for flag in quality.flags { qualityCounts[flag, default: 0] += 1 }
         }
         if event.kind == profile.eventKind {
-            eventsPerEpoch[Self.epoch(of: event.time, start: startT ?? event.time), default: 0] += 1
+            let index = Self.epoch(of: event.time, start: startT ?? event.time)
+            if index >= foldedBelow { eventsPerEpoch[index, default: 0] += 1 }
         }
         switch event {
         case .hit(let hit):
@@ -194,21 +208,18 @@ public struct SessionSummaryAccumulator: Sendable {
         result.playerload = playerloadSum / 100
         if recordedS > 0 { result.playerloadPerMin = result.playerload * 60 / recordedS }
         if samples > 0 { result.enmoMg = enmoSumG / Double(samples) * 1000 }
-        var all = epochs
-        if let open = openEpoch() { all.append(open) }
-        if !all.isEmpty { result.madMg = all.map(\.madMg).reduce(0, +) / Double(all.count) }
-        for epoch in all {
-            let band = ActivityIntensity.Band(enmoMg: epoch.enmoMg)
-            switch band {
-            case .sedentary: result.sedentaryS += epoch.seconds
-            case .light: result.lightS += epoch.seconds
-            case .moderate: result.moderateS += epoch.seconds
-            case .vigorous: result.vigorousS += epoch.seconds
-            }
-            let intensity = ActivityIntensity.of(
-                profile: profile, events: eventsPerEpoch[epoch.index] ?? 0, seconds: epoch.seconds, band: band)
-            result.metMin += intensity.met * epoch.seconds / 60
+        // The open epoch counted as it stands, after the kept ones, in the order the folded sums took.
+        var all = folded
+        for epoch in epochs { all.fold(epoch, profile: profile, events: eventsPerEpoch[epoch.index] ?? 0) }
+        if let open = openEpoch() {
+            all.fold(open, profile: profile, events: eventsPerEpoch[open.index] ?? 0)
         }
+        if all.count > 0 { result.madMg = all.madSumMg / Double(all.count) }
+        result.sedentaryS = all.sedentaryS
+        result.lightS = all.lightS
+        result.moderateS = all.moderateS
+        result.vigorousS = all.vigorousS
+        result.metMin = all.metMin
         result.activeS = result.lightS + result.moderateS + result.vigorousS
         let minutes = result.durationS / 60
         func perMinute(_ count: Int) -> Double? { minutes > 0 ? Double(count) / minutes : nil }
@@ -258,8 +269,12 @@ public struct SessionSummaryAccumulator: Sendable {
         profile: DetectionProfile, samples: some Sequence<AccelerationSample>, events: some Sequence<DetectorEvent>
     ) -> SessionSummary {
         var accumulator = SessionSummaryAccumulator(profile: profile)
-        for sample in samples { accumulator.add(sample) }
+        // Every event before the second sample: none comes later than `lateEventS`, and the first
+        // sample sets the epochs' start.
+        var rest = samples.makeIterator()
+        if let first = rest.next() { accumulator.add(first) }
         for event in events { accumulator.add(event) }
+        while let sample = rest.next() { accumulator.add(sample) }
         return accumulator.summary()
     }
 
@@ -287,5 +302,40 @@ public struct SessionSummaryAccumulator: Sendable {
         if let epoch = openEpoch() { epochs.append(epoch) }
         epochMagnitudes.removeAll(keepingCapacity: true)
         epochSeconds = 0
+        // Epochs no event can still land in: those `heldEpochLimit` or more before the next one.
+        while let oldest = epochs.first, oldest.index < epochIndex + 1 - Self.heldEpochLimit {
+            folded.fold(oldest, profile: profile, events: eventsPerEpoch.removeValue(forKey: oldest.index) ?? 0)
+            foldedBelow = oldest.index + 1
+            epochs.removeFirst()
+        }
+    }
+
+    /// Epochs kept for late events (at most `heldEpochLimit` besides the open one).
+    public var heldEpochs: Int { epochs.count }
+}
+
+/// The per-epoch parts of a summary, summed over epochs in time order.
+struct FoldedEpochs: Sendable {
+    var count = 0
+    var madSumMg = 0.0
+    var sedentaryS = 0.0
+    var lightS = 0.0
+    var moderateS = 0.0
+    var vigorousS = 0.0
+    var metMin = 0.0
+
+    /// Adds `epoch`, which holds `events` of the profile's kind.
+    mutating func fold(_ epoch: SessionSummaryAccumulator.Epoch, profile: DetectionProfile, events: Int) {
+        count += 1
+        madSumMg += epoch.madMg
+        let band = ActivityIntensity.Band(enmoMg: epoch.enmoMg)
+        switch band {
+        case .sedentary: sedentaryS += epoch.seconds
+        case .light: lightS += epoch.seconds
+        case .moderate: moderateS += epoch.seconds
+        case .vigorous: vigorousS += epoch.seconds
+        }
+        let intensity = ActivityIntensity.of(profile: profile, events: events, seconds: epoch.seconds, band: band)
+        metMin += intensity.met * epoch.seconds / 60
     }
 }
