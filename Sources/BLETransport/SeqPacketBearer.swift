@@ -177,10 +177,16 @@ extension SeqPacketBearer {
             var pdus: [[UInt8]] = []
             var ending: Ending?
             /// Takes every PDU once installed; nil again after it was handed the end.
-            var handler: (@Sendable (ATTBearerInput) -> Void)?
+            var handler: Handler?
             /// While the PDUs queued before the handler are handed to it, new ones queue behind
             /// them, so the handler sees every PDU in order and never two at once.
             var isHandingOver = false
+        }
+
+        /// The installed handler in a struct: a bare function value read out of the lock's generic
+        /// closure is reabstracted on the way, one allocation per PDU on the reactor's thread.
+        private struct Handler: Sendable {
+            let call: @Sendable (ATTBearerInput) -> Void
         }
 
         private let state = NIOLockedValueBox(State())
@@ -208,7 +214,7 @@ extension SeqPacketBearer {
         func handOver(to handler: @escaping @Sendable (ATTBearerInput) -> Void) {
             var batch: [[UInt8]] = state.withLockedValue { state in
                 precondition(state.handler == nil, "a bearer has one reader: deliver(to:) was called twice")
-                state.handler = handler
+                state.handler = Handler(call: handler)
                 state.isHandingOver = true
                 defer { state.pdus.removeAll() }
                 return state.pdus
@@ -240,19 +246,19 @@ extension SeqPacketBearer {
         /// `pdu` is a slice of the reactor's receive buffer: the handler gets it as it is, the
         /// queue a copy (a kept slice would make the reactor copy its whole buffer).
         func deliver(_ pdu: ArraySlice<UInt8>) {
-            let handler: (@Sendable (ATTBearerInput) -> Void)? = state.withLockedValue { state in
+            let handler: Handler? = state.withLockedValue { state in
                 guard state.ending == nil else { return nil }
                 if let handler = state.handler, !state.isHandingOver { return handler }
                 state.pdus.append(Array(pdu))
                 return nil
             }
-            handler?(.pdu(pdu))
+            handler?.call(.pdu(pdu))
         }
 
         /// Records how the flow ended (a local close overrides an earlier ending and discards
         /// undelivered PDUs) and tells the handler.
         func finish(_ ending: Ending) {
-            let handler = state.withLockedValue { state -> (@Sendable (ATTBearerInput) -> Void)? in
+            let handler = state.withLockedValue { state -> Handler? in
                 if case .closedLocally = ending {
                     state.pdus.removeAll()
                 } else if state.ending != nil {
@@ -264,7 +270,7 @@ extension SeqPacketBearer {
                 defer { state.handler = nil }
                 return state.handler
             }
-            handler?(Self.input(ending))
+            handler?.call(Self.input(ending))
         }
     }
 }

@@ -69,10 +69,18 @@ public final class EventBus<Element: Sendable>: Sendable {
 
     /// Hands `value` to every subscriber. Never blocks: a full buffer loses its oldest value.
     public func publish(_ value: Element) {
+        publish(making: { value })
+    }
+
+    /// Counts one value and, when anyone subscribes, makes it once and hands it to each: with no
+    /// subscriber nothing is made (an event's JSON, for one, costs allocations nobody reads).
+    private func publish(making value: () -> Element) {
         let subscribers = state.withLockedValue { state -> [AsyncStream<Element>.Continuation] in
             state.published += 1
             return Array(state.subscribers.values)
         }
+        guard !subscribers.isEmpty else { return }
+        let value = value()
         var dropped = 0
         for subscriber in subscribers {
             if case .dropped = subscriber.yield(value) { dropped += 1 }
@@ -99,8 +107,9 @@ public final class EventBus<Element: Sendable>: Sendable {
 }
 
 extension EventBus where Element == PublishedEvent {
-    /// Publishes `event` with its payload encoded here, once, for every subscriber.
+    /// Publishes `event` with its payload encoded here, once, for every subscriber; not at all
+    /// when nobody subscribes.
     public func publish(_ event: GatewayEvent) {
-        publish(PublishedEvent(event))
+        publish(making: { PublishedEvent(event) })
     }
 }
