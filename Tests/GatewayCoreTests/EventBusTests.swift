@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import ControlProtocol
 import GatewayCore
 import GatewayTesting
 import Testing
@@ -37,6 +38,24 @@ struct EventBusTests {
         #expect(slowValues == [8, 9, 10])
         #expect(fastValues == Array(1...10))
         #expect(bus.droppedCount == 7)
+    }
+
+    @Test("gateway events with nobody subscribed are counted; a subscriber then gets the payload encoded once")
+    func publishedEventsWithoutSubscribers() async {
+        let bus = EventBus<PublishedEvent>()
+        let event = GatewayEvent.link(
+            LinkPayload(sensor: "virtual-1", address: "CA:FE:00:00:00:01", state: .connected, detail: nil))
+        bus.publish(event)
+        bus.publish(event)
+        #expect(bus.publishedCount == 2)
+        let stream = bus.subscribe()
+        bus.publish(event)
+        bus.finish()
+        var received: [PublishedEvent] = []
+        for await value in stream { received.append(value) }
+        #expect(received == [PublishedEvent(event)])
+        #expect(received.first?.payloadJSON != nil)
+        #expect(bus.publishedCount == 3)
     }
 
     @Test("a subscriber that stops iterating is removed; after finish new subscriptions end at once")
