@@ -303,11 +303,14 @@ public struct SessionSummaryAccumulator: Sendable {
         epochMagnitudes.removeAll(keepingCapacity: true)
         epochSeconds = 0
         // Epochs no event can still land in: those `heldEpochLimit` or more before the next one.
-        while let oldest = epochs.first, oldest.index < epochIndex + 1 - Self.heldEpochLimit {
+        let limit = epochIndex + 1 - Self.heldEpochLimit
+        while let oldest = epochs.first, oldest.index < limit {
             folded.fold(oldest, profile: profile, events: eventsPerEpoch.removeValue(forKey: oldest.index) ?? 0)
-            foldedBelow = oldest.index + 1
             epochs.removeFirst()
         }
+        foldedBelow = max(foldedBelow, limit)
+        // Events timed inside a gap have no epoch to fold them with: drop their counts too.
+        if eventsPerEpoch.count > epochs.count + 1 { eventsPerEpoch = eventsPerEpoch.filter { $0.key >= foldedBelow } }
     }
 
     /// Epochs kept for late events (at most `heldEpochLimit` besides the open one).

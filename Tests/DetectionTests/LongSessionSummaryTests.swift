@@ -65,6 +65,28 @@ struct LongSessionSummaryTests {
         #expect(abs(summary.madMg ?? 1) < 1e-9)
     }
 
+    @Test("hits timed inside a 30-s gap of samples change nothing once their epochs are folded")
+    func hitsInAGap() {
+        let samples = Self.samples.filter { $0.t < 100 || $0.t >= 130 }
+        let inGap = [110.5, 115.5, 120.5].map {
+            DetectorEvent.hit(HitEvent(t: $0, peakG: 2, saturated: false, intensityG: 2))
+        }
+        let events = (Self.events + inGap).sorted { $0.time < $1.time }
+        var live = SessionSummaryAccumulator(profile: .tableTennis)
+        var next = 0
+        for sample in samples {
+            live.add(sample)
+            while next < events.count, events[next].time + 50 <= sample.t {
+                live.add(events[next])
+                next += 1
+            }
+        }
+        for event in events[next...] { live.add(event) }
+        let batch = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: samples, events: events)
+        #expect(live.summary() == batch)
+        #expect(batch.hits == Self.events.count + 3)
+    }
+
     @Test("an event added more than lateEventS after its time counts, but not in its folded epoch's MET")
     func tooLateEvent() {
         let batch = SessionSummaryAccumulator.summary(profile: .tableTennis, samples: Self.samples, events: Self.events)
