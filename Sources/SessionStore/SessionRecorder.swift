@@ -123,8 +123,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var segment: TailSegmentWriter?
         /// Where an earlier recorder's segment of the open chunk ends (appends continue there).
         var resumeLength: Int?
-        /// The samples' coder after that segment's last record (appends continue it).
-        var resumeStream = SampleStream()
+        /// The samples' coder after that segment's last record (appends continue it); nil: a
+        /// fresh coder (a state made each flush would allocate its tables each time).
+        var resumeStream: SampleStream?
     }
 
     /// The session being recorded.
@@ -141,7 +142,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     init(
         store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resumeLength: Int?,
-        resumeStream: SampleStream, configuration: Configuration, clock: C, logger: Logger
+        resumeStream: SampleStream?, configuration: Configuration, clock: C, logger: Logger
     ) {
         self.store = store
         self.session = session
@@ -431,7 +432,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             state.segment = try TailSegmentWriter.resume(
                 directory.filePath(session: session.id, chunk: append.chunk), chunk: append.chunk,
-                validLength: state.resumeLength ?? TailSegment.headerLength, stream: state.resumeStream)
+                validLength: state.resumeLength ?? TailSegment.headerLength,
+                stream: state.resumeStream ?? SampleStream())
             state.resumeLength = nil
         }
         try state.segment?.append(append.record, session: session.id)

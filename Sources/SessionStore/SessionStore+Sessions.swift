@@ -319,7 +319,7 @@ extension SessionStore {
             segment: resumed)
         return SessionRecorder(
             store: self, session: session, nextSequence: lastSequence + 1, tail: open,
-            resumeLength: resumed?.validLength, resumeStream: resumed?.stream ?? SampleStream(),
+            resumeLength: resumed?.validLength, resumeStream: resumed?.stream,
             configuration: configuration, clock: clock,
             logger: logger ?? self.logger)
     }

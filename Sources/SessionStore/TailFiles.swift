@@ -157,6 +157,9 @@ struct TailSegmentWriter: Sendable {
     private(set) var length: Int
     /// The samples' coder after the last record written: the next record continues it.
     private(set) var stream: SampleStream
+    /// Where `append` encodes a record before it is written whole; its tables stay allocated
+    /// from one record to the next (`SampleStream.overwrite(with:)`).
+    private var scratch = SampleStream()
 
     /// Creates (or empties) segment `header.chunk` and writes its header with the first record.
     static func create(
@@ -205,10 +208,10 @@ struct TailSegmentWriter: Sendable {
     /// failed append leaves the writer as it was.
     mutating func append(_ record: TailSegment.Record, session: UUID) throws(StoreError) {
         var bytes: [UInt8] = []
-        var next = stream
-        record.encode(session: session, stream: &next, into: &bytes)
+        scratch.overwrite(with: stream)
+        record.encode(session: session, stream: &scratch, into: &bytes)
         try write(bytes)
-        stream = next
+        swap(&stream, &scratch)
     }
 
     private mutating func write(_ bytes: [UInt8]) throws(StoreError) {

@@ -56,6 +56,28 @@ struct SampleStreamTests {
         #expect(segment.stream == encoder, "the reader ends where the writer did, so appends can continue")
     }
 
+    @Test("overwriting a stream's state in place equals assigning it, and codes the next record alike")
+    func overwriteInPlace() {
+        let samples = Self.awkward
+        var ahead = SampleStream()
+        var behind = SampleStream()
+        var bytes: [UInt8] = []
+        ahead.encode(Array(samples[0..<300]), into: &bytes)
+        behind.encode(Array(samples[300..<350]), into: &bytes)
+        #expect(ahead != behind)
+        behind.overwrite(with: ahead)
+        #expect(behind == ahead)
+        var fromAssigned = ahead
+        var fromOverwritten = behind
+        var assignedBytes: [UInt8] = []
+        var overwrittenBytes: [UInt8] = []
+        fromAssigned.encode(Array(samples[300..<400]), into: &assignedBytes)
+        fromOverwritten.encode(Array(samples[300..<400]), into: &overwrittenBytes)
+        #expect(overwrittenBytes == assignedBytes)
+        #expect(fromOverwritten == fromAssigned)
+        #expect(behind == ahead, "the source is untouched by the copy's later coding")
+    }
+
     @Test("cut anywhere (at every record boundary and inside every record) a segment keeps exactly its whole records")
     func everyCut() throws {
         let samples = SyntheticMotion.trainingSession(count: 600, seed: 5)
