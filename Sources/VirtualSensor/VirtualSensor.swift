@@ -97,7 +97,7 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
         logger.debug("virtual sensor connected", metadata: ["sensor.name": "\(configuration.name)"])
         defer {
             running = false
-            if streaming { idleSince = clock.now }
+            if streaming { idleSince = unsentSince() }
             streaming = false
             wakeup = nil
             continuation.finish()
@@ -158,9 +158,18 @@ public actor VirtualSensor<C: Clock> where C.Duration == Duration {
             logger.debug("notifications enabled")
         } else if !on, streaming {
             streaming = false
-            idleSince = clock.now
+            idleSince = unsentSince()
             logger.debug("notifications disabled")
         }
+    }
+
+    /// When the stream stops, the instant its last sent sample was taken: a sensor that woke late
+    /// for its schedule has taken the samples due since, and they go unsent with the stream, so the
+    /// next stream's first index tells the time away (not that less the late wake-up).
+    private func unsentSince() -> C.Instant {
+        let now = clock.now
+        guard configuration.pacing == .realTime, let schedule else { return now }
+        return min(schedule.instant(afterSamples: scheduledSamples), now)
     }
 
     /// With `samplesWhileIdle`, lets the samples taken since the stream stopped pass unsent.

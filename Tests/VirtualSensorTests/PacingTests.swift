@@ -80,4 +80,45 @@ struct PacingTests {
         await clientEnd.close()
         try await task.value
     }
+
+    @Test(
+        "a stream stopped between notifications: the samples taken since the last one go unsent, so the next stream's first index tells the time away",
+        arguments: [false, true])
+    func unsentSamplesCount(linkDrops: Bool) async throws {
+        let clock = ManualClock()
+        let configuration = VirtualSensorConfiguration(
+            seed: 5, sampleRate: 100, initialCounter: 0, samplesWhileIdle: true)
+        let sensor = try VirtualSensor(configuration: configuration, source: CountingSource(), clock: clock)
+        let (firstClient, firstServer) = LoopbackATTBearer.pair()
+        let first = Task { try await sensor.run(on: firstServer) }
+        var client = RawClient(bearer: firstClient)
+        #expect(try await client.request("12 1600 0100") == [0x13])
+        #expect(try await clock.nextDeadline() == .milliseconds(30))
+        clock.advance(toOffset: .milliseconds(30))
+        #expect(try await client.nextNotification().map(RawClient.header) == 0)
+        // Asleep until 60 ms when the stream stops at 50 ms: samples 3 and 4 are taken, not sent.
+        #expect(try await clock.nextDeadline() == .milliseconds(60))
+        clock.advance(toOffset: .milliseconds(50))
+        var current = first
+        var clientEnd = firstClient
+        if linkDrops {
+            await firstClient.close()
+            try await first.value
+            let (nextClient, nextServer) = LoopbackATTBearer.pair()
+            current = Task { try await sensor.run(on: nextServer) }
+            clientEnd = nextClient
+            client = RawClient(bearer: nextClient)
+        } else {
+            #expect(try await client.request("12 1600 0000") == [0x13])
+        }
+        clock.advance(toOffset: .milliseconds(500))
+        #expect(try await client.request("12 1600 0100") == [0x13])
+        #expect(try await clock.nextDeadline() == .milliseconds(530))
+        clock.advance(toOffset: .milliseconds(530))
+        // Samples 0–49 were taken by 500 ms and 0–2 sent: the next stream starts at 50.
+        #expect(try await client.nextNotification().map(RawClient.header) == 50)
+        #expect(await sensor.statistics.samplesUnsent == 47)
+        await clientEnd.close()
+        try await current.value
+    }
 }
