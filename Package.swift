@@ -349,7 +349,9 @@ let package = Package(
         ),
         .testTarget(
             name: "DetectionTests",
-            dependencies: ["SeededRandomness", "SDUSensor", "Detection", "VirtualSensor", "IndependentMotion"],
+            dependencies: [
+                "SeededRandomness", "SDUSensor", "Detection", "VirtualSensor", "IndependentMotion", "GatewayTesting",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -9,7 +9,7 @@ import Testing
 @testable import BLETransport
 
 extension DescriptorSuites {
-    @Suite("PolledSocket: a close during a send", .timeLimit(.minutes(1)))
+    @Suite("PolledSocket: a close during a send", .timeLimit(.minutes(5)))
     struct PolledSocketTests {
         typealias HeldSend = ReactorSocketTests.HeldSend
 

@@ -10,7 +10,7 @@ import Testing
 @testable import BLETransport
 
 extension DescriptorSuites {
-    @Suite("ReactorSocket: a close during a send", .timeLimit(.minutes(1)))
+    @Suite("ReactorSocket: a close during a send", .timeLimit(.minutes(5)))
     struct ReactorSocketTests {
         /// A send that stops in the middle until released, as a slow `send(2)` would.
         final class HeldSend: Sendable {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
+import GatewayTesting
 import IndependentMotion
 import SDUSensor
 import Testing
@@ -8,9 +9,9 @@ import VirtualSensor
 /// Every profile's detectors (standard and baseline rules) over recordings of both motion models,
 /// compared with digests of the events the per-sample detectors emitted before the block path
 /// replaced them (`EventDigests.expected`): a change of any event, to the last digit, fails here.
-// Serialized: its recordings are ~30 s of CPU, and run side by side they would hold every thread of
-// the cooperative pool, so tests in the same process that wait on the pool (QueuedSensorConnector)
-// would time out.
+// Its recordings are ~20–45 s of CPU: each runs on a thread of its own (`onOwnThread`), so the
+// cooperative pool stays free for the async tests beside it (their time limits), and one at a time
+// (serialized), so they take one core, not both.
 @Suite("Events identical to the per-sample detectors", .serialized)
 struct EventDigestTests {
     /// One recording: model, script, rate and seed.
@@ -58,18 +59,29 @@ struct EventDigestTests {
     /// Blocks of one sample, of one notification, of a file's batch, and the whole recording at once.
     static let blockSizes = [1, 3, 1024, Int.max]
 
-    @Test("every profile's events on every recording match the per-sample detectors'", arguments: recordings)
-    func eventsUnchanged(recording: Recording) {
+    /// One detector's digest over one recording cut into blocks of `blockSize`.
+    struct Outcome: Sendable {
+        var key: String
+        var blockSize: Int
+        var digest: String
+        /// The digest taken before the block path; nil when none was taken for `key`.
+        var expected: String?
+        /// For a missing digest, the events' digest from `events(in:)`, to add to `EventDigests`.
+        var found: String?
+    }
+
+    /// Every profile's standard and baseline detectors over `recording`, in each block size.
+    static func outcomes(_ recording: Recording) -> [Outcome] {
         let samples = recording.samples
+        var outcomes: [Outcome] = []
         for rules in DetectionRules.allCases {
             for profile in DetectionProfile.allCases {
                 let key = "\(recording) \(profile.rawValue) \(rules.rawValue)"
                 let expected = EventDigests.expected[key]
-                if expected == nil {
-                    let found = Self.digest(ProfileDetector(profile: profile, rules: rules).events(in: samples))
-                    Issue.record("no digest for \(key) (these events read \(found))")
-                }
-                for size in Self.blockSizes {
+                let found =
+                    expected == nil
+                    ? digest(ProfileDetector(profile: profile, rules: rules).events(in: samples)) : nil
+                for size in blockSizes {
                     var detector = ProfileDetector(profile: profile, rules: rules)
                     var events: [DetectorEvent] = []
                     for start in stride(from: 0, to: samples.count, by: min(size, samples.count)) {
@@ -77,9 +89,22 @@ struct EventDigestTests {
                             samples[start..<min(start + min(size, samples.count), samples.count)], into: &events)
                     }
                     events += detector.finish()
-                    #expect(Self.digest(events) == expected, "\(key), blocks of \(size)")
+                    outcomes.append(
+                        Outcome(key: key, blockSize: size, digest: digest(events), expected: expected, found: found))
                 }
             }
+        }
+        return outcomes
+    }
+
+    @Test("every profile's events on every recording match the per-sample detectors'", arguments: recordings)
+    func eventsUnchanged(recording: Recording) async {
+        let outcomes = await onOwnThread { Self.outcomes(recording) }
+        for outcome in outcomes {
+            if let found = outcome.found, outcome.blockSize == Self.blockSizes[0] {
+                Issue.record("no digest for \(outcome.key) (these events read \(found))")
+            }
+            #expect(outcome.digest == outcome.expected, "\(outcome.key), blocks of \(outcome.blockSize)")
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// sportsensord and a state directory other users can write: its own 0777 is tightened (and the
 /// log says so), a shared sticky one (1777, like /tmp) is refused with 78 and the fix.
-@Suite("End to end: a state directory writable by others", .serialized, .timeLimit(.minutes(2)))
+@Suite("End to end: a state directory writable by others", .serialized, .timeLimit(.minutes(5)))
 struct StateDirectoryEndToEndTests {
     static func mode(_ path: String) throws -> Int? {
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int

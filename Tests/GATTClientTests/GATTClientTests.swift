@@ -4,7 +4,7 @@ import GATTClient
 import GatewayTesting
 import Testing
 
-@Suite("GATT client against a scripted peer", .timeLimit(.minutes(1)))
+@Suite("GATT client against a scripted peer", .timeLimit(.minutes(5)))
 struct GATTClientTests {
     @Test("MTU exchange returns the smaller MTU and later reads use it")
     func mtuExchange() async throws {

@@ -4,7 +4,7 @@ import GatewayTesting
 import NIOConcurrencyHelpers
 import Testing
 
-@Suite("Loopback ATT bearer", .timeLimit(.minutes(1)))
+@Suite("Loopback ATT bearer", .timeLimit(.minutes(5)))
 struct LoopbackATTBearerTests {
     @Test("PDUs arrive whole, in order, in both directions")
     func orderAndBoundaries() async throws {

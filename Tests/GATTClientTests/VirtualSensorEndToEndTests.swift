@@ -83,7 +83,7 @@ struct ReceivedStream {
     var endError: (any Error)?
 }
 
-@Suite("GATT client against the virtual sensor over a SOCK_SEQPACKET socket pair", .timeLimit(.minutes(1)))
+@Suite("GATT client against the virtual sensor over a SOCK_SEQPACKET socket pair", .timeLimit(.minutes(5)))
 struct VirtualSensorEndToEndTests {
     /// Reads notifications until the stream ends, or until `limit` samples have been decoded.
     static func receive<C>(_ link: SensorLink<C>, limit: Int? = nil) async -> ReceivedStream {

@@ -13,7 +13,7 @@ import Testing
 /// serves the API: held there, thirty of them leave `status`, store reads and a session list
 /// answering, and released they give every byte. (Latency under load is measured by the download
 /// soak, not asserted here.)
-@Suite("Gateway: downloads run on their own executor", .timeLimit(.minutes(2)))
+@Suite("Gateway: downloads run on their own executor", .timeLimit(.minutes(5)))
 struct DownloadExecutorTests {
     static let downloads = 30
 

@@ -4,7 +4,7 @@ import GatewayCore
 import GatewayTesting
 import Testing
 
-@Suite("EventBus", .timeLimit(.minutes(1)))
+@Suite("EventBus", .timeLimit(.minutes(5)))
 struct EventBusTests {
     @Test("every subscriber gets every value in order")
     func fanOut() async {

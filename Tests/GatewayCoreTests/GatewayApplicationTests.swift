@@ -8,7 +8,7 @@ import ServiceLifecycle
 import SessionStore
 import Testing
 
-@Suite("GatewayApplication", .timeLimit(.minutes(1)))
+@Suite("GatewayApplication", .timeLimit(.minutes(5)))
 struct GatewayApplicationTests {
     @Test(
         "the whole daemon with 2 virtual sensors: READY=1 once the store is open and the control server listens; cancelling ends cleanly"

@@ -7,7 +7,7 @@ import SensorLinks
 import Testing
 
 /// Control requests that race: each state change is decided once, whatever the interleaving.
-@Suite("Gateway under concurrent requests", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway under concurrent requests", .serialized, .timeLimit(.minutes(5)))
 struct GatewayConcurrencyTests {
     /// The outcomes of `count` concurrent calls: successes and the failures.
     private static func race<T: Sendable>(

@@ -9,7 +9,7 @@ import VirtualSensor
 
 /// The gateway's metrics, on a factory of the test's own: what other suites' gateways emit in the
 /// same process never mixes in.
-@Suite("Gateway metrics", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway metrics", .serialized, .timeLimit(.minutes(5)))
 struct GatewayMetricsTests {
     typealias Name = GatewayMetrics.Name
 

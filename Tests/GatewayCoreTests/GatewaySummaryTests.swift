@@ -8,7 +8,7 @@ import SessionStore
 import Testing
 
 /// Summaries, records and targets of live sessions, on the gateway bench's manual clock.
-@Suite("Gateway: summaries, records, targets", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway: summaries, records, targets", .serialized, .timeLimit(.minutes(5)))
 struct GatewaySummaryTests {
     @Test(
         "the summary stored at the end is the one the stored samples give; a longer second session beats the first's load and reaches its target"

@@ -16,7 +16,7 @@ import VirtualSensor
 
 /// The gateway end to end on a manual clock: real-time virtual sensors → sensor links → session
 /// pipelines → store and event bus, driven through `GatewayControl`.
-@Suite("Gateway", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway", .serialized, .timeLimit(.minutes(5)))
 struct GatewayTests {
     /// Expects `body` to fail with a `ControlError` of `code`; returns it.
     @discardableResult

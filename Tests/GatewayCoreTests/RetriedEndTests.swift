@@ -11,7 +11,7 @@ import VirtualSensor
 /// some, the stop cannot store the end, and the gateway stores it itself once space returns. The
 /// event stream's counters say so while it lasts, and its "session ended" item counts the samples
 /// not kept as the stored session does.
-@Suite("Gateway: a retried end", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway: a retried end", .serialized, .timeLimit(.minutes(5)))
 struct RetriedEndTests {
     @Test("the ended session the event stream carries after a retried end counts the samples dropped on the full disk")
     func endedEventCountsUnsaved() async throws {

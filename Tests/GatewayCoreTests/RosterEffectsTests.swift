@@ -7,7 +7,7 @@ import Testing
 
 /// The roster is served over the store (`StoreRoster`); what its changes mean for the live side
 /// reaches the gateway through `RosterEffects`.
-@Suite("Gateway: roster changes reach live sensors and sessions", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway: roster changes reach live sensors and sessions", .serialized, .timeLimit(.minutes(5)))
 struct RosterEffectsTests {
     @Test("a renamed athlete shows on the paired sensor, a removed one unbinds it, a target set mid-session counts")
     func effects() async throws {

@@ -8,7 +8,7 @@ import SessionStore
 import Testing
 
 /// A table-tennis session takes its athlete's racket hand into its detector settings (Docs/DETECTION.md, "Side").
-@Suite("Gateway: a session's racket hand comes from its athlete", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway: a session's racket hand comes from its athlete", .serialized, .timeLimit(.minutes(5)))
 struct SessionRacketHandTests {
     @Test("table tennis for a left-handed athlete records racket_hand -1; no hand, or another profile, leaves 0")
     func racketHand() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// An end the store could take nowhere at the stop, which shutdown's last attempt spills: the
 /// database's disk is still full, but the tail segments' is not (each is its own small tmpfs, so
 /// which write fails does not depend on what a file's last block has left).
-@Suite("Gateway: an end spilled at shutdown", .serialized, .timeLimit(.minutes(2)))
+@Suite("Gateway: an end spilled at shutdown", .serialized, .timeLimit(.minutes(5)))
 struct SpilledAtShutdownTests {
     @Test("shutdown spills the end a stop could not store: the exit says spilled and the log calls nothing lost")
     func spilledEndIsNotLost() async throws {

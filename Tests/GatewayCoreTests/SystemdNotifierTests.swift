@@ -57,7 +57,7 @@ final class NotifySocket {
     }
 }
 
-@Suite("SystemdNotifier", .timeLimit(.minutes(1)))
+@Suite("SystemdNotifier", .timeLimit(.minutes(5)))
 struct SystemdNotifierTests {
     @Test("READY=1 and STATUS= arrive as one datagram on $NOTIFY_SOCKET")
     func ready() throws {

@@ -10,7 +10,7 @@ import VirtualSensor
 
 /// The link against real virtual sensors (GATT servers over loopback bearers) on a manual clock:
 /// no real-time waits; `waitForSleepers` says when the link (and a real-time sensor) is asleep.
-@Suite("SensorLink", .timeLimit(.minutes(1)))
+@Suite("SensorLink", .timeLimit(.minutes(5)))
 struct SensorLinkTests {
     typealias Instant = ManualClock.Instant
 

@@ -6,7 +6,7 @@ import VirtualSensor
 
 @testable import sportsensor_dev
 
-@Suite("sportsensor-dev demo", .timeLimit(.minutes(1)))
+@Suite("sportsensor-dev demo", .timeLimit(.minutes(5)))
 struct DemoTests {
     /// Runs the demo's core for `seconds` of samples at fast pacing and collects what it reports.
     static func run(

@@ -11,7 +11,7 @@ import Testing
 
 /// The real client (async-http-client over `http+unix`) against a tiny HTTP server on a Unix
 /// socket: requests, answers, errors and the event stream cross a real socket.
-@Suite("control client over a Unix socket", .timeLimit(.minutes(1)))
+@Suite("control client over a Unix socket", .timeLimit(.minutes(5)))
 struct ControlClientTransportTests {
     /// A fresh short socket path (sun_path holds 108 bytes).
     static func socketPath() -> String { "/tmp/ssctl-\(UUID().uuidString.prefix(12)).sock" }

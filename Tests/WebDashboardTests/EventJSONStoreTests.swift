@@ -14,7 +14,7 @@ import Testing
 /// A session of several store pages of events, served by a real gateway over a real store: the
 /// API's events JSON and the dashboard's events.json are, byte for byte, what the whole list sorted
 /// by time and encoded at once gave before they were written a page at a time.
-@Suite("Web dashboard: events JSON from a real store", .timeLimit(.minutes(2)))
+@Suite("Web dashboard: events JSON from a real store", .timeLimit(.minutes(5)))
 struct EventJSONStoreTests {
     @Test(
         "2 600 events (three store pages, ties in time): /v1/sessions/{id}/events and events.json equal the whole encoding"
