@@ -435,6 +435,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 validLength: state.resumeLength ?? TailSegment.headerLength,
                 stream: state.resumeStream ?? SampleStream())
             state.resumeLength = nil
+            state.resumeStream = nil
         }
         try state.segment?.append(append.record, session: session.id)
     }
@@ -456,6 +457,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                     directory.filePath(session: session.id, chunk: compaction.chunk), chunk: compaction.chunk,
                     validLength: state.resumeLength ?? TailSegment.headerLength)
                 state.resumeLength = nil
+                state.resumeStream = nil
             }
             try state.segment?.seal()
         }
@@ -498,6 +500,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             state.tail.records > 0 || state.resumeLength != nil
         else { return }
         state.resumeLength = nil
+        state.resumeStream = nil
         let file = directory.filePath(session: session.id, chunk: first.chunk)
         do { try directory.remove(file) } catch {
             // Readers skip a segment whose chunk is closed; the next start deletes it.
