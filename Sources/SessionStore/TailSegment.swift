@@ -302,13 +302,16 @@ struct TailSegment: Hashable, Sendable {
         records = []
         stream = SampleStream()
         var cursor = Self.headerLength
+        // Each record decodes on a second coder whose tables stay allocated, kept only when the
+        // record is whole (`SampleStream.overwrite(with:)`).
+        var next = SampleStream()
         while bytes.count - cursor >= Self.frameLength {
             let length = Int(Self.readUInt32(bytes, at: cursor))
             let checksum = Self.readUInt32(bytes, at: cursor + 4)
             let start = cursor + Self.frameLength
             guard length <= Self.maxPayload, length <= bytes.count - start else { break }
             let payload = Array(bytes[start..<start + length])
-            var next = stream
+            if decodingSamples { next.overwrite(with: stream) }
             guard CRC32.checksum(payload) == checksum,
                 let record = try? Record(
                     parsing: payload, session: header.session, version: header.version, stream: &next,
@@ -316,7 +319,7 @@ struct TailSegment: Hashable, Sendable {
                 record.ordinal == Int64(records.count)
             else { break }
             records.append(record)
-            stream = next
+            if decodingSamples { swap(&stream, &next) }
             cursor = start + length
         }
         validLength = cursor
