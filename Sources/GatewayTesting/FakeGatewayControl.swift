@@ -143,7 +143,7 @@ public final class FakeGatewayControl: GatewayControl, Sendable {
     /// Waits (polling every 5 ms, at most `timeout`) until exactly `count` subscriptions are
     /// open; returns whether that happened.
     @discardableResult
-    public func waitForSubscribers(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForSubscribers(_ count: Int, timeout: Duration = .seconds(300)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if subscriberCount == count { return true }

@@ -6,7 +6,7 @@
 ///
 /// - Throws: ``PollTimeoutError`` when the condition does not hold within `limit`;
 ///   `CancellationError` when the task is cancelled.
-public func pollUntil(limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+public func pollUntil(limit: Duration = .seconds(300), _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while !condition() {
         guard ContinuousClock.now < deadline else { throw PollTimeoutError(limit: limit) }

@@ -89,7 +89,7 @@ struct ServerSentEventsTests {
             #expect(chunk == (try sseFrame(for: eventOfEachKind[0])))
             #expect(control.subscriberCount == 1)
             client.close()
-            #expect(await control.waitForSubscribers(0, timeout: .seconds(10)))
+            #expect(await control.waitForSubscribers(0))
             #expect(control.subscriptionsEnded == 1)
         }
     }

@@ -55,7 +55,7 @@ final class RunningGateway: Sendable {
             ],
             standardErrorPath: logPath)
         let gateway = RunningGateway(directory: directory, daemon: daemon, logPath: logPath)
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline {
             guard daemon.process.isRunning else {
                 throw ProcessHarnessError("sportsensord exited at start:\n\(gateway.log)")
@@ -63,7 +63,7 @@ final class RunningGateway: Sendable {
             if try await gateway.control(["status", "--json"]).status == 0 { return gateway }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ProcessHarnessError("sportsensord did not answer within 60 s:\n\(gateway.log)")
+        throw ProcessHarnessError("sportsensord did not answer within 300 s:\n\(gateway.log)")
     }
 
     /// Runs `body` with a started gateway and always stops the daemon and removes its directory
