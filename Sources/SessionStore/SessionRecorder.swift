@@ -121,11 +121,17 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         var tail: RecordingTail
         /// The open chunk's segment, once appended to.
         var segment: TailSegmentWriter?
-        /// Where an earlier recorder's segment of the open chunk ends (appends continue there).
-        var resumeLength: Int?
-        /// The samples' coder after that segment's last record (appends continue it); nil: a
-        /// fresh coder (a state made each flush would allocate its tables each time).
-        var resumeStream: SampleStream?
+        /// Where an earlier recorder's segment of the open chunk ends, and its samples' coder:
+        /// appends continue both. Nil once that segment is reopened, sealed or removed (and the
+        /// coder's tables let go).
+        var resume: SegmentEnd?
+    }
+
+    /// The end of a segment an earlier recorder left: its length up to the last whole record and
+    /// the samples' coder after that record.
+    struct SegmentEnd: Sendable {
+        var length: Int
+        var stream: SampleStream
     }
 
     /// The session being recorded.
@@ -141,8 +147,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     let wake: AsyncStream<Void>.Continuation
 
     init(
-        store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resumeLength: Int?,
-        resumeStream: SampleStream?, configuration: Configuration, clock: C, logger: Logger
+        store: SessionStore, session: SessionRecord, nextSequence: Int64, tail: RecordingTail, resume: SegmentEnd?,
+        configuration: Configuration, clock: C, logger: Logger
     ) {
         self.store = store
         self.session = session
@@ -152,7 +158,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         logger[metadataKey: "session.id"] = "\(session.idText)"
         self.logger = logger
         self.buffer = NIOLockedValueBox(Buffer(nextSequence: nextSequence))
-        self.writer = NIOLockedValueBox(WriterState(tail: tail, resumeLength: resumeLength, resumeStream: resumeStream))
+        self.writer = NIOLockedValueBox(WriterState(tail: tail, resume: resume))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -432,10 +438,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             }
             state.segment = try TailSegmentWriter.resume(
                 directory.filePath(session: session.id, chunk: append.chunk), chunk: append.chunk,
-                validLength: state.resumeLength ?? TailSegment.headerLength,
-                stream: state.resumeStream ?? SampleStream())
-            state.resumeLength = nil
-            state.resumeStream = nil
+                validLength: state.resume?.length ?? TailSegment.headerLength,
+                stream: state.resume?.stream ?? SampleStream())
+            state.resume = nil
         }
         try state.segment?.append(append.record, session: session.id)
     }
@@ -455,9 +460,8 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 state.segment?.closeDescriptor()
                 state.segment = try TailSegmentWriter.resume(
                     directory.filePath(session: session.id, chunk: compaction.chunk), chunk: compaction.chunk,
-                    validLength: state.resumeLength ?? TailSegment.headerLength)
-                state.resumeLength = nil
-                state.resumeStream = nil
+                    validLength: state.resume?.length ?? TailSegment.headerLength)
+                state.resume = nil
             }
             try state.segment?.seal()
         }
@@ -497,10 +501,9 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
         }
         // Only the open chunk (the first compacted) can have a segment without samples.
         guard let first = compactions.first, first.extent.isEmpty,
-            state.tail.records > 0 || state.resumeLength != nil
+            state.tail.records > 0 || state.resume != nil
         else { return }
-        state.resumeLength = nil
-        state.resumeStream = nil
+        state.resume = nil
         let file = directory.filePath(session: session.id, chunk: first.chunk)
         do { try directory.remove(file) } catch {
             // Readers skip a segment whose chunk is closed; the next start deletes it.

@@ -319,7 +319,7 @@ extension SessionStore {
             segment: resumed)
         return SessionRecorder(
             store: self, session: session, nextSequence: lastSequence + 1, tail: open,
-            resumeLength: resumed?.validLength, resumeStream: resumed?.stream,
+            resume: resumed.map { .init(length: $0.validLength, stream: $0.stream) },
             configuration: configuration, clock: clock,
             logger: logger ?? self.logger)
     }
