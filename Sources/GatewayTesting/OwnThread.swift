@@ -8,10 +8,6 @@ import Foundation
 /// kernel shares the cores between this thread and the pool's, so they go on meanwhile.
 public func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: work()) }
-        // The detectors' recordings and their event arrays are on the heap; the default 8 MB
-        // leaves room for the deepest test stacks too.
-        thread.stackSize = 8 << 20
-        thread.start()
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }
