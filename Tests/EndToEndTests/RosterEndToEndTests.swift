@@ -160,8 +160,8 @@ struct RosterEndToEndTests {
             #expect(try await gateway.control(["athletes", "remove", "ben", "--keep-sessions"]).status == 0)
             let after = try await gateway.controlJSON(["leaderboard", "jumps", "--json"]) as? [[String: Any]] ?? []
             #expect(!after.contains { $0["athlete"] as? String == "ben" })
-            let benSession =
-                try await gateway.controlJSON(["show", try #require(sessions["ben"]), "--json"]) as? [String: Any]
+            let benID: String = try #require(sessions["ben"])
+            let benSession = try await gateway.controlJSON(["show", benID, "--json"]) as? [String: Any]
             #expect(benSession?["summary"] is [String: Any])
         }
     }

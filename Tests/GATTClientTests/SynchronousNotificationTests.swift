@@ -22,7 +22,7 @@ struct SynchronousNotificationTests {
             #expect(!notification.isIndication)
             values.append(Array(notification.value))
         }
-        #expect(values == (0..<200).map { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        #expect(values == (0..<200).map { (i: Int) -> [UInt8] in [UInt8(i & 0xFF), UInt8(i >> 8)] })
         #expect(client.statistics.notificationsReceived == 200)
 
         await far.close()

@@ -45,8 +45,8 @@ struct CentralDatabaseTests {
     }
 
     static func samples(_ count: Int) -> [StoredSample] {
-        (0..<count).map {
-            StoredSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0 % 100), y: -3, z: 512))
+        (0..<count).map { (i: Int) -> StoredSample in
+            StoredSample(index: Int64(i), t: Double(i) / 100, raw: RawAcceleration(x: Int16(i % 100), y: -3, z: 512))
         }
     }
 

@@ -54,7 +54,7 @@ struct SampleCounterTrackerTests {
         #expect(tracker.mode == .notACounter)
         #expect(seen.allSatisfy { $0.event == .first || $0.event == .unchecked })
         // Indices continue in arrival order.
-        #expect(seen.map(\.firstIndex) == (0..<17).map { Int64($0 * 3) })
+        #expect(seen.map(\.firstIndex) == (0..<17).map { (i: Int) -> Int64 in Int64(i * 3) })
     }
 
     @Test("random headers are not a counter")
@@ -108,7 +108,7 @@ struct SampleCounterTrackerTests {
         let seen = Self.feed(&tracker, headers.map { ($0, 4) })
         #expect(tracker.mode == .sampleCounter)
         #expect(seen.suffix(4).allSatisfy { $0.event == .inOrder })
-        #expect(seen.map(\.firstIndex) == (0..<8).map { Int64($0 * 4) })
+        #expect(seen.map(\.firstIndex) == (0..<8).map { (i: Int) -> Int64 in Int64(i * 4) })
     }
 
     @Test("a gap across the wrap (65530 → 6) counts the samples in between")

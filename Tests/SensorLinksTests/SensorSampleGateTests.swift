@@ -96,7 +96,7 @@ struct SensorSampleGateTests {
         #expect(zip(published, published.dropFirst()).allSatisfy { $1.index > $0.index })
         #expect(Set(published.map(\.raw.x)).count == published.count)
         // The decoder drops both overlapping notifications whole: 30 and 31 are lost with them.
-        #expect(published.map(\.raw.x) == (0..<30).map { Int16($0) } + (32..<50).map { Int16($0) })
+        #expect(published.map(\.raw.x) == (0..<30).map(Int16.init) + (32..<50).map(Int16.init) as [Int16])
         #expect(gate.duplicateSamplesDropped == 6)
         #expect(gate.missingSamples == 2)
     }
