@@ -109,10 +109,12 @@ struct ReplicationEndToEndTests {
             // session's last chunk at once, so samples reach PostgreSQL without waiting for a live
             // chunk to fill (32 768 samples, 82 s at 400 Hz, longer on a loaded machine).
             for gateway in gateways {
-                let first = try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
+                let first =
+                    try await gateway.controlJSON(["start", "--sensor", "virtual-1", "--json"]) as? [String: Any]
                 let id = try #require(first?["id"] as? String)
                 #expect(
-                    try await gateway.waitForSamples(of: id, atLeast: 400, timeout: .seconds(300)) >= 400, "\(gateway.log)")
+                    try await gateway.waitForSamples(of: id, atLeast: 400, timeout: .seconds(300)) >= 400,
+                    "\(gateway.log)")
                 let stopped = try await gateway.control(["stop", "--sensor", "virtual-1"])
                 #expect(stopped.status == 0, "\(stopped)")
             }
