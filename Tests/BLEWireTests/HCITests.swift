@@ -331,32 +331,33 @@ struct HCIAdvertisingCommandTests {
     static let advertisingHex = "020106 05 09 42433035"
     static let paddedTail = String(repeating: "00", count: 31 - 9)
 
-    @Test(
-        "advertising commands encode to the spec's bytes and parse back",
-        arguments: [
-            (HCILESetAdvertisingParametersCommand().packet, "06200f a000 a000 00 00 00 000000000000 07 00"),
-            (
-                HCILESetAdvertisingParametersCommand(
-                    intervalMin: 0x0020, intervalMax: 0x0040, advertisingType: .nonConnectableUndirected,
-                    ownAddressType: 1, peerAddress: BluetoothAddress(string: "C0:11:22:33:44:55", kind: .random)!,
-                    channelMap: 0x01, filterPolicy: 0x03
-                ).packet,
-                "06200f 2000 4000 03 01 01 554433 2211c0 01 03"
-            ),
-            (
-                HCILESetAdvertisingDataCommand(data: [UInt8](hex: advertisingHex)).packet,
-                "082020 09 " + advertisingHex + paddedTail
-            ),
-            (
-                HCILESetScanResponseDataCommand(data: [UInt8](hex: advertisingHex)).packet,
-                "092020 09 " + advertisingHex + paddedTail
-            ),
-            (HCILESetScanResponseDataCommand(data: []).packet, "092020 00 " + String(repeating: "00", count: 31)),
-            (HCILESetAdvertisingEnableCommand(enable: true).packet, "0a2001 01"),
-            (HCILESetAdvertisingEnableCommand(enable: false).packet, "0a2001 00"),
-            (HCIDisconnectCommand(connectionHandle: 0x0042).packet, "060403 4200 13"),
-            (HCIDisconnectCommand(connectionHandle: 0x0EFF, reason: .localHostTerminated).packet, "060403 ff0e 16"),
-        ])
+    /// Each command beside its bytes (typed up front: as an inline literal the type checker took 14 s).
+    static let commands: [(HCICommandPacket, String)] = [
+        (HCILESetAdvertisingParametersCommand().packet, "06200f a000 a000 00 00 00 000000000000 07 00"),
+        (
+            HCILESetAdvertisingParametersCommand(
+                intervalMin: 0x0020, intervalMax: 0x0040, advertisingType: .nonConnectableUndirected,
+                ownAddressType: 1, peerAddress: BluetoothAddress(string: "C0:11:22:33:44:55", kind: .random)!,
+                channelMap: 0x01, filterPolicy: 0x03
+            ).packet,
+            "06200f 2000 4000 03 01 01 554433 2211c0 01 03"
+        ),
+        (
+            HCILESetAdvertisingDataCommand(data: [UInt8](hex: advertisingHex)).packet,
+            "082020 09 " + advertisingHex + paddedTail
+        ),
+        (
+            HCILESetScanResponseDataCommand(data: [UInt8](hex: advertisingHex)).packet,
+            "092020 09 " + advertisingHex + paddedTail
+        ),
+        (HCILESetScanResponseDataCommand(data: []).packet, "092020 00 " + String(repeating: "00", count: 31)),
+        (HCILESetAdvertisingEnableCommand(enable: true).packet, "0a2001 01"),
+        (HCILESetAdvertisingEnableCommand(enable: false).packet, "0a2001 00"),
+        (HCIDisconnectCommand(connectionHandle: 0x0042).packet, "060403 4200 13"),
+        (HCIDisconnectCommand(connectionHandle: 0x0EFF, reason: .localHostTerminated).packet, "060403 ff0e 16"),
+    ]
+
+    @Test("advertising commands encode to the spec's bytes and parse back", arguments: commands)
     func encode(packet: HCICommandPacket, hex: String) throws {
         var out: [UInt8] = []
         packet.encode(into: &out)
