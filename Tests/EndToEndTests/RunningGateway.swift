@@ -105,7 +105,9 @@ final class RunningGateway: Sendable {
             executable: controlPath, arguments: ["tail"] + arguments, environment: environment)
     }
 
-    /// Real-time waits (up to `timeout`) until `condition` holds.
+    /// Real-time waits (up to `timeout`) until `condition` holds. The condition is asked once more
+    /// at the deadline, as `pollUntil` and `waitForOutput` do: a test whose sleep was held past the
+    /// deadline by a busy pool must not fail without looking.
     func waitUntil(
         timeout: Duration = .seconds(30), _ condition: () async throws -> Bool
     ) async throws -> Bool {
@@ -114,7 +116,7 @@ final class RunningGateway: Sendable {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(100))
         }
-        return false
+        return try await condition()
     }
 
     /// Waits until the sensor called `alias` reports the link `state`.

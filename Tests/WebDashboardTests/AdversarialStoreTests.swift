@@ -94,10 +94,10 @@ struct AdversarialStoreTests {
                         takeoff: extreme(), landing: extreme(), flightS: extreme(), heightM: extreme(),
                         cadenceSpm: extreme())
                 }
-                let stride: Int64 = position == 2 ? 1 << 40 : 1
+                let indexStep: Int64 = position == 2 ? 1 << 40 : 1
                 let samples = (0..<(position == 0 ? 0 : 50)).map { (index: Int) -> StoredSample in
                     StoredSample(
-                        index: Int64(index) * stride, t: Double(index) * 12_000,
+                        index: Int64(index) * indexStep, t: Double(index) * 12_000,
                         raw: RawAcceleration(x: .max, y: .min, z: Int16(index)))
                 }
                 let new = NewSession(
