@@ -31,6 +31,18 @@ struct GatewayChurnTests {
         }
     }
 
+    /// Drives the clock until session `id` has counted a sample (or ended), so a stop or an unpair
+    /// lands mid-stream however slowly the loaded machine lets 64 sensors run: a fixed 0.3 s of
+    /// simulated time left some sessions with nothing when their sensor's tasks had not run yet.
+    static func streaming(_ id: String, on gateway: Gateway<ManualClock>, bench: GatewayBench) async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            let info = try await gateway.session(id: id)
+            if info.samples > 0 || !info.isLive { return }
+            try await bench.drive(for: 0.03)
+        }
+    }
+
     @Test("stop, unpair and link loss while 64 sensors stream: every session ends once, with every sample it counted")
     func churn() async throws {
         let moving = Array(repeating: MotionScript.tableTennis, count: 48)
@@ -60,13 +72,13 @@ struct GatewayChurnTests {
             group.addTask { try await bench.drive(for: 4) }
             for name in Self.names(1...16) {
                 group.addTask {
-                    try await bench.drive(for: 0.3)
+                    try await Self.streaming(ids[name]!, on: gateway, bench: bench)
                     try await Self.stop(ids[name]!, on: gateway)
                 }
             }
             for name in Self.names(17...32) {
                 group.addTask {
-                    try await bench.drive(for: 0.3)
+                    try await Self.streaming(ids[name]!, on: gateway, bench: bench)
                     try await gateway.unpair(sensor: name)
                 }
             }
@@ -80,7 +92,10 @@ struct GatewayChurnTests {
                     !lyingStill.contains(sensor.alias ?? "") || sensor.liveSessionId == nil
                 }
             })
-        for name in Self.names(33...48) { try await Self.stop(ids[name]!, on: gateway) }
+        for name in Self.names(33...48) {
+            try await Self.streaming(ids[name]!, on: gateway, bench: bench)
+            try await Self.stop(ids[name]!, on: gateway)
+        }
         #expect(try await gateway.status().liveSessions == 0)
         #expect(Set(try await gateway.sensors().compactMap(\.alias)) == Set(Self.names(1...16) + Self.names(33...64)))
 
@@ -96,7 +111,9 @@ struct GatewayChurnTests {
             // every sample it was handed, also the ones in flight when the session ended.
             let stored = try await bench.store.samples(of: session.id)
             #expect(Int64(stored.count) == session.counts.received, "\(name)")
-            if number <= 48 { #expect(stored.count > 0, "\(name) recorded nothing") }
+            // A stop or an unpair comes only once the session has counted a sample (`streaming`);
+            // the idle rule may end a session before its sensor's first notification ran.
+            if reason == "stopped" { #expect(stored.count > 0, "\(name) recorded nothing") }
         }
         running.cancel()
         try await running.value
