@@ -29,7 +29,7 @@ mkdir -p $W
 chmod 0755 $W
 SENSORS=${SENSORS:-4}
 CONTROLLERS=$((2 + SENSORS))
-TAIL_SECONDS=${TAIL_SECONDS:-70}
+TAIL_SECONDS=${TAIL_SECONDS:-50}
 POWER_OFF_AT=${POWER_OFF_AT:-25}
 DEV=/opt/itest/sportsensor-dev
 STATE=/var/lib/sportsensord
