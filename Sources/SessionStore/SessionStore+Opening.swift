@@ -8,6 +8,12 @@ import Glibc
 #endif
 
 extension SessionStore {
+    /// Each connection's page cache, KiB (SQLite's default is 2 000). The samples live in segment
+    /// files; what the database holds is small rows written at seals and read by short queries,
+    /// and a cache that grew to its default on the writer and each reader stayed resident on a box
+    /// with 1 GB (Docs/PERFORMANCE.md, "Memory: anonymous").
+    static let pageCacheKiB = 512
+
     /// Opens (creating when missing) the database in a state directory, for reading and writing.
     public static func open(
         at directory: StateDirectory, options: Options = Options()
@@ -35,6 +41,7 @@ extension SessionStore {
             // WAL + NORMAL: a commit is durable once the OS has the WAL pages; a power cut can lose
             // only the last commits not yet checkpointed-synced, never corrupt the file (Docs/ARCHITECTURE.md).
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             if let maxPageCount { try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
         }
 

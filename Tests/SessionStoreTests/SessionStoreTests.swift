@@ -60,6 +60,13 @@ struct SessionStoreTests {
         #expect(journal == "wal")
         #expect(synchronous == 1)  // NORMAL
         #expect(foreignKeys == 1)
+        // Every connection, the writer and the readers, keeps a page cache of pageCacheKiB.
+        let cacheSizes = try await (
+            store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") },
+            store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        )
+        #expect(cacheSizes.0 == -SessionStore.pageCacheKiB)
+        #expect(cacheSizes.1 == -SessionStore.pageCacheKiB)
     }
 
     /// One case per schema version: a database left at that version (with a session in it) opens,
