@@ -39,7 +39,7 @@ struct GatewayBenchmarkHost: AsyncParsableCommand {
 
     func run() async throws {
         // As sportsensord does at start, so that the gateway measured allocates as the daemon does.
-        MallocArenas.limitArenas()
+        MallocSettings.apply()
         let configuration = try GatewayConfiguration.load(path: config, isExplicit: true).applying(
             GatewayOverrides(
                 stateDirectory: stateDir, socketPath: socket, virtualSensors: virtualSensors, logLevel: logLevel))

@@ -55,7 +55,7 @@ struct Sportsensord: AsyncParsableCommand {
     var logLevel: String?
 
     func run() async throws {
-        MallocArenas.limitArenas()
+        MallocSettings.apply()
         // Files the daemon makes (the store, its WAL and lock) are 0640 and directories 0750
         // however it was started; the unit's UMask= says the same.
         umask(0o027)

@@ -2,13 +2,14 @@
 import GatewayCore
 import Testing
 
-@Suite("Malloc arenas")
-struct MallocArenasTests {
-    @Test("glibc takes the daemon's arena cap")
+@Suite("Malloc settings")
+struct MallocSettingsTests {
+    @Test("glibc takes the daemon's arena cap and fixed mmap threshold")
     func accepted() {
-        #expect(MallocArenas.limit == 2)
+        #expect(MallocSettings.arenas == 2)
+        #expect(MallocSettings.mmapThreshold == 128 * 1024)
         #if canImport(Glibc)
-        #expect(MallocArenas.limitArenas())
+        #expect(MallocSettings.apply())
         #endif
     }
 }
