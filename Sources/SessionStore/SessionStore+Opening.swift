@@ -10,8 +10,8 @@ import Glibc
 extension SessionStore {
     /// Each connection's page cache, KiB (SQLite's default is 2 000). The samples live in segment
     /// files; what the database holds is small rows written at seals and read by short queries,
-    /// and a cache that grew to its default on the writer and each reader stayed resident on a box
-    /// with 1 GB (Docs/PERFORMANCE.md, "Memory: anonymous").
+    /// and the default cache grew on the writer a seal at a time and stayed resident
+    /// (Docs/PERFORMANCE.md, "Memory: anonymous").
     static let pageCacheKiB = 512
 
     /// Opens (creating when missing) the database in a state directory, for reading and writing.
