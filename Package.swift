@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "VirtualSensor", targets: ["VirtualSensor"]),
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
+        .library(name: "StoreFormats", targets: ["StoreFormats"]),
         .library(name: "SessionStore", targets: ["SessionStore"]),
         .library(name: "SensorLinks", targets: ["SensorLinks"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
@@ -127,12 +128,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The stored samples' byte formats (chunk BLOBs, tail segment files): pure, no database
+        .target(name: "StoreFormats", dependencies: ["SDUSensor", "CodedErrors"], swiftSettings: strict),
+
         // MARK: Embedded SQLite store
         .target(
             name: "SessionStore",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls", "ControlProtocol",
+                "SDUSensor", "BLEWire", "Detection", "CodedErrors", "SystemCalls", "ControlProtocol", "StoreFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -187,7 +191,8 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "VirtualSensor", "ControlProtocol",
+                "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "StoreFormats", "VirtualSensor",
+                "ControlProtocol",
                 "GatewayConfig", "CodedErrors", "SystemCalls", "Replication", "SensorLinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -268,7 +273,8 @@ let package = Package(
         .executableTarget(
             name: "sportsensorctl",
             dependencies: [
-                "BLEWire", "SDUSensor", "Detection", "SessionStore", "ControlProtocol", "BLETransport", "GatewayConfig",
+                "BLEWire", "SDUSensor", "Detection", "SessionStore", "StoreFormats", "ControlProtocol", "BLETransport",
+                "GatewayConfig",
                 "CodedErrors", "DashboardUsers", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -287,7 +293,8 @@ let package = Package(
                 "SeededRandomness",
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
-                "BLEHarness", "SessionStore", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls", "Replication",
+                "BLEHarness", "SessionStore", "StoreFormats", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls",
+                "Replication",
                 "SensorLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -358,7 +365,8 @@ let package = Package(
             name: "SessionStoreTests",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "SessionStore", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls", "ControlProtocol",
+                "SessionStore", "StoreFormats", "GatewayTesting", "SDUSensor", "BLEWire", "Detection", "SystemCalls",
+                "ControlProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -380,7 +388,8 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "BLEWire", "GATTClient", "GatewayConfig", "SDUSensor", .product(name: "Logging", package: "swift-log"),
-                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol",
+                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "StoreFormats", "Detection",
+                "ControlProtocol",
                 "SystemCalls", "SensorLinks",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -409,7 +418,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 "WebDashboard", "DashboardUsers", "ControlAPI", "ControlProtocol", "GatewayTesting", "Detection",
-                "GatewayConfig", "GatewayCore", "SessionStore", "SDUSensor",
+                "GatewayConfig", "GatewayCore", "SessionStore", "StoreFormats", "SDUSensor",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -422,7 +431,7 @@ let package = Package(
         .testTarget(
             name: "ReplicationTests",
             dependencies: [
-                "Replication", "SessionStore", "GatewayTesting", "Detection", "SDUSensor",
+                "Replication", "SessionStore", "StoreFormats", "GatewayTesting", "Detection", "SDUSensor",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -432,7 +441,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "GatewayTesting", "SessionStore", "Detection", "SDUSensor",
+                "GatewayTesting", "SessionStore", "StoreFormats", "Detection", "SDUSensor",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
@@ -443,7 +452,8 @@ let package = Package(
                 "SeededRandomness",
                 "BLETransport", "BLEWire", "SDUSensor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "sportsensorctl", "GatewayTesting", "SessionStore", "Detection", "ControlProtocol", "VirtualSensor",
+                "sportsensorctl", "GatewayTesting", "SessionStore", "StoreFormats", "Detection", "ControlProtocol",
+                "VirtualSensor",
                 "DashboardUsers",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

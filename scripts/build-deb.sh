@@ -16,7 +16,9 @@
 #    sportsensor-dev (not packaged) is kept as .build-deb/deb-work/sportsensor-dev for `make itest`.
 #    Its own scratch path (DEB_SCRATCH, .build-deb): `make release-builds` runs checks that build in
 #    .build beside it (SwiftPM locks a scratch path), and `make eval`'s or `make bench`'s dynamic
-#    release build in .build/release is never rebuilt as a static one.
+#    release build in .build/release is never rebuilt as a static one. Not run when its products
+#    are current (scripts/products-current.sh, and the flags they were built with are these): the
+#    `make deb` after `make release-builds` would only spend SwiftPM's planning.
 # 3. The tree: binaries, the unit (paths rewritten for /usr/bin), sysusers.d and tmpfiles.d,
 #    the example config as the conffile /etc/sportsensord/config.toml, the LAN drop-in and the
 #    docs in /usr/share/doc/sportsensord, bash/zsh/fish completions and man pages made by the
@@ -102,7 +104,16 @@ enum BuildStamp {
 FLAGS=(-c release --static-swift-stdlib -Xswiftc -DSPORTSENSOR_STAMPED --scratch-path "$DEB_SCRATCH" $BUILD_FLAGS)
 say "release build of $version (commit $commit)"
 t=$SECONDS
-"$SWIFT" build "${FLAGS[@]}" || die "swift build ${FLAGS[*]}"
+# After `make release-builds` (as in `make test`) the build is done: skip SwiftPM's planning when
+# the products are newer than every input and were built with these flags.
+if [ "$(cat "$DEB_SCRATCH/build-flags" 2>/dev/null)" = "${FLAGS[*]}" ] &&
+    scripts/products-current.sh "$DEB_SCRATCH/release" sportsensord sportsensorctl sportsensor-dev; then
+    say "the release build is current (built with these flags, no input newer): not run again"
+else
+    rm -f "$DEB_SCRATCH/build-flags"
+    "$SWIFT" build "${FLAGS[@]}" || die "swift build ${FLAGS[*]}"
+    printf '%s' "${FLAGS[*]}" >"$DEB_SCRATCH/build-flags"
+fi
 if [ "${1:-}" = --build-only ]; then
     say "release build took $((SECONDS - t)) s (--build-only: no package)"
     exit 0

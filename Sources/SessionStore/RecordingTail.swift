@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import Foundation
+import StoreFormats
 
 /// The open end of a recording, as a pure state machine: which chunk is open, what its row will
 /// say of its samples (`ChunkExtent`: the samples themselves are only in its tail segment), and
@@ -28,7 +29,7 @@ struct RecordingTail: Sendable, Hashable {
     /// One record appended to segment `chunk`.
     struct Append: Sendable, Hashable {
         var chunk: Int64
-        var record: TailSegment.Record
+        var record: SessionTailSegment.Record
     }
 
     /// One transaction: segment `chunk`, sealed, registered as the chunk (when it has samples),
@@ -77,14 +78,15 @@ struct RecordingTail: Sendable, Hashable {
 
     /// A tail at chunk `chunk`, empty, or resuming `segment` (a segment of that chunk left by an
     /// earlier recorder).
-    init(chunkLength: Int, chunk: Int64, segment: TailSegment? = nil) {
+    init(chunkLength: Int, chunk: Int64, segment: SessionTailSegment? = nil) {
         self.chunkLength = max(1, chunkLength)
         self.chunk = chunk
         extent = segment?.extent ?? ChunkExtent()
         events = Self.span(segment?.events ?? [], after: nil)
         counts = segment?.counts
         records = Int64(segment?.records.count ?? 0)
-        sealsFirst = (segment?.header.version ?? TailSegment.version) != TailSegment.version && records > 0
+        sealsFirst =
+            (segment?.header.version ?? SessionTailSegment.version) != SessionTailSegment.version && records > 0
     }
 
     /// What to write for rows handed over since the last flush, in order. A chunk that fills gets
@@ -105,7 +107,7 @@ struct RecordingTail: Sendable, Hashable {
             open.apply(step)
         }
         func append(_ count: Int) {
-            let record = TailSegment.Record(
+            let record = SessionTailSegment.Record(
                 ordinal: open.records, samples: Array(rest.prefix(count)), events: fresh, counts: counts)
             take(
                 Step(
@@ -147,9 +149,9 @@ struct RecordingTail: Sendable, Hashable {
     ) -> Step {
         // An older format's segment is not appended to: the spill starts the next chunk's, and
         // crash recovery registers both.
-        let record = TailSegment.Record(
+        let record = SessionTailSegment.Record(
             ordinal: sealsFirst ? 0 : records, samples: new, events: newEvents, counts: close.counts,
-            ending: TailSegment.Ending(
+            ending: SessionTailSegment.Ending(
                 endedAt: close.endedAt, reason: close.reason, unsavedSamples: close.unsavedSamples))
         return Step(
             action: .append(Append(chunk: sealsFirst ? chunk + 1 : chunk, record: record)), newSamples: new.count,

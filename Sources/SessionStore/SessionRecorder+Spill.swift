@@ -3,6 +3,7 @@ import Detection
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import StoreFormats
 
 /// Spilling: when the database cannot take a session's end, what is still in memory goes with the
 /// end into the open chunk's tail segment, the recovery file the next start imports.

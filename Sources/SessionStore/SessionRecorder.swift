@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Logging
 import NIOConcurrencyHelpers
+import StoreFormats
 
 /// Records one session's samples and events from the live pipeline into the store.
 ///
@@ -432,13 +433,13 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
             let directory = store.tailDirectory
             if append.record.ordinal == 0 {
                 state.segment = try TailSegmentWriter.create(
-                    in: directory, header: TailSegment.Header(session: session.id, chunk: append.chunk),
+                    in: directory, header: SessionTailSegment.Header(session: session.id, chunk: append.chunk),
                     first: append.record)
                 return
             }
             state.segment = try TailSegmentWriter.resume(
                 directory.filePath(session: session.id, chunk: append.chunk), chunk: append.chunk,
-                validLength: state.resume?.length ?? TailSegment.headerLength,
+                validLength: state.resume?.length ?? SessionTailSegment.headerLength,
                 stream: state.resume?.stream ?? SampleStream())
             state.resume = nil
         }
@@ -460,7 +461,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 state.segment?.closeDescriptor()
                 state.segment = try TailSegmentWriter.resume(
                     directory.filePath(session: session.id, chunk: compaction.chunk), chunk: compaction.chunk,
-                    validLength: state.resume?.length ?? TailSegment.headerLength)
+                    validLength: state.resume?.length ?? SessionTailSegment.headerLength)
                 state.resume = nil
             }
             try state.segment?.seal()

@@ -4,6 +4,7 @@ import ControlProtocol
 import Detection
 import Foundation
 import SDUSensor
+import StoreFormats
 
 extension SessionStore {
     /// A decoded recording ready to store (from a sample CSV or a btsnoop capture).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import StoreFormats
 
 /// A column value as the outbox hands it over: SQLite's storage classes.
 public enum OutboxValue: Hashable, Sendable {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import StoreFormats
 
 /// Where a paged read of a session's samples continues: after this chunk.
 public struct SamplePosition: Hashable, Sendable {

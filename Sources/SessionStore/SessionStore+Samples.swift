@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import SDUSensor
+import StoreFormats
 import SystemCalls
 
 /// A row of `sample_chunks`: up to `chunkLength` consecutive samples of a session, with a summary
@@ -112,8 +113,8 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
                     + "disk (`dmesg`), or restore the store's -tail directory from its backup (Docs/OPERATIONS.md)",
                 path: path, cause: failure)
         }
-        let segment: TailSegment
-        do { segment = try TailSegment(parsing: bytes) } catch {
+        let segment: SessionTailSegment
+        do { segment = try SessionTailSegment(parsing: bytes) } catch {
             throw StoreError(
                 .badChunk, "the file of sample chunk \(chunk) of session \(sessionID) cannot be read: \(error)",
                 path: path, cause: error)

@@ -4,6 +4,7 @@ import Detection
 import Foundation
 import GRDB
 import Logging
+import StoreFormats
 
 /// A row of `sessions`.
 struct SessionRow: Codable, FetchableRecord, PersistableRecord {

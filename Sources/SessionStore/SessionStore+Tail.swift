@@ -3,12 +3,13 @@ import ControlProtocol
 import Foundation
 import GRDB
 import Logging
+import StoreFormats
 
 /// A session's rows that are still in tail segments (Docs/ARCHITECTURE.md, "Session store"):
 /// what every reader adds to the database's rows.
 struct SessionTail: Sendable {
     /// The segments past the last stored chunk, in chunk order.
-    var segments: [TailSegment]
+    var segments: [SessionTailSegment]
 
     /// Their samples, in recording order.
     var samples: [StoredSample] { segments.flatMap(\.samples) }
@@ -19,9 +20,9 @@ struct SessionTail: Sendable {
     /// Their latest counters.
     var counts: SessionCounts? { segments.last(where: { $0.counts != nil })?.counts }
     /// The session's end, when the recorder spilled it (the database could not take it).
-    var ending: TailSegment.Ending? { segments.last(where: { $0.ending != nil })?.ending }
+    var ending: SessionTailSegment.Ending? { segments.last(where: { $0.ending != nil })?.ending }
     /// Bytes their records take.
-    var bytes: Int64 { segments.reduce(0) { $0 + Int64($1.validLength - TailSegment.headerLength) } }
+    var bytes: Int64 { segments.reduce(0) { $0 + Int64($1.validLength - SessionTailSegment.headerLength) } }
 }
 
 extension SessionStore {
@@ -46,7 +47,9 @@ extension SessionStore {
         }
     }
 
-    static func tailSegments(of id: UUID, after: Int64?, in directory: TailDirectory, logger: Logger) -> [TailSegment] {
+    static func tailSegments(
+        of id: UUID, after: Int64?, in directory: TailDirectory, logger: Logger
+    ) -> [SessionTailSegment] {
         directory.segments(of: id, after: after) { file, problem in
             logger.warning(
                 "ignoring an unreadable tail segment: \(problem)",
@@ -174,7 +177,7 @@ extension SessionStore {
 
     /// Says what a recovery file held: the rows the database could not take, or only the note of
     /// a loss (the disk had no room for the rows themselves).
-    static func logRecovered(_ ending: TailSegment.Ending, of id: String, samples: Int, logger: Logger) {
+    static func logRecovered(_ ending: SessionTailSegment.Ending, of id: String, samples: Int, logger: Logger) {
         let metadata: Logger.Metadata = [
             "session.id": "\(id)", "session.reason": "\(ending.reason)", "store.samples": "\(samples)",
             "store.unsaved_samples": "\(ending.unsavedSamples)",

@@ -2,6 +2,7 @@
 import BLEWire
 import Detection
 import Foundation
+import StoreFormats
 
 /// An athlete whose sessions are kept.
 public struct Athlete: Hashable, Sendable {
@@ -59,48 +60,6 @@ public struct SensorRecord: Hashable, Sendable {
         self.athleteID = athleteID
         self.lastSeen = lastSeen
         self.paired = paired
-    }
-}
-
-/// Why a session ended. Stored as text, so new reasons need no migration.
-public struct SessionEndReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The stored text.
-    public var rawValue: String
-    /// Creates a reason from its stored text.
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// The user stopped the session.
-    public static let stopped = SessionEndReason(rawValue: "stopped")
-    /// The daemon shut down in an orderly way.
-    public static let shutdown = SessionEndReason(rawValue: "shutdown")
-    /// The process died while recording; closed when the store was next opened.
-    public static let interrupted = SessionEndReason(rawValue: "interrupted")
-    /// The Bluetooth link to the sensor was lost and not regained.
-    public static let linkLost = SessionEndReason(rawValue: "link-lost")
-    /// Imported from a file in one go.
-    public static let imported = SessionEndReason(rawValue: "imported")
-
-    /// The stored text.
-    public var description: String { rawValue }
-}
-
-/// Stream counters of a session, as the SDU decoder reports them.
-public struct SessionCounts: Hashable, Sendable {
-    /// Samples received.
-    public var received: Int64
-    /// Samples the counter says were lost on the link.
-    public var lost: Int64
-    /// Notifications that were malformed and dropped.
-    public var malformed: Int64
-    /// The sensor's sample rate as clock recovery estimated it, in Hz.
-    public var sampleRate: Double?
-
-    /// Creates counts.
-    public init(received: Int64 = 0, lost: Int64 = 0, malformed: Int64 = 0, sampleRate: Double? = nil) {
-        self.received = received
-        self.lost = lost
-        self.malformed = malformed
-        self.sampleRate = sampleRate
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import StoreFormats
 import SystemCalls
 import SystemPackage
 
@@ -75,8 +76,10 @@ struct TailDirectory: Sendable {
     /// sealed chunk, up to the first number with no file. A segment that cannot be read (an I/O
     /// error) or parsed is skipped and reported through `damaged` with what was wrong: the ones
     /// after it are still read.
-    func segments(of session: UUID, after: Int64?, damaged: (String, String) -> Void = { _, _ in }) -> [TailSegment] {
-        var found: [TailSegment] = []
+    func segments(
+        of session: UUID, after: Int64?, damaged: (String, String) -> Void = { _, _ in }
+    ) -> [SessionTailSegment] {
+        var found: [SessionTailSegment] = []
         var chunk = (after ?? -1) + 1
         while true {
             let file = filePath(session: session, chunk: chunk)
@@ -85,7 +88,7 @@ struct TailDirectory: Sendable {
                 return found
             case .success(let bytes?):
                 do {
-                    let segment = try TailSegment(parsing: bytes)
+                    let segment = try SessionTailSegment(parsing: bytes)
                     if segment.header.session == session, segment.header.chunk == chunk { found.append(segment) }
                 } catch {
                     damaged(file, error.message)
@@ -116,9 +119,9 @@ struct TailDirectory: Sendable {
                 .permission, "cannot read the tail segment \(file) (\(failure)): check the state directory",
                 path: file, cause: failure)
         }
-        let segment: TailSegment
+        let segment: SessionTailSegment
         do {
-            segment = try TailSegment(parsing: bytes, decodingSamples: false)
+            segment = try SessionTailSegment(parsing: bytes, decodingSamples: false)
         } catch {
             throw StoreError(
                 .corrupt, "the tail segment \(file) cannot be read back (\(error.message)): \(fix)", path: file,
@@ -163,7 +166,7 @@ struct TailSegmentWriter: Sendable {
 
     /// Creates (or empties) segment `header.chunk` and writes its header with the first record.
     static func create(
-        in directory: TailDirectory, header: TailSegment.Header, first record: TailSegment.Record
+        in directory: TailDirectory, header: SessionTailSegment.Header, first record: SessionTailSegment.Record
     ) throws(StoreError) -> TailSegmentWriter {
         switch syscall("mkdir", { mkdir(directory.path, 0o750) }) {
         case .success, .failure(.fileExists): break
@@ -190,7 +193,7 @@ struct TailSegmentWriter: Sendable {
     }
 
     /// Reopens a segment an earlier recorder left, cutting a torn record off its end; appends
-    /// continue `stream`, the coder's state after its last whole record (`TailSegment.stream`).
+    /// continue `stream`, the coder's state after its last whole record (`SessionTailSegment.stream`).
     static func resume(
         _ file: String, chunk: Int64, validLength: Int, stream: SampleStream = SampleStream()
     ) throws(StoreError) -> TailSegmentWriter {
@@ -206,7 +209,7 @@ struct TailSegmentWriter: Sendable {
 
     /// Appends one framed record. The coder moves on only when the whole record is written, so a
     /// failed append leaves the writer as it was.
-    mutating func append(_ record: TailSegment.Record, session: UUID) throws(StoreError) {
+    mutating func append(_ record: SessionTailSegment.Record, session: UUID) throws(StoreError) {
         var bytes: [UInt8] = []
         scratch.overwrite(with: stream)
         record.encode(session: session, stream: &scratch, into: &bytes)

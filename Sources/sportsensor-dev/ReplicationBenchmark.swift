@@ -7,6 +7,7 @@ import Logging
 import Replication
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// `bench-replication --postgres-url URL`: catch-up throughput of a backlog. Fills a new store
 /// with `--sessions` finished sessions of `--samples-per-session` samples (and their events),

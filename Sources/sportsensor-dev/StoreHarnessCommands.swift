@@ -6,6 +6,7 @@ import Foundation
 import SDUSensor
 import SeededRandomness
 import SessionStore
+import StoreFormats
 import VirtualSensor
 
 /// Hidden: records into a session forever, printing a line after each committed flush, so the

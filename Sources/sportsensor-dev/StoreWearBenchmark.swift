@@ -5,6 +5,7 @@ import Detection
 import Foundation
 import SDUSensor
 import SessionStore
+import StoreFormats
 import VirtualSensor
 
 /// `bench-store --sensors N`: disk bytes written per stored sample while N virtual sensors record

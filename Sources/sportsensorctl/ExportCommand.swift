@@ -5,6 +5,7 @@ import Detection
 import Foundation
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// `sportsensorctl export`: a stored session as a sample CSV, event JSON lines or a btsnoop capture.
 struct ExportCommand: AsyncParsableCommand {

@@ -6,6 +6,7 @@ import Detection
 import Foundation
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// `sportsensorctl import`: a sample CSV or a btsnoop capture becomes a stored session.
 struct ImportCommand: AsyncParsableCommand {

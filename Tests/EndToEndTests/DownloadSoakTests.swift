@@ -4,6 +4,7 @@ import Foundation
 import GatewayTesting
 import SDUSensor
 import SessionStore
+import StoreFormats
 import Testing
 
 /// Thirty clients ask for the samples CSV of a 3-million-sample session and read nothing: the

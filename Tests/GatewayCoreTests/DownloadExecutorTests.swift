@@ -7,6 +7,7 @@ import GatewayCore
 import GatewayTesting
 import SDUSensor
 import SessionStore
+import StoreFormats
 import Testing
 
 /// Downloads are made on the gateway's download executor, never on the cooperative pool that

@@ -5,6 +5,7 @@ import GatewayTesting
 import Replication
 import SDUSensor
 import SessionStore
+import StoreFormats
 import Testing
 
 /// Raw samples arrive exactly as stored: every index, time and axis, extremes included.

@@ -7,6 +7,7 @@ import PostgresNIO
 import Replication
 import SDUSensor
 import SessionStore
+import StoreFormats
 import Testing
 
 /// Against a real PostgreSQL (a cluster each test makes and removes): the schema's DDL, its

@@ -3,6 +3,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// What the recorder keeps of the open chunk instead of its samples.
 @Suite("Chunk extent")

@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// Chunks stored as sealed segment files: what deletes them, what copies them, and what a damaged
 /// one does.

@@ -5,6 +5,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// Leaderboards and personal bests over stored events with quality flags: a flagged flight's
 /// height reaches neither (Docs/METRICS.md "Flagged events and bests").

@@ -6,6 +6,7 @@ import GatewayTesting
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// A session's end that a full disk can take neither in the database nor in a recovery file: the
 /// recorder notes the end and the samples it could not keep in the few bytes held for that, and

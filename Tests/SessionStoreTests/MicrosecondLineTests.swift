@@ -3,6 +3,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 @Suite("Sample chunks: the microsecond line's exactness promise")
 struct MicrosecondLineTests {

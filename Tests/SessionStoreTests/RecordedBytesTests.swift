@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// What a recording leaves on disk, pinned: the chunk files and rows that seeded samples become
 /// through the recorder (flushes of uneven sizes, a second recorder resuming the open segment, a

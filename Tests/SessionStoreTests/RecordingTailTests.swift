@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// The recorder's open end without I/O: what each flush writes, and what a failed flush keeps.
 @Suite("Recording tail (pure)")
@@ -163,13 +164,13 @@ struct RecordingTailTests {
 
     @Test("resuming a segment: its rows are the open chunk's, and records continue its numbering")
     func resuming() throws {
-        let bytes = TailSegment.encode(
-            TailSegment.Header(session: Self.session, chunk: 4),
+        let bytes = SessionTailSegment.encode(
+            SessionTailSegment.Header(session: Self.session, chunk: 4),
             [
-                TailSegment.Record(
+                SessionTailSegment.Record(
                     ordinal: 0, samples: samples(0..<20), events: [event(9)], counts: SessionCounts(received: 20))
             ])
-        let segment = try TailSegment(parsing: bytes)
+        let segment = try SessionTailSegment(parsing: bytes)
         let tail = RecordingTail(chunkLength: 100, chunk: 4, segment: segment)
         #expect(tail.extent == ChunkExtent(samples(0..<20)) && tail.events == 9...9 && tail.records == 1)
         guard case .append(let append) = tail.plan(samples: samples(20..<25), events: [], counts: nil).first?.action
@@ -185,8 +186,8 @@ struct RecordingTailTests {
 struct TailSegmentFormatTests {
     static let session = RecordingTailTests.session
 
-    static var record: TailSegment.Record {
-        TailSegment.Record(
+    static var record: SessionTailSegment.Record {
+        SessionTailSegment.Record(
             ordinal: 0,
             samples: [
                 StoredSample(index: 7, t: 0.07, raw: RawAcceleration(x: -3, y: 16384, z: 5)),
@@ -220,6 +221,21 @@ struct TailSegmentFormatTests {
         3f00000000000000000003157b22636164656e63655f73706d223a3132332e347d031202000000000000f05840
         """
 
+    @Test("an event's segment columns are the events table's after the session id, each kind read back")
+    func eventColumns() throws {
+        #expect(EventRow.columnNames.count - 1 == SessionTailSegment.eventColumns)
+        for event in Self.record.events {
+            let values = event.segmentValues(session: Self.session)
+            #expect(values.count == SessionTailSegment.eventColumns)
+            #expect(SequencedEvent(segmentValues: values, session: Self.session) == event)
+            var wrong = values
+            wrong[0] = .text("three")
+            #expect(SequencedEvent(segmentValues: wrong, session: Self.session) == nil)
+        }
+        let kinds: [SegmentValue] = [.null, .integer(-5), .real(0.25), .text("é"), .blob([0, 255])]
+        for kind in kinds { #expect(SegmentValue(kind.databaseValue) == kind) }
+    }
+
     @Test("CRC-32 check value")
     func checksum() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
@@ -229,16 +245,17 @@ struct TailSegmentFormatTests {
     @Test("header and records round-trip: samples, events bit for bit, counters")
     func roundTrip() throws {
         var header: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 2).encode(into: &header)
-        #expect(header.count == TailSegment.headerLength)
+        SessionTailSegment.Header(session: Self.session, chunk: 2).encode(into: &header)
+        #expect(header.count == SessionTailSegment.headerLength)
         var second = Self.record
         second.ordinal = 1
         second.counts = nil
         second.events = []
         second.samples = []
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 2), [Self.record, second])
-        let segment = try TailSegment(parsing: bytes)
-        #expect(segment.header == TailSegment.Header(session: Self.session, chunk: 2))
+        let bytes = SessionTailSegment.encode(
+            SessionTailSegment.Header(session: Self.session, chunk: 2), [Self.record, second])
+        let segment = try SessionTailSegment(parsing: bytes)
+        #expect(segment.header == SessionTailSegment.Header(session: Self.session, chunk: 2))
         #expect(segment.records == [Self.record, second])
         #expect(segment.validLength == bytes.count)
         #expect(segment.counts == Self.record.counts)
@@ -248,7 +265,7 @@ struct TailSegmentFormatTests {
     @Test("a torn, corrupted or out-of-order record ends the segment where the last whole one ends")
     func damage() throws {
         var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
+        SessionTailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
         var stream = SampleStream()
         Self.record.encode(session: Self.session, stream: &stream, into: &bytes)
         let whole = bytes.count
@@ -257,29 +274,31 @@ struct TailSegmentFormatTests {
         next.ordinal = 1
         next.encode(session: Self.session, stream: &stream, into: &bytes)
         for cut in [whole + 1, whole + 7, whole + 8, bytes.count - 1] {
-            let torn = try TailSegment(parsing: Array(bytes[..<cut]))
+            let torn = try SessionTailSegment(parsing: Array(bytes[..<cut]))
             #expect(torn.records == [Self.record], "cut at \(cut)")
             #expect(torn.validLength == whole)
         }
         var corrupted = bytes
         corrupted[bytes.count - 3] ^= 0x40
-        #expect(try TailSegment(parsing: corrupted).records == [Self.record])
+        #expect(try SessionTailSegment(parsing: corrupted).records == [Self.record])
         // A stale record (an earlier, longer write's bytes) cannot follow with the wrong ordinal.
         var stale = Array(bytes[..<whole])
         var staleStream = afterFirst
         Self.record.encode(session: Self.session, stream: &staleStream, into: &stale)
-        #expect(try TailSegment(parsing: stale).records == [Self.record])
-        #expect(try TailSegment(parsing: stale).validLength == whole)
+        #expect(try SessionTailSegment(parsing: stale).records == [Self.record])
+        #expect(try SessionTailSegment(parsing: stale).validLength == whole)
     }
 
     @Test("a bad header is refused with what it is")
     func badHeader() {
-        #expect(throws: SampleChunkCodec.DecodeError.self) { try TailSegment(parsing: Array("SQLite format 3".utf8)) }
+        #expect(throws: SampleChunkCodec.DecodeError.self) {
+            try SessionTailSegment(parsing: Array("SQLite format 3".utf8))
+        }
         var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
+        SessionTailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
         bytes[4] = 9
         do {
-            _ = try TailSegment(parsing: bytes)
+            _ = try SessionTailSegment(parsing: bytes)
             Issue.record("a version-9 segment was read")
         } catch {
             #expect(error.code == .unknownVersion && error.message.contains("upgrade sportsensord"))
@@ -307,13 +326,13 @@ struct TailSegmentFormatTests {
 
     @Test("the fixtures: the encoder's bytes are stable; formats 2 and both format-1 segments decode to the record")
     func fixture() throws {
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 2), [Self.record])
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 2), [Self.record])
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
         #expect(hex == Self.currentFixture)
-        #expect(try TailSegment(parsing: bytes).header.version == 3)
-        #expect(try TailSegment(parsing: bytes).records == [Self.record])
+        #expect(try SessionTailSegment(parsing: bytes).header.version == 3)
+        #expect(try SessionTailSegment(parsing: bytes).records == [Self.record])
         for (old, version) in [(Self.version2Fixture, 2), (Self.fixture, 1), (Self.version1Fixture, 1)] {
-            let segment = try TailSegment(parsing: [UInt8](hex: old))
+            let segment = try SessionTailSegment(parsing: [UInt8](hex: old))
             #expect(segment.header.version == UInt8(version))
             #expect(segment.records == [Self.record])
         }

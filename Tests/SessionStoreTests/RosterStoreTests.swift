@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// The roster, stored summaries, leaderboards and targets (schema v5).
 @Suite("Session store: roster, summaries, leaderboards, targets")

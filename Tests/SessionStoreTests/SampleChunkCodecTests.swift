@@ -4,6 +4,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 @Suite("Sample chunk codec")
 struct SampleChunkCodecTests {

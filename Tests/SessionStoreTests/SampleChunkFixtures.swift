@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// Sample chunks as earlier builds wrote them. They must stay decodable by every later build: never
 /// edit one when the format changes; add a fixture for the new version instead.

@@ -4,6 +4,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// Segment formats 2 and 3: the samples of a segment's records continue one coder (`SampleStream`).
 @Suite("Tail segment formats 2 and 3: one coder across records")
@@ -11,11 +12,11 @@ struct SampleStreamTests {
     static let session = UUID(uuidString: "7A1C3E55-0B2D-4E6F-8A9B-1C2D3E4F5A6B")!
 
     /// Records of `sizes` samples cut from `samples` in order.
-    static func records(_ samples: [StoredSample], sizes: [Int]) -> [TailSegment.Record] {
+    static func records(_ samples: [StoredSample], sizes: [Int]) -> [SessionTailSegment.Record] {
         var start = 0
         return sizes.enumerated().map { ordinal, size in
             defer { start += size }
-            return TailSegment.Record(
+            return SessionTailSegment.Record(
                 ordinal: Int64(ordinal), samples: Array(samples[start..<start + size]), events: [], counts: nil)
         }
     }
@@ -41,8 +42,8 @@ struct SampleStreamTests {
         let samples = Self.awkward
         let sizes = [1, 3, 0, 96, 100, 97, 3, 0, 100, 200, 100]
         let records = Self.records(samples, sizes: sizes)
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 3), records)
-        let segment = try TailSegment(parsing: bytes)
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 3), records)
+        let segment = try SessionTailSegment(parsing: bytes)
         #expect(segment.header.version == 3)
         #expect(segment.records.count == sizes.count)
         #expect(segment.validLength == bytes.count)
@@ -83,18 +84,18 @@ struct SampleStreamTests {
         let samples = SyntheticMotion.trainingSession(count: 600, seed: 5)
         let records = Self.records(samples, sizes: [100, 100, 100, 100, 100, 100])
         var bytes: [UInt8] = []
-        TailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
+        SessionTailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
         var stream = SampleStream()
         var ends: [Int] = []
         for record in records {
             record.encode(session: Self.session, stream: &stream, into: &bytes)
             ends.append(bytes.count)
         }
-        for cut in TailSegment.headerLength...bytes.count {
-            let segment = try TailSegment(parsing: Array(bytes[..<cut]))
+        for cut in SessionTailSegment.headerLength...bytes.count {
+            let segment = try SessionTailSegment(parsing: Array(bytes[..<cut]))
             let whole = ends.filter { $0 <= cut }.count
             #expect(segment.records == Array(records.prefix(whole)), "cut at \(cut)")
-            #expect(segment.validLength == (whole == 0 ? TailSegment.headerLength : ends[whole - 1]))
+            #expect(segment.validLength == (whole == 0 ? SessionTailSegment.headerLength : ends[whole - 1]))
             #expect(sameSamples(segment.samples, samples.prefix(whole * 100)), "cut at \(cut)")
         }
     }
@@ -103,10 +104,11 @@ struct SampleStreamTests {
     func resumeAfterCut() throws {
         let samples = SyntheticMotion.trainingSession(count: 500, seed: 8)
         let records = Self.records(samples, sizes: [100, 100, 100, 100, 100])
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 0), records)
         // A crash tore the fourth record: the recorder resumes from the three whole ones.
-        let three = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), Array(records[..<3]))
-        var torn = try TailSegment(parsing: Array(bytes[..<(three.count + 9)]))
+        let three = SessionTailSegment.encode(
+            SessionTailSegment.Header(session: Self.session, chunk: 0), Array(records[..<3]))
+        var torn = try SessionTailSegment(parsing: Array(bytes[..<(three.count + 9)]))
         #expect(torn.records.count == 3)
         var resumed = Array(bytes[..<torn.validLength])
         for record in records[3...] { record.encode(session: Self.session, stream: &torn.stream, into: &resumed) }
@@ -117,7 +119,7 @@ struct SampleStreamTests {
     func sizeNearOneChunk() throws {
         let samples = SyntheticMotion.trainingSession(count: 30_000, seed: 13)
         let records = Self.records(samples, sizes: Array(repeating: 100, count: 300))
-        let segment = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
+        let segment = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 0), records)
         let chunk = SampleChunkCodec.encode(samples)
         var perRecordChunks = 0
         for record in records { perRecordChunks += SampleChunkCodec.encode(record.samples).count }
@@ -137,11 +139,11 @@ struct SampleStreamTests {
             withoutClipping[position].raw = RawAcceleration(x: 32_000, y: -32_000, z: 32_000)
         }
         let records = Self.records(samples, sizes: Array(repeating: 100, count: 30))
-        let clipped = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
-        let constant = TailSegment.encode(
-            TailSegment.Header(session: Self.session, chunk: 0),
+        let clipped = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 0), records)
+        let constant = SessionTailSegment.encode(
+            SessionTailSegment.Header(session: Self.session, chunk: 0),
             Self.records(withoutClipping, sizes: Array(repeating: 100, count: 30)))
-        #expect(try TailSegment(parsing: clipped).samples == samples)
+        #expect(try SessionTailSegment(parsing: clipped).samples == samples)
         // A constant run at a limit is at most as dear as the same run off the limit.
         #expect(clipped.count <= constant.count)
     }
@@ -265,8 +267,8 @@ struct SampleStreamTests {
                 }))
         for samples in cases {
             let records = Self.records(samples, sizes: [1, 99, 100, 300, 500])
-            let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 0), records)
-            let segment = try TailSegment(parsing: bytes)
+            let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 0), records)
+            let segment = try SessionTailSegment(parsing: bytes)
             #expect(segment.records.count == records.count)
             #expect(sameSamples(segment.samples, samples[...]))
         }

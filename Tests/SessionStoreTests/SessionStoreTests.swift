@@ -9,6 +9,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// Counts commits on a connection, to prove a flush is one transaction.
 final class CommitCounter: TransactionObserver, Sendable {

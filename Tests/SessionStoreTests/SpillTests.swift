@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 #if canImport(Glibc)
 import Glibc
@@ -88,15 +89,15 @@ struct SpillTests {
         try store.close()
         // What a damaged or forged recovery file could hold: every value past its range.
         let samples = SyntheticMotion.training(count: 300, seed: 2)
-        var ending = TailSegment.Ending(endedAt: endedAt, reason: .stopped)
+        var ending = SessionTailSegment.Ending(endedAt: endedAt, reason: .stopped)
         ending.unsavedSamples = .max
-        let record = TailSegment.Record(
+        let record = SessionTailSegment.Record(
             ordinal: 0, samples: samples, events: [],
             counts: SessionCounts(received: .max, lost: .min, malformed: -1, sampleRate: 1e300), ending: ending)
         let file = TailDirectory(databasePath: temporary.databasePath).filePath(session: session.id, chunk: 0)
         try FileManager.default.createDirectory(
             atPath: URL(fileURLWithPath: file).deletingLastPathComponent().path, withIntermediateDirectories: true)
-        let bytes = TailSegment.encode(TailSegment.Header(session: session.id, chunk: 0), [record])
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: session.id, chunk: 0), [record])
         #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
 
         let reopened = try SessionStore.open(at: temporary.stateDirectory)
@@ -119,19 +120,20 @@ struct SpillTests {
     func recordWithEnding() throws {
         let id = UUID(uuidString: "0F5C2D0E-8A51-4D55-9C1B-35E0D4B0A7C1")!
         let samples = SyntheticMotion.training(count: 300, seed: 9)
-        let ending = TailSegment.Ending(endedAt: Date(timeIntervalSince1970: 1_700_000_123.25), reason: .shutdown)
-        let first = TailSegment.Record(ordinal: 0, samples: Array(samples[..<100]), events: [], counts: nil)
-        let last = TailSegment.Record(
+        let ending = SessionTailSegment.Ending(
+            endedAt: Date(timeIntervalSince1970: 1_700_000_123.25), reason: .shutdown)
+        let first = SessionTailSegment.Record(ordinal: 0, samples: Array(samples[..<100]), events: [], counts: nil)
+        let last = SessionTailSegment.Record(
             ordinal: 1, samples: Array(samples[100...]), events: [],
             counts: SessionCounts(received: 300, lost: 0, sampleRate: 99.5), ending: ending)
-        let firstEnd = TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first]).count
-        let bytes = TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first, last])
-        let segment = try TailSegment(parsing: bytes)
+        let firstEnd = SessionTailSegment.encode(SessionTailSegment.Header(session: id, chunk: 4), [first]).count
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: id, chunk: 4), [first, last])
+        let segment = try SessionTailSegment(parsing: bytes)
         #expect(segment.records.count == 2)
         #expect(segment.ending == ending)
         #expect(segment.counts?.received == 300)
         #expect(sameSamples(segment.samples, samples))
-        let torn = try TailSegment(parsing: Array(bytes.dropLast(3)))
+        let torn = try SessionTailSegment(parsing: Array(bytes.dropLast(3)))
         #expect(torn.records.count == 1)
         #expect(torn.ending == nil)
         #expect(torn.validLength == firstEnd)
@@ -139,10 +141,10 @@ struct SpillTests {
         // A note of a loss: an end with the samples kept nowhere, and no rows.
         var noted = ending
         noted.unsavedSamples = 7842
-        let note = TailSegment.Record(
+        let note = SessionTailSegment.Record(
             ordinal: 2, samples: [], events: [], counts: SessionCounts(received: 8142), ending: noted)
-        let withNote = try TailSegment(
-            parsing: TailSegment.encode(TailSegment.Header(session: id, chunk: 4), [first, last, note]))
+        let withNote = try SessionTailSegment(
+            parsing: SessionTailSegment.encode(SessionTailSegment.Header(session: id, chunk: 4), [first, last, note]))
         #expect(withNote.records.count == 3)
         #expect(withNote.ending == noted)
         #expect(withNote.ending?.unsavedSamples == 7842)

@@ -4,6 +4,7 @@ import GRDB
 import SDUSensor
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// A fresh temporary directory, removed by `remove()`.
 struct TemporaryDirectory {

@@ -5,6 +5,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// A compaction reads the open chunk's events back from its segment (the recorder keeps only their
 /// sequence numbers in memory): they must come back exactly, and a segment that lacks one must
@@ -14,7 +15,7 @@ struct TailEventsReadBackTests {
     static let session = RecordingTailTests.session
 
     /// Two records: the fixture's (events 3 and 4), then one with event 5 and more samples.
-    static var records: [TailSegment.Record] {
+    static var records: [SessionTailSegment.Record] {
         var second = TailSegmentFormatTests.record
         second.ordinal = 1
         second.samples = (9..<40).map {
@@ -26,9 +27,9 @@ struct TailEventsReadBackTests {
 
     @Test("parsing without samples gives every record's events and counters, and no sample")
     func skipsSamples() throws {
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 6), Self.records)
-        let whole = try TailSegment(parsing: bytes)
-        let light = try TailSegment(parsing: bytes, decodingSamples: false)
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 6), Self.records)
+        let whole = try SessionTailSegment(parsing: bytes)
+        let light = try SessionTailSegment(parsing: bytes, decodingSamples: false)
         #expect(light.events == whole.events && light.events.map(\.sequence) == [3, 4, 5])
         #expect(light.counts == whole.counts && light.validLength == whole.validLength)
         #expect(light.records.allSatisfy(\.samples.isEmpty) && !whole.samples.isEmpty)
@@ -40,7 +41,7 @@ struct TailEventsReadBackTests {
         defer { temporary.remove() }
         let directory = TailDirectory(databasePath: temporary.databasePath)
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        let bytes = TailSegment.encode(TailSegment.Header(session: Self.session, chunk: 6), Self.records)
+        let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 6), Self.records)
         #expect(
             FileManager.default.createFile(
                 atPath: directory.filePath(session: Self.session, chunk: 6), contents: Data(bytes)))

@@ -5,6 +5,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// A tail segment that cannot be read is not the end of the session's tail: the scan reports it
 /// and reads the segments after it.
@@ -19,10 +20,10 @@ struct TailReadErrorTests {
         let session = UUID()
         let samples = SyntheticMotion.training(count: 300, seed: 4)
         for chunk in [Int64(0), 2] {
-            let record = TailSegment.Record(
+            let record = SessionTailSegment.Record(
                 ordinal: 0, samples: Array(samples[Int(chunk) * 100..<Int(chunk) * 100 + 100]), events: [],
                 counts: nil, ending: nil)
-            let bytes = TailSegment.encode(TailSegment.Header(session: session, chunk: chunk), [record])
+            let bytes = SessionTailSegment.encode(SessionTailSegment.Header(session: session, chunk: chunk), [record])
             #expect(
                 FileManager.default.createFile(
                     atPath: directory.filePath(session: session, chunk: chunk),

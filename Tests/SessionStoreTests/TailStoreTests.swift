@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// The store with tail segments: every reader sees the same rows whatever state the open end is
 /// in, and a session a crash left open keeps its tail.
@@ -277,7 +278,7 @@ struct TailStoreTests {
     /// samples a chunk BLOB of their own (Docs/FORMATS.md, "Tail segments").
     static func version1Segment(session: UUID, chunk: Int64, records: [[StoredSample]]) -> [UInt8] {
         var bytes: [UInt8] = []
-        TailSegment.Header(session: session, chunk: chunk).encode(into: &bytes)
+        SessionTailSegment.Header(session: session, chunk: chunk).encode(into: &bytes)
         bytes[4] = 1
         for (ordinal, samples) in records.enumerated() {
             var payload: [UInt8] = []
@@ -286,8 +287,8 @@ struct TailStoreTests {
             SampleChunkCodec.appendVarint(UInt64(blob.count), to: &payload)
             payload += blob
             payload += [0, 0]  // no events, no counters
-            TailSegment.appendUInt32(UInt32(payload.count), to: &bytes)
-            TailSegment.appendUInt32(CRC32.checksum(payload), to: &bytes)
+            SessionTailSegment.appendUInt32(UInt32(payload.count), to: &bytes)
+            SessionTailSegment.appendUInt32(CRC32.checksum(payload), to: &bytes)
             bytes += payload
         }
         return bytes
@@ -313,13 +314,13 @@ struct TailStoreTests {
         try await recorder.flush()
         #expect(sameSamples(try await store.samples(of: session.id), samples))
         #expect(try Data(contentsOf: URL(fileURLWithPath: oldFile)) == Data(old), "never appended to")
-        let next = try TailSegment(
+        let next = try SessionTailSegment(
             parsing: [UInt8](
                 Data(
                     contentsOf: URL(
                         fileURLWithPath:
                             store.tailDirectory.filePath(session: session.id, chunk: 1)))))
-        #expect(next.header.version == TailSegment.version)
+        #expect(next.header.version == SessionTailSegment.version)
         try await recorder.finish(reason: .stopped)
         #expect(sameSamples(try await store.samples(of: session.id), samples))
         let counts = try await store.database.read { db in

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// A database as schema v1 wrote it, frozen as SQL (tables, GRDB's migration record, pragmas and
 /// rows, including one sample chunk's bytes). It must stay readable by every later build: never

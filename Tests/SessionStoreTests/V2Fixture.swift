@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// A database as schema v2 wrote it, frozen as SQL: the last schema whose recorder rewrote its
 /// open chunk in place (no tail segments). A finished session whose chunks are a format-1 and a

@@ -6,6 +6,7 @@ import SDUSensor
 import Testing
 
 @testable import SessionStore
+@testable import StoreFormats
 
 /// A store the previous build (schema v2, open chunks rewritten in place) left behind.
 @Suite("Session store: a v2 store")

@@ -6,6 +6,7 @@ import GatewayTesting
 import SDUSensor
 import SeededRandomness
 import SessionStore
+import StoreFormats
 import Testing
 import VirtualSensor
 

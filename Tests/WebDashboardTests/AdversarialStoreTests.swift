@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import SDUSensor
 import SessionStore
+import StoreFormats
 import Testing
 
 @testable import WebDashboard

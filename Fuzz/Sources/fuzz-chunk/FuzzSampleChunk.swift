@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import FuzzSupport
-import SessionStore
+import StoreFormats
 
 /// libFuzzer entry point: the input is a stored sample chunk as a damaged or foreign database
 /// could hold it, or (starting with the `SSTS` magic) a tail segment file, whose format-2 and -3 records

@@ -4,6 +4,7 @@ import Detection
 import Foundation
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// The downloads: a session's samples CSV and its events, made as the client reads. The route
 /// writes one piece and awaits the writer, which waits for the socket (backpressure), before it

@@ -5,6 +5,7 @@ import Detection
 import Foundation
 import SDUSensor
 import SessionStore
+import StoreFormats
 
 /// Store writes a client asks of the running daemon: it is the only writer of its store.
 extension Gateway {

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import SessionStore
+import StoreFormats
 
 /// Starts and ends the sessions of the paired sensors: one `SessionPipeline` per live session.
 ///

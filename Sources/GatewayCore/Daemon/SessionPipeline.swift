@@ -9,6 +9,7 @@ import NIOConcurrencyHelpers
 import SDUSensor
 import SensorLinks
 import SessionStore
+import StoreFormats
 
 extension SessionEndReason {
     /// No movement for the configured idle time.

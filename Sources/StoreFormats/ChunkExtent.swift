@@ -3,24 +3,24 @@
 /// A chunk's samples as its `sample_chunks` row describes them: how many, the first and the last
 /// (the row's summary and last time come from these alone). What the recorder keeps of the open
 /// chunk, whose samples are in its tail segment: a few dozen bytes instead of 24 per sample.
-struct ChunkExtent: Hashable, Sendable {
+package struct ChunkExtent: Hashable, Sendable {
     /// Number of samples.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// The first sample.
-    private(set) var first: StoredSample?
+    package private(set) var first: StoredSample?
     /// The last sample.
-    private(set) var last: StoredSample?
+    package private(set) var last: StoredSample?
 
-    init() {}
+    package init() {}
 
-    init(_ samples: some BidirectionalCollection<StoredSample>) {
+    package init(_ samples: some BidirectionalCollection<StoredSample>) {
         append(contentsOf: samples)
     }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Takes in samples that follow the ones counted so far.
-    mutating func append(contentsOf samples: some BidirectionalCollection<StoredSample>) {
+    package mutating func append(contentsOf samples: some BidirectionalCollection<StoredSample>) {
         guard let head = samples.first, let tail = samples.last else { return }
         if first == nil { first = head }
         last = tail
@@ -28,8 +28,8 @@ struct ChunkExtent: Hashable, Sendable {
     }
 
     /// The row's summary columns, as `SampleChunkCodec.summary(of:)` gives them for the samples.
-    var summary: SampleChunkCodec.Summary { SampleChunkCodec.summary(count: count, first: first, last: last) }
+    package var summary: SampleChunkCodec.Summary { SampleChunkCodec.summary(count: count, first: first, last: last) }
 
     /// The row's `last_time`.
-    var lastTime: Double { last?.t ?? 0 }
+    package var lastTime: Double { last?.t ?? 0 }
 }

@@ -10,8 +10,8 @@ import SDUSensor
 ///
 /// Encoding and decoding mutate the state; a caller that may drop a record (a failed write, a
 /// damaged one) works on a copy and keeps it only when the record is whole.
-struct SampleStream: Hashable, Sendable {
-    typealias DecodeError = SampleChunkCodec.DecodeError
+package struct SampleStream: Hashable, Sendable {
+    package typealias DecodeError = SampleChunkCodec.DecodeError
 
     /// One axis: the chunk format's predictors and residual model, and the decisions that code a
     /// saturated count (a hard hit clips at ±2 g, Int16's limits) without a residual.
@@ -36,6 +36,9 @@ struct SampleStream: Hashable, Sendable {
     /// The previous record's line step, µs per index (0 before the first).
     var step: Double = 0
 
+    /// A coder before its first record.
+    package init() {}
+
     /// Time modes of a record (the low two bits of its time byte; bit 2: a new step follows).
     enum TimeMode: UInt8 {
         /// Whole microseconds exactly on the line: no time data in the range code.
@@ -49,7 +52,7 @@ struct SampleStream: Hashable, Sendable {
     /// Appends a record's samples in format 3: count, time byte, index and gaps (when they do not
     /// just continue), time base and the range-coded counts.
     /// Nothing for no samples (the record's section is then empty).
-    mutating func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
+    package mutating func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
         guard let first = samples.first, let last = samples.last else { return }
         SampleChunkCodec.appendVarint(UInt64(samples.count), to: &out)
         let indexDelta = first.index &- (lastIndex &+ 1)
@@ -117,7 +120,7 @@ struct SampleStream: Hashable, Sendable {
 
     /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section);
     /// `trimmed` false for a format-2 segment's record, whose range code was flushed in full.
-    mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [StoredSample] {
+    package mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [StoredSample] {
         var cursor = 0
         let count64 = try SampleChunkCodec.readVarint(bytes, &cursor)
         // A record without samples has an empty section (`encode` is not called for it).

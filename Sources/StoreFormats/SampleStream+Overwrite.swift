@@ -8,7 +8,7 @@
 extension SampleStream {
     /// Makes this stream equal to `other`, reusing this stream's tables: no allocation when they
     /// are not shared and have `other`'s sizes.
-    mutating func overwrite(with other: SampleStream) {
+    package mutating func overwrite(with other: SampleStream) {
         x.overwrite(with: other.x)
         y.overwrite(with: other.y)
         z.overwrite(with: other.z)
