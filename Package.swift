@@ -162,7 +162,7 @@ let package = Package(
             name: "Replication",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "SessionStore", "CodedErrors", "Detection",
+                "SessionStore", "StoreFormats", "CodedErrors", "Detection",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

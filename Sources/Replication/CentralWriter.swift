@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import SessionStore
+import StoreFormats
 
 /// Writes one outbox batch into PostgreSQL in one transaction, idempotently: rows are upserted on
 /// their key (gateway id + the local key), sample chunks likewise on gateway id + session +
@@ -43,8 +44,8 @@ public struct CentralWriter: Sendable {
                 }
                 guard let central = CentralTable.all[table.name] else { continue }
                 // The last item of a key carries the row as it is now (all do: read together).
-                var latest: [[OutboxValue]: OutboxItem] = [:]
-                var order: [[OutboxValue]] = []
+                var latest: [[ColumnValue]: OutboxItem] = [:]
+                var order: [[ColumnValue]] = []
                 for item in items {
                     if latest.updateValue(item, forKey: item.key) == nil { order.append(item.key) }
                 }
@@ -139,7 +140,7 @@ public struct CentralWriter: Sendable {
         return sent
     }
 
-    static func bind(_ value: OutboxValue, into bindings: inout PostgresBindings) {
+    static func bind(_ value: ColumnValue, into bindings: inout PostgresBindings) {
         switch value {
         case .null, .blob: bindings.appendNull()
         case .integer(let int): bindings.append(int)

@@ -18,38 +18,15 @@ typealias SessionTailSegment = TailSegment<SequencedEvent>
 extension SequencedEvent: TailSegmentEvent {
     /// The row's values after the session id: a segment holds the same columns as the table,
     /// through `EventRow`'s one mapping.
-    func segmentValues(session: UUID) -> [SegmentValue] {
+    func segmentValues(session: UUID) -> [ColumnValue] {
         EventRow(sessionID: session.uuidString.lowercased(), sequence: sequence, record: record).databaseValues
-            .dropFirst().map(SegmentValue.init)
+            .dropFirst().map(ColumnValue.init)
     }
 
-    init?(segmentValues: [SegmentValue], session: UUID) {
+    init?(segmentValues: [ColumnValue], session: UUID) {
         let values = [session.uuidString.lowercased().databaseValue] + segmentValues.map(\.databaseValue)
         guard EventRow.accepts(values) else { return nil }
         let row = EventRow(values: values)
         self.init(sequence: row.sequence, record: row.record)
-    }
-}
-
-extension SegmentValue {
-    /// The value a column of the table holds.
-    init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let number): self = .integer(number)
-        case .double(let number): self = .real(number)
-        case .string(let text): self = .text(text)
-        case .blob(let data): self = .blob(Array(data))
-        }
-    }
-
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let number): number.databaseValue
-        case .real(let number): number.databaseValue
-        case .text(let text): text.databaseValue
-        case .blob(let bytes): Data(bytes).databaseValue
-        }
     }
 }

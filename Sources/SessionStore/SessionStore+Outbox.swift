@@ -3,35 +3,6 @@ import Foundation
 import GRDB
 import StoreFormats
 
-/// A column value as the outbox hands it over: SQLite's storage classes.
-public enum OutboxValue: Hashable, Sendable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-
-    init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let int): self = .integer(int)
-        case .double(let double): self = .real(double)
-        case .string(let string): self = .text(string)
-        case .blob(let data): self = .blob([UInt8](data))
-        }
-    }
-
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let int): int.databaseValue
-        case .real(let double): double.databaseValue
-        case .text(let string): string.databaseValue
-        case .blob(let bytes): Data(bytes).databaseValue
-        }
-    }
-}
-
 /// One queued change: a row to send as it is now, or a deletion.
 public struct OutboxItem: Sendable {
     /// Its place in the outbox (sent in this order).
@@ -39,9 +10,9 @@ public struct OutboxItem: Sendable {
     /// The table's declaration.
     public var table: OutboxTable
     /// The row's key, in `table.key` order.
-    public var key: [OutboxValue]
+    public var key: [ColumnValue]
     /// The row now, in `table.columns` order; nil when it is gone.
-    public var row: [OutboxValue]?
+    public var row: [ColumnValue]?
     /// For a row that is gone: true when its deletion is to be mirrored (its parent still exists).
     public var mirrorsDeletion: Bool
     /// A sample chunk's samples, decoded; nil for other tables or a chunk that does not decode.
@@ -247,8 +218,8 @@ extension SessionStore {
                     arguments: [key[index]]) ?? false
         }
         return OutboxItem(
-            sequence: sequence, table: table, key: key.map(OutboxValue.init),
-            row: row.map { row in row.databaseValues.map(OutboxValue.init) }, mirrorsDeletion: mirrors, samples: nil)
+            sequence: sequence, table: table, key: key.map(ColumnValue.init),
+            row: row.map { row in row.databaseValues.map(ColumnValue.init) }, mirrorsDeletion: mirrors, samples: nil)
     }
 
     private static func chunkSamples(

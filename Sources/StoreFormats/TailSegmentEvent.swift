@@ -1,38 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 
-/// A column value as a tail segment record holds an event's columns: the kinds an SQLite column
-/// takes (Docs/FORMATS.md, "Tail segments").
-package enum SegmentValue: Hashable, Sendable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-}
-
 /// An event as tail segment records carry it. The store owns the columns (its `events` rows after
 /// the session id, which the segment's header holds); the format only frames them, so it builds
 /// without the database.
 package protocol TailSegmentEvent: Hashable, Sendable {
     /// The event's columns in the order the record stores them (`TailSegmentFormat.eventColumns`).
-    func segmentValues(session: UUID) -> [SegmentValue]
+    func segmentValues(session: UUID) -> [ColumnValue]
     /// The event read back from its columns; nil when their kinds do not fit, which makes the
     /// record damaged.
-    init?(segmentValues: [SegmentValue], session: UUID)
+    init?(segmentValues: [ColumnValue], session: UUID)
 }
 
 /// What the segment file tools and the fuzzer read events as: their columns, unchecked.
 package struct SegmentEventColumns: TailSegmentEvent {
     /// The columns.
-    package var values: [SegmentValue]
+    package var values: [ColumnValue]
 
-    package func segmentValues(session: UUID) -> [SegmentValue] { values }
+    package func segmentValues(session: UUID) -> [ColumnValue] { values }
 
-    package init(segmentValues: [SegmentValue], session: UUID) { values = segmentValues }
+    package init(segmentValues: [ColumnValue], session: UUID) { values = segmentValues }
 }
 
-extension SegmentValue {
+extension ColumnValue {
     /// Appends the value: a tag (0 null, 1 integer, 2 real, 3 text, 4 blob), then its bytes.
     func encode(into out: inout [UInt8]) {
         switch self {

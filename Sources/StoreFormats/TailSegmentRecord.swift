@@ -55,8 +55,8 @@ extension TailSegment {
             }
             events = []
             for _ in 0..<eventCount {
-                var values: [SegmentValue] = []
-                for _ in 0..<TailSegment.eventColumns { values.append(try SegmentValue(parsing: payload, &cursor)) }
+                var values: [ColumnValue] = []
+                for _ in 0..<TailSegment.eventColumns { values.append(try ColumnValue(parsing: payload, &cursor)) }
                 guard let event = Event(segmentValues: values, session: session) else {
                     throw DecodeError(code: .malformed, message: "tail record holds an event of the wrong shape")
                 }

@@ -232,8 +232,8 @@ struct TailSegmentFormatTests {
             wrong[0] = .text("three")
             #expect(SequencedEvent(segmentValues: wrong, session: Self.session) == nil)
         }
-        let kinds: [SegmentValue] = [.null, .integer(-5), .real(0.25), .text("é"), .blob([0, 255])]
-        for kind in kinds { #expect(SegmentValue(kind.databaseValue) == kind) }
+        let kinds: [ColumnValue] = [.null, .integer(-5), .real(0.25), .text("é"), .blob([0, 255])]
+        for kind in kinds { #expect(ColumnValue(kind.databaseValue) == kind) }
     }
 
     @Test("CRC-32 check value")
