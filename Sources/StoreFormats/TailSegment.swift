@@ -165,22 +165,3 @@ package struct TailSegment<Event: TailSegmentEvent>: Hashable, Sendable {
         (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << UInt32(8 * $1) }
     }
 }
-
-/// A tail segment file's samples as bytes in, values out, for tools and the fuzzer (Docs/FORMATS.md,
-/// "Tail segments"): the store itself reads segments through `TailSegment`.
-public enum TailSegmentFile {
-    /// The samples of each whole record of a segment file in any readable version, in order.
-    /// Throws when the header is unusable; a torn or damaged record ends the file there.
-    public static func records(parsing bytes: [UInt8]) throws(SampleChunkCodec.DecodeError) -> [[StoredSample]] {
-        try TailSegment<SegmentEventColumns>(parsing: bytes).records.map(\.samples)
-    }
-
-    /// A segment file in the current format holding one record per element of `records`.
-    public static func encode(session: UUID, chunk: Int64, records: [[StoredSample]]) -> [UInt8] {
-        TailSegment<SegmentEventColumns>.encode(
-            .init(session: session, chunk: chunk),
-            records.enumerated().map { ordinal, samples in
-                .init(ordinal: Int64(ordinal), samples: samples, events: [], counts: nil)
-            })
-    }
-}

@@ -339,4 +339,17 @@ struct TailSegmentFormatTests {
         // Format 3 differs from format 2 only in the flush: the record is shorter, nothing else.
         #expect(bytes.count < [UInt8](hex: Self.version2Fixture).count)
     }
+
+    @Test("TailSegmentFile (tools, the fuzzer) reads the fixture's samples and event columns and writes the same bytes")
+    func file() throws {
+        let bytes = [UInt8](hex: Self.currentFixture)
+        let records = try TailSegmentFile.records(parsing: bytes)
+        #expect(records.map(\.samples) == [Self.record.samples])
+        #expect(records.map(\.events) == [Self.record.events.map { $0.segmentValues(session: Self.session) }])
+        // Without the record's counters, which the file API leaves out, the bytes are the store's.
+        var bare = Self.record
+        bare.counts = nil
+        let expected = SessionTailSegment.encode(SessionTailSegment.Header(session: Self.session, chunk: 2), [bare])
+        #expect(TailSegmentFile.encode(session: Self.session, chunk: 2, records: records) == expected)
+    }
 }

@@ -5,7 +5,7 @@ import StoreFormats
 
 /// libFuzzer entry point: the input is a stored sample chunk as a damaged or foreign database
 /// could hold it, or (starting with the `SSTS` magic) a tail segment file, whose format-2 and -3 records
-/// continue one coder. Decoding must succeed or throw `DecodeError`, never trap; whatever decodes
+/// continue one coder and carry events as tagged column values. Decoding must succeed or throw `DecodeError`, never trap; whatever decodes
 /// must encode and decode again to the same samples (indices and counts exactly; times bit for bit
 /// when the codec keeps them as whole microseconds, else to its 0.5 µs plus float rounding).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,8 +22,9 @@ public func fuzzSampleChunk(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// A segment's records re-encoded in the current format read back record for record, bit for bit
-/// (the current format keeps whole microseconds as integers and other times as raw doubles).
+/// A segment's records re-encoded in the current format read back record for record, bit for bit:
+/// samples (the current format keeps whole microseconds as integers and other times as raw
+/// doubles) and events' columns.
 func fuzzSegment(_ bytes: [UInt8]) {
     guard let records = try? TailSegmentFile.records(parsing: bytes) else { return }
     let session = UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
@@ -33,13 +34,23 @@ func fuzzSegment(_ bytes: [UInt8]) {
     }
     precondition(again.count == records.count, "re-encoding a segment lost records")
     for (a, b) in zip(records, again) {
-        precondition(a.count == b.count, "re-encoding changed a record's sample count")
-        for (x, y) in zip(a, b) {
+        precondition(a.samples.count == b.samples.count, "re-encoding changed a record's sample count")
+        for (x, y) in zip(a.samples, b.samples) {
             precondition(
                 x.index == y.index && x.raw == y.raw && x.t.bitPattern == y.t.bitPattern,
                 "re-encoding changed a segment's sample")
         }
+        precondition(a.events.count == b.events.count, "re-encoding changed a record's event count")
+        for (x, y) in zip(a.events.joined(), b.events.joined()) {
+            precondition(sameBits(x, y), "re-encoding changed an event's column")
+        }
     }
+}
+
+/// Equal values, reals bit for bit (a NaN stays the same NaN).
+func sameBits(_ a: ColumnValue, _ b: ColumnValue) -> Bool {
+    if case .real(let x) = a, case .real(let y) = b { return x.bitPattern == y.bitPattern }
+    return a == b
 }
 
 func expectSame(_ samples: [StoredSample], _ again: [StoredSample], exact: Bool) {
