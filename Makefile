@@ -146,12 +146,14 @@ browser-deps:
 
 ## browser-test: sportsensord with virtual sensors, driven in headless Chromium (Tests/Browser);
 ## saves the screenshots Docs/DASHBOARD.md shows under $(SCREENSHOTS)
+# The builds are skipped when the tests' build left the products current (scripts/products-current.sh).
 browser-test: deps browser-deps
-	$(SWIFT) build -c $(CONFIG) --product sportsensord $(BUILD_FLAGS)
-	$(SWIFT) build -c $(CONFIG) --product sportsensorctl $(BUILD_FLAGS)
+	@scripts/products-current.sh .build/$(CONFIG) --unstamped sportsensord sportsensorctl || { \
+		$(SWIFT) build -c $(CONFIG) --product sportsensord $(BUILD_FLAGS) && \
+		$(SWIFT) build -c $(CONFIG) --product sportsensorctl $(BUILD_FLAGS); }
 	SE_OFFLINE=true CHROMIUM=/usr/bin/chromium CHROMEDRIVER=/usr/bin/chromedriver \
 		$(BROWSER_VENV)/bin/python Tests/Browser/dashboard_test.py \
-		--bin "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)" --screenshots "$(SCREENSHOTS)"
+		--bin "$(CURDIR)/.build/$(CONFIG)" --screenshots "$(SCREENSHOTS)"
 
 ## demo-smoke: README's first command, briefly (3 s of tail), on the binaries the tests built
 demo-smoke:

@@ -66,12 +66,9 @@ if [ "${1:-}" != --guest ]; then # ---------------------------------------------
         exit 0
     fi
     # One `swift build` of every product, not one per product, and none when `make test` left them
-    # current: a build with nothing to do still spends ~25 s planning. BuildStamp.swift, which
-    # `make deb` writes after the debug build (and so its directory's entry), counts only in the
-    # stamped release build.
+    # current: a build with nothing to do still spends ~25 s planning.
     BINDIR="$ROOT/.build/debug"
-    if "$ROOT/scripts/products-current.sh" "$BINDIR" --exclude Sources/sportsensord/BuildStamp.swift \
-        --exclude Sources/sportsensord sportsensorctl sportsensor-dev sportsensord; then
+    if "$ROOT/scripts/products-current.sh" "$BINDIR" --unstamped sportsensorctl sportsensor-dev sportsensord; then
         echo "itest: sportsensorctl, sportsensor-dev and sportsensord are current"
     else
         echo "itest: building sportsensorctl, sportsensor-dev and sportsensord"
