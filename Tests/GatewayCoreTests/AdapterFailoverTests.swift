@@ -113,14 +113,10 @@ struct AdapterFailoverTests {
         await adapters.power(full.name, on: false)
         // One of its two sensors finds the last slot of the other adapter; the other waits.
         var sensors: [SensorInfo] = []
-        for _ in 0..<80 {
-            try await bench.drive(for: 0.25)
+        _ = try await bench.drive(step: 0.25, upTo: 20) {
             sensors = try await gateway.sensors()
-            if sensors.filter({ $0.linkState == .connected }).count == 2,
-                sensors.contains(where: { $0.linkState == .noSlot })
-            {
-                break
-            }
+            return sensors.filter { $0.linkState == .connected }.count == 2
+                && sensors.contains { $0.linkState == .noSlot }
         }
         #expect(sensors.filter { $0.linkState == .connected }.count == 2)
         #expect(sensors.filter { $0.linkState == .noSlot }.count == 1)
@@ -162,10 +158,8 @@ struct AdapterFailoverTests {
     }
 
     private func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
-        for _ in 0..<120 {
-            if try await bench.gateway.sensors().filter({ $0.linkState == .connected }).count == count { return true }
-            try await bench.drive(for: 0.25)
+        try await bench.drive(step: 0.25, upTo: 30) {
+            try await bench.gateway.sensors().filter { $0.linkState == .connected }.count == count
         }
-        return false
     }
 }

@@ -67,6 +67,21 @@ final class GatewayBench: Sendable {
         }
     }
 
+    /// Drives the clock `step` seconds at a time until `condition` holds, checked before each
+    /// step, for at most `limit` seconds of the clock; true when it held. The bound is the
+    /// clock's, so a test's "within N s" stays a claim about the gateway, not about the machine.
+    func drive(
+        step: Double, upTo limit: Double, until condition: () async throws -> Bool
+    ) async throws -> Bool {
+        var driven = 0.0
+        while true {
+            if try await condition() { return true }
+            guard driven < limit else { return false }
+            try await drive(for: step)
+            driven += step
+        }
+    }
+
     /// Real-time waits (up to `seconds`, 5 by default) until `condition` holds.
     func waitUntil(seconds: Int = 5, _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
         for _ in 0..<(seconds * 100) {

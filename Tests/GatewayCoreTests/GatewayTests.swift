@@ -132,13 +132,11 @@ struct GatewayTests {
         try await bench.drive(for: 9)
         var linkState = try await bench.gateway.sensors().first?.linkState
         #expect(linkState != .connected, "the link dropped after 8 s")
-        var driven = 9.0
-        while linkState != .connected, driven < 30 {
-            try await bench.drive(for: 0.5)
-            driven += 0.5
+        let reconnected = try await bench.drive(step: 0.5, upTo: 21) {
             linkState = try await bench.gateway.sensors().first?.linkState
+            return linkState == .connected
         }
-        #expect(linkState == .connected, "reconnected within 30 s")
+        #expect(reconnected, "reconnected within 30 s")
         try await bench.drive(for: 2)
         let stopped = try await bench.gateway.stopSession(id: started.id)
         #expect(stopped.endReason == "stopped")

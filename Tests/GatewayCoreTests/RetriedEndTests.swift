@@ -51,13 +51,10 @@ struct RetriedEndTests {
 
         try FileManager.default.removeItem(atPath: disk.path + "/filler")
         // The gateway retries the end every 2 s of its clock.
-        var info: (SessionInfo, [Bool?])?
-        var waited = 0
-        while info == nil, waited < 20 {
-            try await bench.drive(for: 1)
-            waited += 1
-            if try await bench.gateway.session(id: started.id).endReason != nil { info = await ended.value }
+        let retried = try await bench.drive(step: 1, upTo: 20) {
+            try await bench.gateway.session(id: started.id).endReason != nil
         }
+        let info = retried ? await ended.value : nil
         let (published, degraded) = try #require(info, "the retried end is published")
         // The board's tile shows a session the store cannot save from these (Docs/DASHBOARD.md).
         #expect(degraded.first == false, "\(degraded)")

@@ -38,11 +38,10 @@ struct SpilledAtShutdownTests {
         }
         try state.fill("filler")
         try tail.fill("filler")
-        var degraded = false
-        while !degraded {
-            try await bench.drive(for: 1)
-            degraded = try await bench.gateway.status().storeDegradedSessions == 1
-        }
+        #expect(
+            try await bench.drive(step: 1, upTo: 60) {
+                try await bench.gateway.status().storeDegradedSessions == 1
+            }, "the session is degraded once both disks are full")
         try await bench.drive(for: 2)
         await GatewayTests.expectControlError(.unavailable) {
             try await bench.gateway.stopSession(id: started.id)
