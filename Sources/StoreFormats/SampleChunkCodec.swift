@@ -118,19 +118,7 @@ public enum SampleChunkCodec {
         appendVarint(UInt64(samples.count), to: &out)
         appendVarint(zigzag(summary.firstIndex), to: &out)
 
-        // Index gaps: positions where the index does not advance by exactly one.
-        var gaps: [(position: Int, delta: Int64)] = []
-        if samples.count > 1 {
-            for position in 1..<samples.count {
-                let delta = samples[position].index &- samples[position - 1].index
-                if delta != 1 { gaps.append((position, delta &- 1)) }
-            }
-        }
-        appendVarint(UInt64(gaps.count), to: &out)
-        for gap in gaps {
-            appendVarint(UInt64(gap.position), to: &out)
-            appendVarint(zigzag(gap.delta), to: &out)
-        }
+        IndexGaps(of: samples).encode(into: &out)
 
         // Times: whole microseconds on an integer line (version 3), else a linear base in seconds
         // plus microsecond residuals, or raw doubles when neither can hold them.
@@ -197,20 +185,7 @@ public enum SampleChunkCodec {
         }
         let count = Int(count64)
         let firstIndex = unzigzag(try readVarint(bytes, &cursor))
-        let gapCount = try readVarint(bytes, &cursor)
-        guard gapCount <= UInt64(count) else {
-            throw DecodeError(code: .malformed, message: "\(gapCount) index gaps in \(count) samples")
-        }
-        var gaps: [(position: Int, delta: Int64)] = []
-        var lastPosition = 0
-        for _ in 0..<Int(gapCount) {
-            let position = try readVarint(bytes, &cursor)
-            guard position > UInt64(lastPosition), position < UInt64(count) else {
-                throw DecodeError(code: .malformed, message: "index gap at position \(position) out of order")
-            }
-            lastPosition = Int(position)
-            gaps.append((lastPosition, unzigzag(try readVarint(bytes, &cursor))))
-        }
+        let gaps = try IndexGaps(parsing: bytes, &cursor, count: count)
 
         guard cursor < bytes.count, let mode = TimeMode(rawValue: bytes[cursor]), blobVersion >= mode.firstVersion
         else {
@@ -247,16 +222,9 @@ public enum SampleChunkCodec {
 
         var samples: [StoredSample] = []
         samples.reserveCapacity(count)
-        var index = firstIndex
-        var nextGap = 0
+        var indices = gaps.indices(from: firstIndex)
         for position in 0..<count {
-            if position > 0 {
-                index = index &+ 1
-                if nextGap < gaps.count, gaps[nextGap].position == position {
-                    index = index &+ gaps[nextGap].delta
-                    nextGap += 1
-                }
-            }
+            let index = indices.index(at: position)
             let t: Double
             switch mode {
             case .linear: t = firstTime + Double(index &- firstIndex) * timeStep + Double(body.micro[position]) * 1e-6

@@ -56,11 +56,7 @@ package struct SampleStream: Hashable, Sendable {
         guard let first = samples.first, let last = samples.last else { return }
         SampleChunkCodec.appendVarint(UInt64(samples.count), to: &out)
         let indexDelta = first.index &- (lastIndex &+ 1)
-        var gaps: [(position: Int, delta: Int64)] = []
-        for position in 1..<samples.count {
-            let delta = samples[position].index &- samples[position - 1].index
-            if delta != 1 { gaps.append((position, delta &- 1)) }
-        }
+        let gaps = IndexGaps(of: samples)
         // The time byte's bit 3: index fields follow (else the record continues the last index
         // without gaps); bit 4: the line's first µs is off the predicted one by a delta that follows.
         let indexFlag: UInt8 = indexDelta != 0 || !gaps.isEmpty ? 8 : 0
@@ -83,11 +79,7 @@ package struct SampleStream: Hashable, Sendable {
         }
         if indexFlag != 0 {
             SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(indexDelta), to: &out)
-            SampleChunkCodec.appendVarint(UInt64(gaps.count), to: &out)
-            for gap in gaps {
-                SampleChunkCodec.appendVarint(UInt64(gap.position), to: &out)
-                SampleChunkCodec.appendVarint(SampleChunkCodec.zigzag(gap.delta), to: &out)
-            }
+            gaps.encode(into: &out)
         }
         out += timeBase
         lastIndex = last.index
@@ -141,10 +133,10 @@ package struct SampleStream: Hashable, Sendable {
             cursor += 1
         }
         var firstIndex = lastIndex &+ 1
-        var gaps: [(position: Int, delta: Int64)] = []
+        var gaps = IndexGaps()
         if !trimmed || flags & 8 != 0 {
             firstIndex = firstIndex &+ SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))
-            gaps = try Self.readGaps(bytes, &cursor, count: count)
+            gaps = try IndexGaps(parsing: bytes, &cursor, count: count)
         }
         if !trimmed {
             guard cursor < bytes.count else { throw DecodeError(code: .truncated, message: "bad time mode") }
@@ -183,8 +175,8 @@ package struct SampleStream: Hashable, Sendable {
         var xs = [Int16](repeating: 0, count: SampleChunkCodec.blockLength)
         var ys = xs
         var zs = xs
+        var indices = gaps.indices(from: firstIndex)
         var index = firstIndex
-        var nextGap = 0
         while samples.count < count {
             let length = min(SampleChunkCodec.blockLength, count - samples.count)
             for offset in 0..<length {
@@ -196,13 +188,7 @@ package struct SampleStream: Hashable, Sendable {
             try Self.decode(length, &z, &zs, &coder)
             for offset in 0..<length {
                 let position = samples.count
-                if position > 0 {
-                    index = index &+ 1
-                    if nextGap < gaps.count, gaps[nextGap].position == position {
-                        index = index &+ gaps[nextGap].delta
-                        nextGap += 1
-                    }
-                }
+                index = indices.index(at: position)
                 let t: Double
                 if mode == .raw {
                     t = times[position]
@@ -232,29 +218,6 @@ package struct SampleStream: Hashable, Sendable {
 
     /// Where the previous record's line puts the time of `index`: the next record's first time is
     /// coded as the difference (0 when the cadence holds).
-    /// A record's index gaps: their count, then per gap its position (increasing, 1..count-1) and
-    /// the zig-zagged number of indices skipped.
-    static func readGaps(
-        _ bytes: [UInt8], _ cursor: inout Int, count: Int
-    ) throws(DecodeError) -> [(position: Int, delta: Int64)] {
-        let gapCount = try SampleChunkCodec.readVarint(bytes, &cursor)
-        // A gap takes at least two bytes.
-        guard gapCount < UInt64(count), gapCount <= UInt64(bytes.count / 2) else {
-            throw DecodeError(code: .malformed, message: "\(gapCount) index gaps in \(count) samples")
-        }
-        var gaps: [(position: Int, delta: Int64)] = []
-        var lastPosition = 0
-        for _ in 0..<Int(gapCount) {
-            let position = try SampleChunkCodec.readVarint(bytes, &cursor)
-            guard position > UInt64(lastPosition), position < UInt64(count) else {
-                throw DecodeError(code: .malformed, message: "index gap at position \(position) out of order")
-            }
-            lastPosition = Int(position)
-            gaps.append((lastPosition, SampleChunkCodec.unzigzag(try SampleChunkCodec.readVarint(bytes, &cursor))))
-        }
-        return gaps
-    }
-
     func predictedMicroseconds(at index: Int64) -> Int64 {
         MicrosecondLine.base(first: lastMicroseconds, step: step, offset: index &- lastIndex) ?? lastMicroseconds
     }
