@@ -3,9 +3,9 @@
 #
 # Exits 0 when every named product exists in BIN_DIR and is newer than everything a `swift build`
 # reads for it: Package.swift, Package.resolved and each file and directory under Sources/ (a
-# directory changes when a file is added or removed); else 1. `make deb` and `make itest` ask it before a `swift build` that would find
-# nothing to do, which on this package still spends about 25 s planning (Docs/TESTING.md, "CI's
-# time"). It errs one way only: an executable SwiftPM did not relink after a change to another
+# directory changes when a file is added or removed); else 1. `make deb`, `make itest` and
+# `make browser-test` ask it before a `swift build` that would find nothing to do, which on this
+# package still spends 13–25 s planning (Docs/TESTING.md, "CI's time"). It errs one way only: an executable SwiftPM did not relink after a change to another
 # target counts as stale, and the caller builds as before.
 #
 # --unstamped: a build that does not read Sources/sportsensord/BuildStamp.swift (every build but

@@ -17,14 +17,14 @@ typealias SessionTailSegment = TailSegment<SequencedEvent>
 
 extension SequencedEvent: TailSegmentEvent {
     /// The row's values after the session id: a segment holds the same columns as the table,
-    /// through `EventRow`'s one mapping.
-    func segmentValues(session: UUID) -> [ColumnValue] {
-        EventRow(sessionID: session.uuidString.lowercased(), sequence: sequence, record: record).databaseValues
-            .dropFirst().map(ColumnValue.init)
+    /// through `EventRow`'s one mapping. The segment's header names the session, so the row's id
+    /// column is only a placeholder here, never written or read.
+    var segmentValues: [ColumnValue] {
+        EventRow(sessionID: "", sequence: sequence, record: record).databaseValues.dropFirst().map(ColumnValue.init)
     }
 
-    init?(segmentValues: [ColumnValue], session: UUID) {
-        let values = [session.uuidString.lowercased().databaseValue] + segmentValues.map(\.databaseValue)
+    init?(segmentValues: [ColumnValue]) {
+        let values = ["".databaseValue] + segmentValues.map(\.databaseValue)
         guard EventRow.accepts(values) else { return nil }
         let row = EventRow(values: values)
         self.init(sequence: row.sequence, record: row.record)

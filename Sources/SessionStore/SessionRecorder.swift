@@ -443,7 +443,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
                 stream: state.resume?.stream ?? SampleStream())
             state.resume = nil
         }
-        try state.segment?.append(append.record, session: session.id)
+        try state.segment?.append(append.record)
     }
 
     /// Seals the segments of chunks that closed and registers them (with the events and counters

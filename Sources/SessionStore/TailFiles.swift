@@ -183,7 +183,7 @@ struct TailSegmentWriter: Sendable {
         var bytes: [UInt8] = []
         header.encode(into: &bytes)
         var stream = writer.stream
-        record.encode(session: header.session, stream: &stream, into: &bytes)
+        record.encode(stream: &stream, into: &bytes)
         do { try writer.write(bytes) } catch {
             writer.closeDescriptor()
             throw error
@@ -209,10 +209,10 @@ struct TailSegmentWriter: Sendable {
 
     /// Appends one framed record. The coder moves on only when the whole record is written, so a
     /// failed append leaves the writer as it was.
-    mutating func append(_ record: SessionTailSegment.Record, session: UUID) throws(StoreError) {
+    mutating func append(_ record: SessionTailSegment.Record) throws(StoreError) {
         var bytes: [UInt8] = []
         scratch.overwrite(with: stream)
-        record.encode(session: session, stream: &scratch, into: &bytes)
+        record.encode(stream: &scratch, into: &bytes)
         try write(bytes)
         swap(&stream, &scratch)
     }

@@ -124,7 +124,7 @@ package struct TailSegment<Event: TailSegmentEvent>: Hashable, Sendable {
             if decodingSamples { next.overwrite(with: stream) }
             guard CRC32.checksum(payload) == checksum,
                 let record = try? Record(
-                    parsing: payload, session: header.session, version: header.version, stream: &next,
+                    parsing: payload, version: header.version, stream: &next,
                     decodingSamples: decodingSamples),
                 record.ordinal == Int64(records.count)
             else { break }
@@ -153,7 +153,7 @@ package struct TailSegment<Event: TailSegmentEvent>: Hashable, Sendable {
         var bytes: [UInt8] = []
         header.encode(into: &bytes)
         var stream = SampleStream()
-        for record in records { record.encode(session: header.session, stream: &stream, into: &bytes) }
+        for record in records { record.encode(stream: &stream, into: &bytes) }
         return bytes
     }
 

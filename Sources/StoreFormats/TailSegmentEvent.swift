@@ -2,14 +2,14 @@
 import Foundation
 
 /// An event as tail segment records carry it. The store owns the columns (its `events` rows after
-/// the session id, which the segment's header holds); the format only frames them, so it builds
-/// without the database.
+/// the session id, which the segment's header holds instead); the format only frames them, so it
+/// builds without the database.
 package protocol TailSegmentEvent: Hashable, Sendable {
-    /// The event's columns in the order the record stores them (`TailSegmentFormat.eventColumns`).
-    func segmentValues(session: UUID) -> [ColumnValue]
+    /// The event's columns in the order the record stores them (`TailSegment.eventColumns`).
+    var segmentValues: [ColumnValue] { get }
     /// The event read back from its columns; nil when their kinds do not fit, which makes the
     /// record damaged.
-    init?(segmentValues: [ColumnValue], session: UUID)
+    init?(segmentValues: [ColumnValue])
 }
 
 /// What the segment file tools and the fuzzer read events as: their columns, unchecked.
@@ -17,9 +17,9 @@ package struct SegmentEventColumns: TailSegmentEvent {
     /// The columns.
     package var values: [ColumnValue]
 
-    package func segmentValues(session: UUID) -> [ColumnValue] { values }
+    package var segmentValues: [ColumnValue] { values }
 
-    package init(segmentValues: [ColumnValue], session: UUID) { values = segmentValues }
+    package init(segmentValues: [ColumnValue]) { values = segmentValues }
 }
 
 extension ColumnValue {

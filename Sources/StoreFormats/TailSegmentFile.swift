@@ -40,7 +40,7 @@ public enum TailSegmentFile {
                     record.events.allSatisfy { $0.count == eventColumns }, "an event needs \(eventColumns) columns")
                 return .init(
                     ordinal: Int64(ordinal), samples: record.samples,
-                    events: record.events.map { SegmentEventColumns(segmentValues: $0, session: session) },
+                    events: record.events.map { SegmentEventColumns(segmentValues: $0) },
                     counts: nil)
             })
     }

@@ -31,7 +31,7 @@ extension TailSegment {
         /// its samples continue `stream`. Events are read as `Event`s from their columns.
         /// Without `decodingSamples` the samples are skipped (`samples` is empty, `stream` untouched).
         package init(
-            parsing payload: [UInt8], session: UUID, version: UInt8, stream: inout SampleStream,
+            parsing payload: [UInt8], version: UInt8, stream: inout SampleStream,
             decodingSamples: Bool = true
         ) throws(DecodeError) {
             var cursor = 0
@@ -57,7 +57,7 @@ extension TailSegment {
             for _ in 0..<eventCount {
                 var values: [ColumnValue] = []
                 for _ in 0..<TailSegment.eventColumns { values.append(try ColumnValue(parsing: payload, &cursor)) }
-                guard let event = Event(segmentValues: values, session: session) else {
+                guard let event = Event(segmentValues: values) else {
                     throw DecodeError(code: .malformed, message: "tail record holds an event of the wrong shape")
                 }
                 events.append(event)
@@ -104,7 +104,7 @@ extension TailSegment {
 
         /// Appends the framed record in format 3, its samples continuing `stream`: length, CRC-32
         /// and payload.
-        package func encode(session: UUID, stream: inout SampleStream, into out: inout [UInt8]) {
+        package func encode(stream: inout SampleStream, into out: inout [UInt8]) {
             var payload: [UInt8] = []
             SampleChunkCodec.appendVarint(UInt64(bitPattern: ordinal), to: &payload)
             var blob: [UInt8] = []
@@ -113,7 +113,7 @@ extension TailSegment {
             payload += blob
             SampleChunkCodec.appendVarint(UInt64(events.count), to: &payload)
             for event in events {
-                for value in event.segmentValues(session: session) { value.encode(into: &payload) }
+                for value in event.segmentValues { value.encode(into: &payload) }
             }
             let endingFlag: UInt8 = ending.map { $0.unsavedSamples == 0 ? 4 : 12 } ?? 0
             if let counts {

@@ -225,12 +225,12 @@ struct TailSegmentFormatTests {
     func eventColumns() throws {
         #expect(EventRow.columnNames.count - 1 == SessionTailSegment.eventColumns)
         for event in Self.record.events {
-            let values = event.segmentValues(session: Self.session)
+            let values = event.segmentValues
             #expect(values.count == SessionTailSegment.eventColumns)
-            #expect(SequencedEvent(segmentValues: values, session: Self.session) == event)
+            #expect(SequencedEvent(segmentValues: values) == event)
             var wrong = values
             wrong[0] = .text("three")
-            #expect(SequencedEvent(segmentValues: wrong, session: Self.session) == nil)
+            #expect(SequencedEvent(segmentValues: wrong) == nil)
         }
         let kinds: [ColumnValue] = [.null, .integer(-5), .real(0.25), .text("é"), .blob([0, 255])]
         for kind in kinds { #expect(ColumnValue(kind.databaseValue) == kind) }
@@ -267,12 +267,12 @@ struct TailSegmentFormatTests {
         var bytes: [UInt8] = []
         SessionTailSegment.Header(session: Self.session, chunk: 0).encode(into: &bytes)
         var stream = SampleStream()
-        Self.record.encode(session: Self.session, stream: &stream, into: &bytes)
+        Self.record.encode(stream: &stream, into: &bytes)
         let whole = bytes.count
         let afterFirst = stream
         var next = Self.record
         next.ordinal = 1
-        next.encode(session: Self.session, stream: &stream, into: &bytes)
+        next.encode(stream: &stream, into: &bytes)
         for cut in [whole + 1, whole + 7, whole + 8, bytes.count - 1] {
             let torn = try SessionTailSegment(parsing: Array(bytes[..<cut]))
             #expect(torn.records == [Self.record], "cut at \(cut)")
@@ -284,7 +284,7 @@ struct TailSegmentFormatTests {
         // A stale record (an earlier, longer write's bytes) cannot follow with the wrong ordinal.
         var stale = Array(bytes[..<whole])
         var staleStream = afterFirst
-        Self.record.encode(session: Self.session, stream: &staleStream, into: &stale)
+        Self.record.encode(stream: &staleStream, into: &stale)
         #expect(try SessionTailSegment(parsing: stale).records == [Self.record])
         #expect(try SessionTailSegment(parsing: stale).validLength == whole)
     }
@@ -345,7 +345,7 @@ struct TailSegmentFormatTests {
         let bytes = [UInt8](hex: Self.currentFixture)
         let records = try TailSegmentFile.records(parsing: bytes)
         #expect(records.map(\.samples) == [Self.record.samples])
-        #expect(records.map(\.events) == [Self.record.events.map { $0.segmentValues(session: Self.session) }])
+        #expect(records.map(\.events) == [Self.record.events.map { $0.segmentValues }])
         // Without the record's counters, which the file API leaves out, the bytes are the store's.
         var bare = Self.record
         bare.counts = nil

@@ -88,7 +88,7 @@ struct SampleStreamTests {
         var stream = SampleStream()
         var ends: [Int] = []
         for record in records {
-            record.encode(session: Self.session, stream: &stream, into: &bytes)
+            record.encode(stream: &stream, into: &bytes)
             ends.append(bytes.count)
         }
         for cut in SessionTailSegment.headerLength...bytes.count {
@@ -111,7 +111,7 @@ struct SampleStreamTests {
         var torn = try SessionTailSegment(parsing: Array(bytes[..<(three.count + 9)]))
         #expect(torn.records.count == 3)
         var resumed = Array(bytes[..<torn.validLength])
-        for record in records[3...] { record.encode(session: Self.session, stream: &torn.stream, into: &resumed) }
+        for record in records[3...] { record.encode(stream: &torn.stream, into: &resumed) }
         #expect(resumed == bytes)
     }
 
