@@ -94,14 +94,18 @@ unit-test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) --filter '$(ISOLATED_SUITES)'
 	for suite in $(subst |, ,$(SOAK_SUITES)); do $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter "$$suite" || exit 1; done
 
-## tsan: the churn stress test and the concurrency-sensitive suites under ThreadSanitizer, in a build of
-## their own (.build-tsan: every target and dependency instrumented); fails on any report (Docs/TESTING.md)
-TSAN_SCRATCH ?= .build-tsan
-TSAN_SUITES ?= GatewayChurnTests|GatewayConcurrencyTests|SensorLinkTests|SynchronousNotificationTests|SocketReactorTests
-tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS)
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(SWIFT) test --skip-build --sanitize=thread \
-		--scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS) --filter '$(TSAN_SUITES)'
+## tsan: the concurrency suites (the churn stress test, the gateway under concurrent requests, SensorLink, the
+## GATT client's sink, the socket reactor) under ThreadSanitizer: the sanitizer package (Tests/Package.swift)
+## builds them and only what they link, every module instrumented, in a scratch path of its own; fails on any
+## report (Docs/TESTING.md). `make test` builds it beside the release build and runs it after, alone.
+TSAN_SCRATCH ?= $(CURDIR)/.build-tsan
+.PHONY: tsan-build
+tsan-build: deps
+	$(SWIFT) build --package-path Tests --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS)
+
+tsan: tsan-build
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(SWIFT) test --package-path Tests --skip-build \
+		--sanitize=thread --scratch-path $(TSAN_SCRATCH) $(BUILD_FLAGS)
 
 ## test: lint, the unit's security score, every unit and end-to-end test, the validation gate on the offline
 ## real recordings, the dashboard in a real browser, a staged install, a short smoke run of each fuzzer, and
@@ -109,14 +113,15 @@ tsan: deps
 ## package's release build with the fuzzers' build and the deterministic checks beside it (release-builds) and
 ## the Debian package checked by lintian (`make deb`, last; `make itest` installs that .deb and runs the
 ## virtual sensors with that release build's sportsensor-dev)
-test: lint security-check deb-version-check vm-accel-check unit-test browser-test demo-smoke release-builds deb
+test: lint security-check deb-version-check vm-accel-check unit-test browser-test demo-smoke release-builds tsan deb
 
 ## release-builds: the package's release build and, on the core it leaves idle, the fuzzers' release build,
-## their smoke runs, the validation gate and the staged install, one after the other (BESIDE_RELEASE_BUILD).
+## their smoke runs, the validation gate, the staged install and the sanitizer package's build, one after the
+## other (BESIDE_RELEASE_BUILD).
 ## A release build is mostly one whole-module compile at a time; none of these depends on timing, and the
 ## suites that do ran before (Docs/TESTING.md, "CI's time"). `make deb` then finds its build done.
 # ALSO_BESIDE_RELEASE_BUILD: more such steps; `.ci/run` adds itest-prepare.
-BESIDE_RELEASE_BUILD := fuzz-smoke validate-offline install-check $(ALSO_BESIDE_RELEASE_BUILD)
+BESIDE_RELEASE_BUILD := fuzz-smoke validate-offline install-check tsan-build $(ALSO_BESIDE_RELEASE_BUILD)
 .PHONY: release-builds deb-build beside-release-build
 release-builds: deps deb-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target deb-build beside-release-build

@@ -28,6 +28,11 @@ let package = Package(
         .library(name: "SessionStore", targets: ["SessionStore"]),
         .library(name: "SensorLinks", targets: ["SensorLinks"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
+        // For the sanitizer package (Tests/Package.swift): the fakes, clocks and fixtures, the
+        // configuration its gateways are made with, the system calls the reactor's suite makes.
+        .library(name: "GatewayTesting", targets: ["GatewayTesting"]),
+        .library(name: "GatewayConfig", targets: ["GatewayConfig"]),
+        .library(name: "SystemCalls", targets: ["SystemCalls"]),
         .library(name: "ControlAPI", targets: ["ControlAPI"]),
     ],
     dependencies: [
@@ -65,7 +70,7 @@ let package = Package(
 
         // MARK: Pure codecs and protocol logic
         .target(name: "BLEWire", dependencies: ["CodedErrors"], swiftSettings: strict),
-        .target(name: "SDUSensor", dependencies: ["BLEWire"], swiftSettings: strict),
+        .target(name: "SDUSensor", dependencies: ["BLEWire", "CodedErrors"], swiftSettings: strict),
         .target(name: "Detection", dependencies: ["SDUSensor", "CodedErrors"], swiftSettings: strict),
 
         // MARK: GATT over an abstract bearer
@@ -190,14 +195,27 @@ let package = Package(
             name: "GatewayCore",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "BLEWire", "SDUSensor", "GATTClient", "Detection", "SessionStore", "StoreFormats", "VirtualSensor",
                 "ControlProtocol",
-                "GatewayConfig", "CodedErrors", "SystemCalls", "Replication", "SensorLinks",
+                "GatewayConfig", "CodedErrors", "SystemCalls", "SensorLinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The daemon as one run: the store, the gateway, retention, replication and the servers in
+        // one ServiceGroup. Apart from GatewayCore so that the sessions and the gateway build
+        // without PostgreSQL's client and TLS (the sanitizer package, Tests/Package.swift).
+        .target(
+            name: "GatewayDaemon",
+            dependencies: [
+                "GatewayCore", "GatewayConfig", "ControlProtocol", "Replication", "SensorLinks", "SessionStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -262,7 +280,8 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "GATTClient", "GatewayConfig",
-                "GatewayCore", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol", "WebDashboard",
+                "GatewayCore", "GatewayDaemon", "BLETransport", "BLEWire", "ControlAPI", "ControlProtocol",
+                "WebDashboard",
                 "DashboardUsers", "SessionStore", "SensorLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -293,7 +312,9 @@ let package = Package(
                 "SeededRandomness",
                 "GatewayConfig",
                 "BLEWire", "SDUSensor", "GATTClient", "VirtualSensor", "IndependentMotion", "Detection", "BLETransport",
-                "BLEHarness", "SessionStore", "StoreFormats", "GatewayCore", "ControlAPI", "CodedErrors", "SystemCalls",
+                "BLEHarness", "SessionStore", "StoreFormats", "GatewayCore", "GatewayDaemon", "ControlAPI",
+                "CodedErrors",
+                "SystemCalls",
                 "Replication",
                 "SensorLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -388,8 +409,8 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "BLEWire", "GATTClient", "GatewayConfig", "SDUSensor", .product(name: "Logging", package: "swift-log"),
-                "GatewayCore", "VirtualSensor", "GatewayTesting", "SessionStore", "StoreFormats", "Detection",
-                "ControlProtocol",
+                "GatewayCore", "GatewayDaemon", "VirtualSensor", "GatewayTesting", "SessionStore", "StoreFormats",
+                "Detection", "ControlProtocol",
                 "SystemCalls", "SensorLinks",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),

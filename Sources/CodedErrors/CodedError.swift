@@ -5,7 +5,8 @@
 /// ``cause`` underneath, if any.
 ///
 /// Conforming types share one ``description``, so errors read alike in logs and on the
-/// terminal: `code: message [details]; cause: cause`.
+/// terminal: `location: code: message; fix [details]; cause: cause`, each part there only when
+/// the error has it.
 ///
 /// ```swift
 /// public struct StoreError: CodedError {
@@ -27,6 +28,12 @@ public protocol CodedError: Error, CustomStringConvertible {
     /// Facts that locate the failure (the system call and its errno, the ATT request and
     /// handle), shown in brackets after the message; none by default.
     var details: [String] { get }
+    /// Where in something a person wrote the mistake is (`config.toml:12: sessions.idle_stop_minutes`,
+    /// `line 3`), printed first, as compilers print it, so an editor can jump there; nil by default.
+    var location: String? { get }
+    /// What to do about it, when the error keeps it apart from the message (the control API's
+    /// `fix` field); nil by default, when the message says it.
+    var fix: String? { get }
 }
 
 extension CodedError {
@@ -36,9 +43,17 @@ extension CodedError {
     /// No details.
     public var details: [String] { [] }
 
-    /// `code: message [details]; cause: cause`.
+    /// Not in a file or a request.
+    public var location: String? { nil }
+
+    /// The message says what to do.
+    public var fix: String? { nil }
+
+    /// `location: code: message; fix [details]; cause: cause`.
     public var description: String {
-        var text = "\(code): \(message)"
+        var text = location.map { "\($0): " } ?? ""
+        text += "\(code): \(message)"
+        if let fix { text += "; \(fix)" }
         let details = self.details
         if !details.isEmpty { text += " [" + details.joined(separator: ", ") + "]" }
         if let cause { text += "; cause: \(cause)" }

@@ -43,8 +43,4 @@ public struct ControlError: CodedError, Hashable, Sendable {
 
     /// The error body sent to the client.
     public var body: ControlErrorBody { ControlErrorBody(code: code.name, error: message, fix: fix) }
-
-    /// `message: fix`, the two fields of the error body, in place of the shared `code: message`
-    /// form (the fix travels apart from the message on the wire).
-    public var description: String { fix.map { "\(message): \($0)" } ?? message }
 }

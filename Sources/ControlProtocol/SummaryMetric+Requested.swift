@@ -6,7 +6,7 @@ extension SummaryMetric {
     public static func requested(_ name: String) throws(ControlError) -> SummaryMetric {
         switch named(name) {
         case .success(let metric): return metric
-        case .failure(let error): throw ControlError(.invalidRequest, error.problem, fix: error.fix)
+        case .failure(let error): throw ControlError(.invalidRequest, error.message, fix: error.fix)
         }
     }
 }

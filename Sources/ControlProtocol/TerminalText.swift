@@ -7,8 +7,8 @@
 ///
 /// Used by every message `sportsensorctl` prints on standard error (`writeStandardError`,
 /// ArgumentParser's errors in `SportsensorCtl.main`), its human-readable answers
-/// (`ClientOptions.output`, `StoreFormat.write`, tables), and the configuration errors both
-/// programs print (`ConfigurationError`).
+/// (`ClientOptions.output`, `StoreFormat.write`, tables), and the configuration errors
+/// `sportsensord` prints.
 public enum TerminalText {
     /// `text` with every control or invisible formatting character shown as `\u{1B}`; with
     /// `keepingLayout`, `\n` and `\t` stay as they are.

@@ -74,7 +74,7 @@ public struct DetectionSettings: Hashable, Sendable {
 }
 
 /// A `--set` that names no parameter of the profile or gives it a value it cannot take.
-public struct DetectionSettingsError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct DetectionSettingsError: CodedError, Hashable, Sendable {
     /// What kind of mistake.
     public struct Code: NamedCode {
         public let name: String
@@ -91,7 +91,7 @@ public struct DetectionSettingsError: Error, Hashable, Sendable, CustomStringCon
     /// What was wrong.
     public var message: String
     /// What to give instead.
-    public var fix: String
+    public var fix: String?
 
     /// An error of kind `code`.
     public init(_ code: Code, _ message: String, fix: String) {
@@ -99,9 +99,6 @@ public struct DetectionSettingsError: Error, Hashable, Sendable, CustomStringCon
         self.message = message
         self.fix = fix
     }
-
-    /// `message: fix`.
-    public var description: String { "\(message): \(fix)" }
 }
 
 // MARK: Codable

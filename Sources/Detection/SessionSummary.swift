@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import SDUSensor
 
 /// The numbers of one session: load, intensity, energy and the profile's events. The one summary
@@ -155,13 +156,16 @@ public enum SummaryMetric: String, CaseIterable, Hashable, Sendable, Codable {
 }
 
 /// An unknown metric name.
-public struct SummaryMetricError: Error, Hashable, Sendable {
+public struct SummaryMetricError: CodedError, Hashable, Sendable {
+    /// The one kind: `unknownMetric`.
+    public enum Code: String, NamedCode { case unknownMetric }
+
     /// The name given.
     public var name: String
+    /// `unknownMetric`.
+    public var code: Code { .unknownMetric }
     /// What is wrong.
-    public var problem: String { "unknown metric \(name)" }
+    public var message: String { "unknown metric \(name)" }
     /// The names that work.
-    public var fix: String { "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", ") }
-    /// What is wrong and the names that work.
-    public var message: String { problem + ": " + fix }
+    public var fix: String? { "use one of " + SummaryMetric.allCases.map(\.rawValue).joined(separator: ", ") }
 }

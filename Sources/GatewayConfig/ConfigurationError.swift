@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import CodedErrors
-import ControlProtocol
 
 /// A configuration the daemon refuses to start with: which file, line and key, what is wrong and
 /// how to fix it. The executable prints it and exits with status 78 (`EX_CONFIG`) before starting
@@ -37,7 +36,7 @@ public struct ConfigurationError: CodedError, Hashable, Sendable {
     /// What is wrong.
     public var message: String
     /// How to fix it.
-    public var fix: String
+    public var fix: String?
 
     /// Creates an error.
     public init(_ code: Code, file: String, line: Int? = nil, key: String? = nil, message: String, fix: String) {
@@ -49,14 +48,12 @@ public struct ConfigurationError: CodedError, Hashable, Sendable {
         self.fix = fix
     }
 
-    /// `FILE:LINE: KEY: MESSAGE; FIX`: the compiler-style form editors jump to, in place of the
-    /// shared `code: message` form. A key or value holding ESC or BEL is shown escaped
-    /// (``TerminalText``): this text goes to a terminal.
-    public var description: String {
+    /// `FILE:LINE: KEY`, first in the description as compilers print it, so editors jump there
+    /// (`FILE:LINE: KEY: CODE: MESSAGE; FIX`).
+    public var location: String? {
         var text = file
         if let line { text += ":\(line)" }
-        text += ": "
-        if let key { text += "\(key): " }
-        return TerminalText.escaped(text + message + "; " + fix)
+        if let key { text += ": \(key)" }
+        return text
     }
 }

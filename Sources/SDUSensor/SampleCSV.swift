@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 
 /// The project's sample interchange format: CSV with the header `t,x,y,z`, one sample a line,
 /// `t` in seconds and `x`, `y`, `z` in g with six decimals (see Docs/FORMATS.md).
@@ -10,9 +11,11 @@ public enum SampleCSV {
     public static let header = "t,x,y,z"
 
     /// An error reading a sample CSV, naming the line.
-    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
-        public struct Code: Hashable, Sendable {
-            let name: String
+    public struct ParseError: CodedError, Hashable, Sendable {
+        /// What kind of mistake.
+        public struct Code: NamedCode {
+            /// The stable name.
+            public let name: String
             /// The first line is not `t,x,y,z`.
             public static let missingHeader = Code(name: "missingHeader")
             /// A line does not have four numeric fields.
@@ -21,12 +24,15 @@ public enum SampleCSV {
             public static let timeNotMonotonic = Code(name: "timeNotMonotonic")
         }
 
+        /// What kind of mistake.
         public var code: Code
         /// 1-based line number in the file.
         public var line: Int
+        /// What is wrong with the line.
         public var message: String
 
-        public var description: String { "line \(line): \(message)" }
+        /// `line N`.
+        public var location: String? { "line \(line)" }
     }
 
     /// Formats one sample as a CSV line (without the newline).

@@ -44,7 +44,7 @@ extension SessionStore {
             do {
                 try settings.set(assignment)
             } catch {
-                throw StoreError(.invalidArgument, "--set \(assignment): \(error.message): \(error.fix)")
+                throw StoreError(.invalidArgument, "--set \(assignment): \(error.message): \(error.fix ?? "")")
             }
         }
         let samples = try await detectionSamples(of: record.id)

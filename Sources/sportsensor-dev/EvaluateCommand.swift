@@ -333,7 +333,7 @@ extension DetectionSettings {
                 do {
                     try settings.set(assignment)
                 } catch {
-                    throw ValidationError("--set \(assignment): \(error.message): \(error.fix)")
+                    throw ValidationError("--set \(assignment): \(error.message): \(error.fix ?? "")")
                 }
             }
             chosen[profile] = settings

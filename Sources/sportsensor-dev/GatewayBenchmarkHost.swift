@@ -6,6 +6,7 @@ import ControlAPI
 import Foundation
 import GatewayConfig
 import GatewayCore
+import GatewayDaemon
 import Logging
 
 /// `bench-gateway-host`: the gateway `bench-gateway` measures, in a process of its own. It runs the

@@ -44,7 +44,7 @@ extension DetectionSettings {
             do {
                 try settings.set(assignment)
             } catch {
-                throw .usage("--set \(assignment): \(error.message): \(error.fix)")
+                throw .usage("--set \(assignment): \(error.message): \(error.fix ?? "")")
             }
         }
         return settings

@@ -9,6 +9,7 @@ import Foundation
 import GATTClient
 import GatewayConfig
 import GatewayCore
+import GatewayDaemon
 import Logging
 import NIOConcurrencyHelpers
 import SensorLinks
@@ -73,7 +74,9 @@ struct Sportsensord: AsyncParsableCommand {
                 _ = try WebServer.tlsConfiguration(certificate: certificate, key: key)
             }
         } catch {
-            FileHandle.standardError.write(Data("sportsensord: configuration error: \(error)\n".utf8))
+            // A key or value in the file holding ESC or BEL is shown escaped: this goes to a terminal.
+            let text = TerminalText.escaped("configuration error: \(error)")
+            FileHandle.standardError.write(Data("sportsensord: \(text)\n".utf8))
             throw ExitCode(ConfigurationError.exitStatus)
         }
 

@@ -23,6 +23,15 @@ private struct PlainError: CodedError {
     var message: String
 }
 
+/// An error in a file a person wrote, with the fix apart from the message.
+private struct LocatedError: CodedError {
+    var code: SampleError.Code
+    var message: String
+    var location: String?
+    var fix: String?
+    var cause: (any Error)?
+}
+
 @Suite("CodedError: one description, one equality")
 struct CodedErrorTests {
     @Test("the description is code and message, then details in brackets, then the cause")
@@ -35,6 +44,16 @@ struct CodedErrorTests {
         let full = SampleError(code: .broken, message: "outer", cause: inner, details: ["call x", "handle 0x3"])
         #expect(full.description == "broken: outer [call x, handle 0x3]; cause: other: inner")
         #expect("\(full)" == full.description)
+    }
+
+    @Test("a location goes first, as compilers print it, and a fix kept apart follows the message")
+    func locationAndFix() {
+        let located = LocatedError(
+            code: .broken, message: "not a number", location: "config.toml:3: a.b", fix: "give 1–5")
+        #expect(located.description == "config.toml:3: a.b: broken: not a number; give 1–5")
+        let inner = PlainError(code: .other, message: "inner")
+        let caused = LocatedError(code: .other, message: "m", location: nil, fix: "f", cause: inner)
+        #expect(caused.description == "other: m; f; cause: other: inner")
     }
 
     @Test("code and message decide equality and the hash; the cause does not")

@@ -104,7 +104,7 @@ struct DetectionSettingsTests {
             Issue.record("an unknown key was accepted")
         } catch {
             #expect(error.message.contains("min_flights"))
-            #expect(error.fix.contains("min_flight, max_flight"))
+            #expect(error.fix?.contains("min_flight, max_flight") == true)
         }
     }
 

@@ -340,7 +340,7 @@ struct GatewayEndToEndTests {
         let result = try await runCommand(
             daemon, ["--config", config, "--state-dir", directory + "/state", "--socket", directory + "/c.sock"])
         #expect(result.status == 78, "\(result)")
-        #expect(result.standardError.contains("\(config):3: virtual.rate: 1000 Hz"), "\(result)")
+        #expect(result.standardError.contains("\(config):3: virtual.rate: invalid-value: 1000 Hz"), "\(result)")
         #expect(result.standardError.contains("give 25 to 400"), "the message names the fix: \(result)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/c.sock"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/state"), "no store was created")

@@ -2,6 +2,7 @@
 import Foundation
 import GatewayConfig
 import GatewayCore
+import GatewayDaemon
 import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle

@@ -7,6 +7,7 @@ import GatewayTesting
 import Logging
 import SensorLinks
 import SessionStore
+import Testing
 import VirtualSensor
 
 /// A gateway on a manual clock with real-time virtual sensors over loopback bearers and a store
@@ -89,6 +90,31 @@ final class GatewayBench: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+
+    /// Real-time waits (up to 5 s) until `count` sensors are connected.
+    func connected(count: Int) async throws -> Bool {
+        try await waitUntil {
+            try await gateway.sensors().filter { $0.linkState == .connected }.count == count
+        }
+    }
+
+    /// Expects `body` to fail with a `ControlError` of `code`; returns it.
+    @discardableResult
+    static func expectControlError<T>(
+        _ code: ControlError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> T
+    ) async -> ControlError? {
+        do {
+            _ = try await body()
+            Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+        } catch let error as ControlError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            return error
+        } catch {
+            Issue.record("expected a ControlError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
     }
 
     deinit {

@@ -42,7 +42,7 @@ struct GatewayConcurrencyTests {
         let bench = try GatewayBench(scripts: [.tableTennis])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let gateway = bench.gateway
         let (started, failures) = await Self.race(50) {
             try await gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "Ada"))
@@ -98,15 +98,15 @@ struct GatewayNameTests {
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
         let gateway = bench.gateway
-        let escape = await GatewayTests.expectControlError(.invalidRequest) {
+        let escape = await GatewayBench.expectControlError(.invalidRequest) {
             try await gateway.updateSensor("virtual-1", SensorUpdate(athlete: "\u{1B}[2JBob"))
         }
         #expect(escape?.message == "the athlete name contains the control character U+001B")
-        let long = await GatewayTests.expectControlError(.invalidRequest) {
+        let long = await GatewayBench.expectControlError(.invalidRequest) {
             try await gateway.updateSensor("virtual-1", SensorUpdate(alias: String(repeating: "a", count: 65)))
         }
         #expect(long?.message == "the alias is 65 characters long; the limit is 64")
-        await GatewayTests.expectControlError(.invalidRequest) {
+        await GatewayBench.expectControlError(.invalidRequest) {
             try await gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "line\nbreak"))
         }
         #expect(try await bench.store.athletes().isEmpty, "no athlete was added")

@@ -36,7 +36,7 @@ struct GatewayMetricsTests {
             faults: .init(dropFraction: 0.05, malformedFraction: 0.05), metrics: GatewayMetrics(factory: factory))
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 4))
+        #expect(try await bench.connected(count: 4))
         // A subscriber that never reads: the bus drops what does not fit.
         let stalled = bench.gateway.bus.subscribe(capacity: 1)
         var sessions: [String] = []

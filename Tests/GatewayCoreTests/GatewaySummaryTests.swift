@@ -17,7 +17,7 @@ struct GatewaySummaryTests {
         let bench = try GatewayBench(scripts: [.steps])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         _ = try await bench.gateway.services.roster.addAthlete(AthleteRequest(name: "anna", massKg: 60))
 
         let first = try await bench.gateway.startSession(
@@ -76,13 +76,13 @@ struct GatewaySummaryTests {
         let bench = try GatewayBench(scripts: [.steps])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         _ = try await bench.gateway.updateSensor("virtual-1", SensorUpdate(athlete: "ben"))
         let first = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))
         #expect(first.athlete == "ben")
         try await bench.drive(for: 2)
         _ = try await bench.gateway.stopSession(id: first.id)
-        let refused = await GatewayTests.expectControlError(.conflict) {
+        let refused = await GatewayBench.expectControlError(.conflict) {
             try await bench.gateway.services.roster.removeAthlete("ben", sessions: nil)
         }
         #expect(refused?.fix?.contains("sessions=keep") == true)

@@ -18,30 +18,6 @@ import VirtualSensor
 /// pipelines → store and event bus, driven through `GatewayControl`.
 @Suite("Gateway", .serialized, .timeLimit(.minutes(5)))
 struct GatewayTests {
-    /// Expects `body` to fail with a `ControlError` of `code`; returns it.
-    @discardableResult
-    static func expectControlError<T>(
-        _ code: ControlError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: () async throws -> T
-    ) async -> ControlError? {
-        do {
-            _ = try await body()
-            Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
-        } catch let error as ControlError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected a ControlError, got \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
-    }
-
-    static func connected(_ bench: GatewayBench, count: Int) async throws -> Bool {
-        try await bench.waitUntil {
-            try await bench.gateway.sensors().filter { $0.linkState == .connected }.count == count
-        }
-    }
-
     @Test(
         "a session records what the virtual sensor does: events detected live equal detection over the stored samples; stop ends it as stopped"
     )
@@ -49,7 +25,7 @@ struct GatewayTests {
         let bench = try GatewayBench(scripts: [.tableTennis])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await Self.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
@@ -119,7 +95,7 @@ struct GatewayTests {
             scripts: [.tableTennis], outOfRange: .init(every: .seconds(8), duration: .milliseconds(2500)))
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await Self.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let events = try bench.gateway.events()
         let collected = Task {
             var items: [GatewayEvent] = []
@@ -185,7 +161,7 @@ struct GatewayTests {
         let bench = try GatewayBench(scripts: [.rest], motion: motion, idleStop: .seconds(3))
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await Self.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "steps"))
         let id = try #require(UUID(uuidString: started.id))
         try await bench.drive(for: 2)
@@ -221,22 +197,24 @@ struct GatewayTests {
         #expect(anna.athlete == "Anna")
         #expect(anna.addressType == "random")
         #expect(!anna.isVirtual)
-        let pairedTwice = await Self.expectControlError(.conflict) {
+        let pairedTwice = await GatewayBench.expectControlError(.conflict) {
             try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:75"))
         }
         #expect(pairedTwice?.message == "C4:05:FC:97:8B:75 is already paired as anna")
         #expect(pairedTwice?.fix == "to pair it under another alias, unpair it first: `sportsensorctl unpair anna`")
-        await Self.expectControlError(.conflict) {
+        await GatewayBench.expectControlError(.conflict) {
             try await bench.gateway.pair(PairRequest(address: "C4:05:FC:97:8B:76", alias: "anna"))
         }
-        await Self.expectControlError(.invalidRequest) { try await bench.gateway.pair(PairRequest(address: "nope")) }
+        await GatewayBench.expectControlError(.invalidRequest) {
+            try await bench.gateway.pair(PairRequest(address: "nope"))
+        }
 
-        let missing = await Self.expectControlError(.notFound) { try await bench.gateway.unpair(sensor: "bob") }
+        let missing = await GatewayBench.expectControlError(.notFound) { try await bench.gateway.unpair(sensor: "bob") }
         #expect(missing?.fix?.contains("sportsensorctl sensors") == true)
-        await Self.expectControlError(.notFound) {
+        await GatewayBench.expectControlError(.notFound) {
             try await bench.gateway.updateSensor("bob", SensorUpdate(alias: "robert"))
         }
-        await Self.expectControlError(.conflict) {
+        await GatewayBench.expectControlError(.conflict) {
             try await bench.gateway.updateSensor("anna", SensorUpdate(alias: "virtual-1"))
         }
         let renamed = try await bench.gateway.updateSensor(
@@ -275,25 +253,25 @@ struct GatewayTests {
         let bench = try GatewayBench(scripts: [.rest])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        let unknown = await Self.expectControlError(.notFound) {
+        let unknown = await GatewayBench.expectControlError(.notFound) {
             try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-9"))
         }
         #expect(unknown?.fix != nil)
-        await Self.expectControlError(.invalidRequest) {
+        await GatewayBench.expectControlError(.invalidRequest) {
             try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", profile: "golf"))
         }
         let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1", athlete: "Bo"))
         #expect(started.athlete == "Bo")
-        await Self.expectControlError(.conflict) {
+        await GatewayBench.expectControlError(.conflict) {
             try await bench.gateway.startSession(StartSessionRequest(sensor: "CA:FE:00:00:00:01"))
         }
-        await Self.expectControlError(.notFound) { try await bench.gateway.stopSession(id: "0000dead") }
+        await GatewayBench.expectControlError(.notFound) { try await bench.gateway.stopSession(id: "0000dead") }
         #expect(
             try await bench.gateway.sessions(athlete: "Bo", sensor: nil, profile: nil, live: true, limit: nil).map(\.id)
                 == [started.id])
         #expect(try await bench.gateway.status().liveSessions == 1)
         _ = try await bench.gateway.stopSession(id: started.id)
-        await Self.expectControlError(.conflict) { try await bench.gateway.stopSession(id: started.id) }
+        await GatewayBench.expectControlError(.conflict) { try await bench.gateway.stopSession(id: started.id) }
         running.cancel()
         try await running.value
     }
@@ -304,7 +282,7 @@ struct GatewayTests {
         let group = ServiceGroup(services: [bench.gateway], logger: Logger(label: "test.group"))
         let running = Task { try await group.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await Self.connected(bench, count: 2))
+        #expect(try await bench.connected(count: 2))
         let first = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))
         let second = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-2", profile: "steps"))
         try await bench.drive(for: 3)

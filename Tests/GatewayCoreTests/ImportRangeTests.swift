@@ -41,14 +41,14 @@ struct ImportRangeTests {
             ),
         ]
         for (request, message) in cases {
-            let error = await GatewayTests.expectControlError(.invalidRequest) {
+            let error = await GatewayBench.expectControlError(.invalidRequest) {
                 try await bench.gateway.importSession(request)
             }
             #expect(error?.message == message)
             #expect(error?.fix == "send values in the ranges Docs/API.md lists for the import route")
         }
         // Year 1 (the case), whatever calendar the formatter shows it in.
-        let yearOne = await GatewayTests.expectControlError(.invalidRequest) {
+        let yearOne = await GatewayBench.expectControlError(.invalidRequest) {
             try await bench.gateway.importSession(Self.request(startedAt: Date(timeIntervalSince1970: -62_135_596_800)))
         }
         #expect(yearOne?.message.hasPrefix("started_at is 000") == true, "\(String(describing: yearOne))")

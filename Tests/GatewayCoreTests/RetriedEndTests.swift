@@ -28,7 +28,7 @@ struct RetriedEndTests {
             scripts: [.jumps], directory: disk.path, recorder: .init(maxBufferedSamples: 1_500, chunkLength: 256))
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let events = try bench.gateway.events()
         // The ended session, and what each counters item said of the store before it.
         let ended = Task { () -> (SessionInfo, [Bool?])? in
@@ -45,7 +45,7 @@ struct RetriedEndTests {
         try disk.fill("filler")
         // 20 s at 100 Hz on a full disk: 1 500 samples wait, the rest are dropped.
         try await bench.drive(for: 20)
-        await GatewayTests.expectControlError(.unavailable) {
+        await GatewayBench.expectControlError(.unavailable) {
             try await bench.gateway.stopSession(id: started.id)
         }
 

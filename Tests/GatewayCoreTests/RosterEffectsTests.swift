@@ -14,7 +14,7 @@ struct RosterEffectsTests {
         let bench = try GatewayBench(scripts: [.steps])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let roster = bench.gateway.services.roster
         _ = try await roster.addAthlete(AthleteRequest(name: "anna"))
         _ = try await bench.gateway.updateSensor("virtual-1", SensorUpdate(athlete: "anna"))

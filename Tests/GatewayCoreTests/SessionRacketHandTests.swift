@@ -15,7 +15,7 @@ struct SessionRacketHandTests {
         let bench = try GatewayBench(scripts: [.tableTennis])
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         _ = try await bench.gateway.services.roster.addAthlete(AthleteRequest(name: "lena", racketHand: "left"))
         _ = try await bench.gateway.services.roster.addAthlete(AthleteRequest(name: "noah"))
 

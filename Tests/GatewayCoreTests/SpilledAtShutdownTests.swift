@@ -28,7 +28,7 @@ struct SpilledAtShutdownTests {
             scripts: [.jumps], directory: state.path, logger: Logger(label: "test.gateway") { _ in log })
         let running = Task { try await bench.gateway.run() }
         await bench.gateway.waitUntilStarted()
-        #expect(try await GatewayTests.connected(bench, count: 1))
+        #expect(try await bench.connected(count: 1))
         let started = try await bench.gateway.startSession(StartSessionRequest(sensor: "virtual-1"))
         try await bench.drive(for: 2)
         // No spill reserve and both disks full: the stop can neither store nor spill the end.
@@ -43,7 +43,7 @@ struct SpilledAtShutdownTests {
                 try await bench.gateway.status().storeDegradedSessions == 1
             }, "the session is degraded once both disks are full")
         try await bench.drive(for: 2)
-        await GatewayTests.expectControlError(.unavailable) {
+        await GatewayBench.expectControlError(.unavailable) {
             try await bench.gateway.stopSession(id: started.id)
         }
         #expect(log.contains("cannot save the session's last rows, nor spill them"))

@@ -33,7 +33,7 @@ struct WebConfigurationTests {
 
     @Test("mistakes name the key and the fix")
     func mistakes() throws {
-        #expect(try Self.error("[web]\nsession_hours = 2\n").fix.contains("0.0.0.0:8080"))
+        #expect(try Self.error("[web]\nsession_hours = 2\n").fix?.contains("0.0.0.0:8080") == true)
         #expect(try Self.error("[web]\nlisten = \"8080\"\n").key == "web.listen")
         let half = try Self.error("[web]\nlisten = \"0.0.0.0:8080\"\ntls_cert = \"/a.pem\"\n")
         #expect(half.message.contains("both tls_cert and tls_key"))
@@ -57,7 +57,7 @@ struct WebConfigurationTests {
             "[web]\nlisten = \"127.0.0.1:9\"\ntrusted_proxies = [\"127.0.0.1\", \"proxy.hall.example\"]\n")
         #expect(error.key == "web.trusted_proxies")
         #expect(error.message.contains("'proxy.hall.example' is not an IP address or CIDR block"))
-        #expect(error.fix.contains("no host names"))
+        #expect(error.fix?.contains("no host names") == true)
         #expect(
             try Self.error("[web]\nlisten = \"127.0.0.1:9\"\ntrusted_proxies = \"127.0.0.1\"\n").key
                 == "web.trusted_proxies")

@@ -16,8 +16,8 @@ struct ClientErrorTests {
         #expect(error.code == .unreachable)
         #expect(
             error.description
-                == "cannot reach sportsensord at /run/sportsensord/control.sock (is the service running? "
-                + "`systemctl status sportsensord`)")
+                == "unreachable: cannot reach sportsensord at /run/sportsensord/control.sock; is the service running? "
+                + "`systemctl status sportsensord`")
         #expect(error.exitCode == 69)
     }
 
@@ -54,7 +54,7 @@ struct ClientErrorTests {
         let error = ClientError.answer(status: status, reason: "Whatever", body: bytes)
         #expect(error.code == .daemon)
         #expect(error.body == body)
-        #expect(error.description == "no sensor is called anna (list them with sportsensorctl sensors)")
+        #expect(error.description == "daemon: no sensor is called anna; list them with sportsensorctl sensors")
         #expect(error.exitCode == exit)
     }
 

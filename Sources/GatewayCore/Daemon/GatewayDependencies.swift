@@ -2,7 +2,6 @@
 import ControlProtocol
 import GatewayConfig
 import Logging
-import Replication
 import SensorLinks
 import SessionStore
 
@@ -29,8 +28,9 @@ public struct GatewayDependencies<C: Clock>: Sendable where C.Duration == Durati
     public var version: String
     /// The logger.
     public var logger: Logger
-    /// Replication's status now; nil without `[replication]`.
-    public var replicationStatus: (@Sendable () -> ReplicationStatus)?
+    /// Replication's status now, as `GET /v1/replication` reports it; nil without `[replication]`
+    /// (the daemon's assembly, `GatewayDaemon`, knows the replication service: the gateway does not).
+    public var replicationStatus: (@Sendable () -> ReplicationStatusInfo)?
     /// Where downloads (samples CSV, event pages) are made: off the cooperative pool.
     public var downloads: any TaskExecutor = DownloadExecutor.shared
 

@@ -35,10 +35,6 @@ struct ClientError: CodedError {
     /// The underlying error.
     var cause: (any Error)?
 
-    /// `message (fix)`: what `error:` lines show, in place of the shared `code: message` form (a
-    /// person at the terminal needs the fix, not the code).
-    var description: String { fix.map { "\(message) (\($0))" } ?? message }
-
     /// sysexits(3): 69 when the daemon is not there, 77 without permission, 76 for a broken
     /// answer, 64 for a bad option; a daemon error by its code: `not-found`, `conflict` and
     /// `invalid-request` 65 (EX_DATAERR: what was asked is wrong), `unavailable` 69, `forbidden`

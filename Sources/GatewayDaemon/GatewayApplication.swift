@@ -2,35 +2,13 @@
 import ControlProtocol
 import Foundation
 import GatewayConfig
+import GatewayCore
 import Logging
 import Replication
 import SensorLinks
 import ServiceLifecycle
 import SessionStore
 import UnixSignals
-
-/// What a control server gets to serve: the executable turns it into a `Service` (the
-/// `ControlAPI` HTTP server), which is the only place that knows about HTTP.
-public struct ControlServerContext: Sendable {
-    /// What the servers serve, by area (`Gateway.services`).
-    public var services: GatewayServices
-    /// The Unix socket to listen on.
-    public var socketPath: String
-    /// TCP address, when configured.
-    public var tcpListen: TCPListenAddress?
-    /// The bearer token TCP clients must present.
-    public var token: String?
-    /// Open connections per listener (`[api] max_connections`).
-    public var maxConnections: Int = GatewayConfiguration.defaultMaxConnections
-    /// Call once the socket listens: systemd's `READY=1` waits for it.
-    public var onListening: @Sendable () -> Void
-    /// The logger.
-    public var logger: Logger
-    /// `[web]`, for the dashboard's server (nil when not configured).
-    public var web: WebConfiguration?
-    /// The state directory (the dashboard's users file lives there unless configured elsewhere).
-    public var stateDirectory: String = ""
-}
 
 /// Builds and runs the whole daemon: opens the store, pairs the virtual sensors, and runs a
 /// `ServiceGroup` of the gateway (links, sessions, event bus), the retention pass, the control
@@ -124,7 +102,7 @@ public struct GatewayApplication: Sendable {
         var dependencies = GatewayDependencies(
             store: store, stateDirectory: directory.path, configuration: configuration, clock: clock,
             bluetooth: bluetooth, virtualSensors: fleet, version: version, logger: logger)
-        if let replication { dependencies.replicationStatus = { replication.status } }
+        if let replication { dependencies.replicationStatus = { ReplicationStatusInfo(replication.status) } }
         let gateway = Gateway(dependencies: dependencies, metrics: metrics)
         // A damaged file shows in `status` (store_healthy) and doctor, not only in the log.
         let integrityCheck = store.checkInBackground { damage in gateway.storeChecked(damage) }
@@ -182,28 +160,8 @@ public struct GatewayApplication: Sendable {
     }
 }
 
-extension GatewayApplication {
-    /// The replication service when `[replication]` is configured; without it, the store's
-    /// triggers are removed so nothing is queued for nobody.
-    func makeReplication(
-        store: SessionStore, clock: ContinuousClock, metrics: GatewayMetrics
-    ) async throws -> ReplicationService<ContinuousClock>? {
-        guard let configuration = configuration.replication else {
-            try await store.disableReplication()
-            return nil
-        }
-        let url = try PostgresURL(parsing: configuration.postgresURL)
-        let settings = ReplicationSettings(
-            url: url, gatewayID: configuration.gatewayID, samples: configuration.samples,
-            maxOutboxItems: configuration.maxOutboxItems)
-        return ReplicationService(
-            settings: settings, store: store, clock: clock, logger: logger.with(label: "replication"),
-            onStatus: { metrics.record($0) })
-    }
-}
-
 extension Logger {
-    fileprivate func with(label suffix: String) -> Logger {
+    func with(label suffix: String) -> Logger {
         var logger = Logger(label: label + "." + suffix)
         logger.logLevel = logLevel
         return logger

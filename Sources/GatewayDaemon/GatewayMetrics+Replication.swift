@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import GatewayCore
 import Replication
 
 extension GatewayMetrics {
