@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import CodedErrors
 import NIOConcurrencyHelpers
 
 /// An in-process ATT bearer: two connected ends that pass whole PDUs to each other in memory.
@@ -15,9 +16,13 @@ import NIOConcurrencyHelpers
 /// handler is installed, as a real link's flow control would hold a sensor back.
 public struct LoopbackATTBearer: ATTBearer {
     /// The error `send` throws on a closed link.
-    public struct ClosedError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct ClosedError: CodedError, Hashable, Sendable {
+        /// The one kind: `closed`.
+        public enum Code: String, NamedCode { case closed }
+        /// `closed`.
+        public var code: Code { .closed }
         /// What failed.
-        public var description: String { "the loopback ATT link is closed" }
+        public var message: String { "the loopback ATT link is closed" }
     }
 
     private let link: Link
