@@ -21,7 +21,10 @@ let package = Package(
             name: "fuzz-sdu", dependencies: ["FuzzSupport", .product(name: "SDUSensor", package: "sportsensord")]),
         .executableTarget(
             name: "fuzz-chunk",
-            dependencies: ["FuzzSupport", .product(name: "StoreFormats", package: "sportsensord")]),
+            dependencies: [
+                "FuzzSupport", .product(name: "StoreFormats", package: "sportsensord"),
+                .product(name: "SDUSensor", package: "sportsensord"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ import SensorLinks
 /// test wait until a number of them arrived.
 public final class SampleCollector: SensorSampleSink {
     private struct State {
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         var batches = 0
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
@@ -18,12 +18,12 @@ public final class SampleCollector: SensorSampleSink {
     public init() {}
 
     /// Every sample handed over so far.
-    public var samples: [SDUDecodedSample] { state.withLockedValue { $0.samples } }
+    public var samples: [IndexedSample] { state.withLockedValue { $0.samples } }
 
     /// How many batches (notifications with new samples) were handed over.
     public var batches: Int { state.withLockedValue { $0.batches } }
 
-    public func samplesArrived(_ batch: [SDUDecodedSample]) {
+    public func samplesArrived(_ batch: [IndexedSample]) {
         let ready = state.withLockedValue { state in
             state.samples += batch
             state.batches += 1

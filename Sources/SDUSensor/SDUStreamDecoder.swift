@@ -1,28 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import BLEWire
 
-/// One decoded sample: its continuous index, its recovered time and its reading.
-public struct SDUDecodedSample: Hashable, Sendable {
-    /// Unwrapped sample index: strictly increasing over the decoder's lifetime, also across
-    /// gaps, resyncs and reconnects, so later code can reject anything at or below the last
-    /// index it stored.
-    public var index: Int64
-    /// Host monotonic time in seconds (see `SampleClock`); never decreases.
-    public var time: Double
-    /// The reading as sent.
-    public var raw: RawAcceleration
-
-    /// Creates a decoded sample.
-    @inlinable public init(index: Int64, time: Double, raw: RawAcceleration) {
-        self.index = index
-        self.time = time
-        self.raw = raw
-    }
-
-    /// The reading in g, stamped with `time`.
-    @inlinable public var acceleration: AccelerationSample { AccelerationSample(t: time, raw: raw) }
-}
-
 /// What happened to one notification.
 public struct SDUNotificationOutcome: Hashable, Sendable {
     /// The notification's fate.
@@ -61,7 +39,7 @@ public struct SDUDecodedNotification: Hashable, Sendable {
     /// What happened.
     public var outcome: SDUNotificationOutcome
     /// The delivered samples, in order (empty when dropped).
-    public var samples: [SDUDecodedSample]
+    public var samples: [IndexedSample]
 }
 
 /// Turns one sensor's accelerometer notifications into indexed, timed samples: parses the
@@ -145,7 +123,7 @@ public struct SDUStreamDecoder: Sendable {
     )
         -> SDUDecodedNotification
     {
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(max(0, (bytes.count - SDUProfile.headerLength) / SDUProfile.sampleLength))
         let outcome = decode(notification: bytes, arrivalTime: arrivalTime, into: &samples)
         return SDUDecodedNotification(outcome: outcome, samples: samples)
@@ -154,7 +132,7 @@ public struct SDUStreamDecoder: Sendable {
     /// Decodes one notification and appends its delivered samples to `samples`; allocates
     /// nothing when `samples` has room.
     public mutating func decode(
-        notification bytes: some Collection<UInt8>, arrivalTime: Double, into samples: inout [SDUDecodedSample]
+        notification bytes: some Collection<UInt8>, arrivalTime: Double, into samples: inout [IndexedSample]
     ) -> SDUNotificationOutcome {
         let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
             decode(notification: UnsafeRawBufferPointer(buffer), arrivalTime: arrivalTime, into: &samples)
@@ -167,7 +145,7 @@ public struct SDUStreamDecoder: Sendable {
 
     /// Decodes one notification from raw bytes and appends its delivered samples to `samples`.
     public mutating func decode(
-        notification bytes: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [SDUDecodedSample]
+        notification bytes: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [IndexedSample]
     ) -> SDUNotificationOutcome {
         statistics.notifications += 1
         let arrival = sanitized(arrivalTime)
@@ -228,7 +206,7 @@ public struct SDUStreamDecoder: Sendable {
             let share = previous.isFinite ? previous + (end - previous) * Double(j + 1) / Double(count) : line
             let time = max(line, share, lastTime + Self.minimumStep)
             lastTime = time
-            samples.append(SDUDecodedSample(index: index, time: time, raw: SDUPayload.sample(j, in: bytes)))
+            samples.append(IndexedSample(index: index, t: time, raw: SDUPayload.sample(j, in: bytes)))
         }
         lastIndex = last
         statistics.samplesReceived += count

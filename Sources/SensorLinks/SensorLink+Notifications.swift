@@ -8,7 +8,7 @@ import SDUSensor
 /// samples go to the sink after it is released.
 extension SensorLink {
     /// Samples to hand to a sink, once the lock is released.
-    typealias Delivery = (sink: any SensorSampleSink, batch: [SDUDecodedSample])
+    typealias Delivery = (sink: any SensorSampleSink, batch: [IndexedSample])
 
     /// One step of ``handOverEarly()``.
     enum EarlyStep {

@@ -69,7 +69,7 @@ public final class SensorLink<C: Clock>: Sendable where C.Duration == Duration {
         /// The GATT client's sink of the current connection, whose end `stream()` awaits.
         var connection: SensorLinkConnection<C>?
         /// The samples of the notification being handled: one buffer, reused.
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         var stopRequested = false
         var hasRun = false
         var bearer: (any ATTBearer)?

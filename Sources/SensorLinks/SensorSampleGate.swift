@@ -48,7 +48,7 @@ public struct SensorSampleGate: Sendable {
     /// monotonic time line) into `samples`, the ones to publish (emptied first, its capacity kept:
     /// the link reuses one buffer, so a notification allocates nothing), and returns the verdict.
     public mutating func accept(
-        notification value: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [SDUDecodedSample]
+        notification value: UnsafeRawBufferPointer, arrivalTime: Double, into samples: inout [IndexedSample]
     ) -> Verdict {
         samples.removeAll(keepingCapacity: true)
         let outcome = decoder.decode(notification: value, arrivalTime: arrivalTime, into: &samples)
@@ -77,7 +77,7 @@ public struct SensorSampleGate: Sendable {
     }
 
     /// Whether every index of `samples` is above `high` and above the one before it.
-    private static func rises(_ samples: [SDUDecodedSample], above high: Int64) -> Bool {
+    private static func rises(_ samples: [IndexedSample], above high: Int64) -> Bool {
         var high = high
         for sample in samples {
             guard sample.index > high else { return false }

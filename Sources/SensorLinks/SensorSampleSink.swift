@@ -20,5 +20,5 @@ public protocol SensorSampleSink: AnyObject, Sendable {
     /// The new samples of one notification, in index order; never empty, never a sample whose
     /// index is at or below one handed over before. `batch` is the link's reused buffer: copy
     /// what is kept (a kept batch makes the link allocate a new buffer for the next one).
-    func samplesArrived(_ batch: [SDUDecodedSample])
+    func samplesArrived(_ batch: [IndexedSample])
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import Foundation
+import SDUSensor
 import StoreFormats
 
 /// The open end of a recording, as a pure state machine: which chunk is open, what its row will
@@ -94,7 +95,7 @@ struct RecordingTail: Sendable, Hashable {
     /// rest is appended to the next chunk's segment. With `close`, the last step is a compaction
     /// that ends the session.
     func plan(
-        samples new: [StoredSample], events newEvents: [SequencedEvent], counts newCounts: SessionCounts?,
+        samples new: [IndexedSample], events newEvents: [SequencedEvent], counts newCounts: SessionCounts?,
         close: Close? = nil
     ) -> [Step] {
         var steps: [Step] = []
@@ -145,7 +146,7 @@ struct RecordingTail: Sendable, Hashable {
     /// the open chunk's segment (even past `chunkLength`: crash recovery stores the segment as one
     /// chunk).
     func spill(
-        samples new: [StoredSample], events newEvents: [SequencedEvent], close: Close
+        samples new: [IndexedSample], events newEvents: [SequencedEvent], close: Close
     ) -> Step {
         // An older format's segment is not appended to: the spill starts the next chunk's, and
         // crash recovery registers both.

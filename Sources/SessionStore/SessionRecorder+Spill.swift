@@ -3,6 +3,7 @@ import Detection
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import SDUSensor
 import StoreFormats
 
 /// Spilling: when the database cannot take a session's end, what is still in memory goes with the
@@ -90,7 +91,7 @@ extension SessionRecorder {
 
     /// On GRDB's writer queue (no SQL): one record with every buffered row and the end, synced.
     private func spillOnWriter(_ close: RecordingTail.Close) throws -> (samples: Int, events: Int, file: String) {
-        let (samples, events) = buffer.withLockedValue { state -> ([StoredSample], [SequencedEvent]) in
+        let (samples, events) = buffer.withLockedValue { state -> ([IndexedSample], [SequencedEvent]) in
             let taken = (state.samples, state.events)
             state.samples = []
             state.events = []

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Logging
 import NIOConcurrencyHelpers
+import SDUSensor
 import StoreFormats
 
 /// Records one session's samples and events from the live pipeline into the store.
@@ -99,7 +100,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Everything the producers touch, under one mutex.
     struct Buffer: Sendable {
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         var events: [SequencedEvent] = []
         var inFlightSamples = 0
         var inFlightEvents = 0
@@ -171,7 +172,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
 
     /// Queues samples. Never blocks, never suspends; past the buffer bound the excess is dropped
     /// and counted.
-    public func record(samples: some Collection<StoredSample>) {
+    public func record(samples: some Collection<IndexedSample>) {
         let (wakeNow, startedDropping) = buffer.withLockedValue { state -> (Bool, Bool) in
             if state.finished {
                 state.statistics.ignoredAfterFinish += Int64(samples.count)
@@ -350,7 +351,7 @@ public final class SessionRecorder<C: Clock>: Sendable where C.Duration == Durat
     /// back the rest when a step fails).
     private func flushOnWriter(_ db: Database, closing close: RecordingTail.Close?) throws -> FlushOutcome {
         let (samples, events, counts) = buffer.withLockedValue {
-            state -> ([StoredSample], [SequencedEvent], SessionCounts?) in
+            state -> ([IndexedSample], [SequencedEvent], SessionCounts?) in
             let samples = state.samples
             let events = state.events
             // As much room as the last flush took: one allocation per flush, not one per doubling.

@@ -10,7 +10,7 @@ extension SessionStore {
     /// A decoded recording ready to store (from a sample CSV or a btsnoop capture).
     public struct Recording: Sendable {
         /// The samples: unwrapped indices, times rounded to the microsecond, raw counts.
-        public var samples: [StoredSample]
+        public var samples: [IndexedSample]
         /// The sensor, when the capture names it.
         public var sensor: BluetoothAddress?
         /// Stream counters and the recovered rate.
@@ -19,7 +19,7 @@ extension SessionStore {
         public var captureStart: Date?
 
         /// A recording.
-        public init(samples: [StoredSample], sensor: BluetoothAddress?, counts: SessionCounts, captureStart: Date?) {
+        public init(samples: [IndexedSample], sensor: BluetoothAddress?, counts: SessionCounts, captureStart: Date?) {
             self.samples = samples
             self.sensor = sensor
             self.counts = counts
@@ -49,7 +49,7 @@ extension SessionStore {
         try recording.validate(startedAt: startedAt)
         // Whole microseconds, which the store gives back exactly, so `reanalyze` sees these samples.
         let stored = recording.samples.map {
-            StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
+            IndexedSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
         }
         let samples = stored.map(\.acceleration)
         let events = settings.detector.eventsInTimeOrder(in: samples)
@@ -94,7 +94,7 @@ extension SessionStore.Recording {
         if let problem = problems.lazy.compactMap({ $0 }).first {
             throw StoreError(.invalidArgument, "\(problem): fix the recording or the option")
         }
-        var previous: StoredSample?
+        var previous: IndexedSample?
         for (position, sample) in samples.enumerated() {
             let row = position + 1
             guard sample.t.isFinite else {

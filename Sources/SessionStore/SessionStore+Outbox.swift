@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import SDUSensor
 import StoreFormats
 
 /// One queued change: a row to send as it is now, or a deletion.
@@ -16,7 +17,7 @@ public struct OutboxItem: Sendable {
     /// For a row that is gone: true when its deletion is to be mirrored (its parent still exists).
     public var mirrorsDeletion: Bool
     /// A sample chunk's samples, decoded; nil for other tables or a chunk that does not decode.
-    public var samples: [StoredSample]?
+    public var samples: [IndexedSample]?
 }
 
 /// The outbox's head, read in one transaction.
@@ -224,7 +225,7 @@ extension SessionStore {
 
     private static func chunkSamples(
         _ key: [DatabaseValue], _ directory: TailDirectory, _ db: Database
-    ) throws -> [StoredSample]? {
+    ) throws -> [IndexedSample]? {
         guard
             let row = try ChunkRow.fetchOne(
                 db, sql: "SELECT * FROM sample_chunks WHERE session_id = ? AND chunk = ?",

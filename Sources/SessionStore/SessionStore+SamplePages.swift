@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import SDUSensor
 import StoreFormats
 
 /// Where a paged read of a session's samples continues: after this chunk.
@@ -10,13 +11,13 @@ public struct SamplePosition: Hashable, Sendable {
 
 /// A few chunks of a session's samples, and where the next page starts (nil: this was the last).
 public struct SamplePage: Sendable {
-    public var samples: [StoredSample]
+    public var samples: [IndexedSample]
     public var next: SamplePosition?
 }
 
 extension SessionStore {
     /// Chunks one page holds. A recorded chunk has at most 32 768 samples (`SessionRecorder`),
-    /// an imported one 8 192, so a page holds at most 65 536 samples: 1.5 MB as `StoredSample`s.
+    /// an imported one 8 192, so a page holds at most 65 536 samples: 1.5 MB as `IndexedSample`s.
     public static let chunksPerSamplePage = 2
 
     /// A session's samples one page at a time, in recording order: pass nil for the first page,
@@ -33,7 +34,7 @@ extension SessionStore {
             try ChunkRow.filter(ChunkRow.Columns.sessionID == idText && ChunkRow.Columns.chunk > after)
                 .order(ChunkRow.Columns.chunk).limit(limit + 1).fetchAll(db)
         }
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         if rows.count > limit {
             for row in rows.prefix(limit) { samples += try row.samples(in: directory) }
             return SamplePage(samples: samples, next: SamplePosition(afterChunk: rows[limit - 1].chunk))

@@ -50,7 +50,7 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
 
     /// Writes one chunk through one cached statement (it runs for every closed chunk of every
     /// live session; `OR REPLACE` lets crash recovery write a chunk a compaction already wrote).
-    static func write(_ samples: [StoredSample], number: Int64, session: String, _ db: Database) throws {
+    static func write(_ samples: [IndexedSample], number: Int64, session: String, _ db: Database) throws {
         let summary = SampleChunkCodec.summary(of: samples)
         let blob = SampleChunkCodec.encode(samples)
         let statement = try db.cachedStatement(
@@ -87,7 +87,7 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
     /// The chunk's samples, from its BLOB or its sealed segment file in `directory`: the one place
     /// the store's samples are decoded. A file that is missing, belongs to another chunk, or holds
     /// fewer samples than the row says (a damaged record) is an error, never a shorter chunk.
-    func samples(in directory: TailDirectory) throws(StoreError) -> [StoredSample] {
+    func samples(in directory: TailDirectory) throws(StoreError) -> [IndexedSample] {
         guard let file else {
             do { return try SampleChunkCodec.decode([UInt8](data)) } catch {
                 throw StoreError(
@@ -142,12 +142,12 @@ struct ChunkRow: Codable, FetchableRecord, TableRecord {
 extension SessionStore {
     /// A session's samples, decoded, in recording order: its chunks, then (while it records, or
     /// when a crash left them) the samples in its tail segments.
-    public func samples(of id: UUID) async throws(StoreError) -> [StoredSample] {
+    public func samples(of id: UUID) async throws(StoreError) -> [IndexedSample] {
         let idText = id.uuidString.lowercased()
         let (chunks, tail) = try await readWithTail("reading samples", of: id) { db in
             try ChunkRow.filter(ChunkRow.Columns.sessionID == idText).order(ChunkRow.Columns.chunk).fetchAll(db)
         }
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         let directory = tailDirectory
         for chunk in chunks { samples += try chunk.samples(in: directory) }
         return samples + tail.samples

@@ -4,6 +4,7 @@ import Detection
 import Foundation
 import GRDB
 import Logging
+import SDUSensor
 import StoreFormats
 
 /// A row of `sessions`.
@@ -161,7 +162,7 @@ extension SessionStore {
 
     /// Stores a whole finished session in one transaction (import, or a re-analysis saved as new).
     public func importSession(
-        _ new: NewSession, samples: [StoredSample], events: [EventRecord], counts: SessionCounts? = nil,
+        _ new: NewSession, samples: [IndexedSample], events: [EventRecord], counts: SessionCounts? = nil,
         endedAt: Date? = nil, reason: SessionEndReason = .imported, chunkLength: Int = 8192
     ) async throws(StoreError) -> SessionRecord {
         let duration = max(samples.last?.t ?? 0, events.map(\.t).max() ?? 0)

@@ -3,6 +3,7 @@ import ControlProtocol
 import Foundation
 import GRDB
 import Logging
+import SDUSensor
 import StoreFormats
 
 /// A session's rows that are still in tail segments (Docs/ARCHITECTURE.md, "Session store"):
@@ -12,7 +13,7 @@ struct SessionTail: Sendable {
     var segments: [SessionTailSegment]
 
     /// Their samples, in recording order.
-    var samples: [StoredSample] { segments.flatMap(\.samples) }
+    var samples: [IndexedSample] { segments.flatMap(\.samples) }
     /// Their events past `stored` (the last sequence in the database), in sequence order.
     func events(after stored: Int64?) -> [SequencedEvent] {
         segments.flatMap(\.events).filter { $0.sequence > (stored ?? -1) }.sorted { $0.sequence < $1.sequence }

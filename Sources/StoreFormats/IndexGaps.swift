@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import SDUSensor
 
 /// Where a run of samples' indices do not advance by exactly one, as chunks and segment records
 /// store it (Docs/FORMATS.md): the number of gaps, then each one's position in the run and the
@@ -13,7 +14,7 @@ struct IndexGaps {
     init() {}
 
     /// The gaps of `samples`.
-    init(of samples: [StoredSample]) {
+    init(of samples: [IndexedSample]) {
         guard samples.count > 1 else { return }
         for position in 1..<samples.count {
             let delta = samples[position].index &- samples[position - 1].index

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import SDUSensor
 
 /// A chunk's times as whole microseconds on an integer line: what format 3 keeps when every time
 /// is a whole number of microseconds (`StoreTime.microseconds`).
@@ -23,7 +24,7 @@ struct MicrosecondLine {
 
     /// The line through the first and last sample; nil when a time is not a whole microsecond, or
     /// a value leaves the range the format holds.
-    init?(_ samples: [StoredSample]) {
+    init?(_ samples: [IndexedSample]) {
         guard let firstSample = samples.first, let lastSample = samples.last,
             let first = Self.wholeMicroseconds(firstSample.t), let last = Self.wholeMicroseconds(lastSample.t)
         else { return nil }

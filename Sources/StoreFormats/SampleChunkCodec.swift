@@ -2,27 +2,6 @@
 import CodedErrors
 import SDUSensor
 
-/// One stored accelerometer sample: its unwrapped sample index, its time and the raw counts.
-public struct StoredSample: Hashable, Sendable {
-    /// The unwrapped sample counter: strictly increasing within a session, with gaps where samples
-    /// were lost.
-    public var index: Int64
-    /// Seconds on the session's time base (see `AccelerationSample.t`).
-    public var t: Double
-    /// The counts as the sensor sent them.
-    public var raw: RawAcceleration
-
-    /// Creates a sample.
-    @inlinable public init(index: Int64, t: Double, raw: RawAcceleration) {
-        self.index = index
-        self.t = t
-        self.raw = raw
-    }
-
-    /// The same reading in g.
-    @inlinable public var acceleration: AccelerationSample { AccelerationSample(t: t, raw: raw) }
-}
-
 /// The compressed form of a run of samples as the store keeps it in one BLOB (see Docs/FORMATS.md,
 /// "Stored sample chunks").
 ///
@@ -80,19 +59,19 @@ public enum SampleChunkCodec {
     // MARK: Encoding
 
     /// Encodes samples (any number, including none). Indices need not be contiguous.
-    public static func encode(_ samples: some Collection<StoredSample>) -> [UInt8] {
+    public static func encode(_ samples: some Collection<IndexedSample>) -> [UInt8] {
         var out: [UInt8] = []
         encode(Array(samples), into: &out)
         return out
     }
 
     /// The linear time base the encoder fits to these samples.
-    public static func summary(of samples: [StoredSample]) -> Summary {
+    public static func summary(of samples: [IndexedSample]) -> Summary {
         summary(count: samples.count, first: samples.first, last: samples.last)
     }
 
     /// The same from all it depends on: how many samples, the first and the last (`ChunkExtent`).
-    static func summary(count: Int, first: StoredSample?, last: StoredSample?) -> Summary {
+    static func summary(count: Int, first: IndexedSample?, last: IndexedSample?) -> Summary {
         guard let first, let last else { return Summary(count: 0, firstIndex: 0, firstTime: 0, timeStep: 0) }
         let span = last.index &- first.index
         let step = span > 0 ? (last.t - first.t) / Double(span) : 0
@@ -102,17 +81,17 @@ public enum SampleChunkCodec {
     /// True when `encode` keeps these samples' times bit for bit as whole microseconds (format 3's
     /// integer line): every time is a whole microsecond within about ±142 years and on a line
     /// whose residuals stay below 10¹² µs. Times the gateway and imports record always are.
-    public static func keepsTimesExactly(_ samples: [StoredSample]) -> Bool {
+    public static func keepsTimesExactly(_ samples: [IndexedSample]) -> Bool {
         MicrosecondLine(samples) != nil
     }
 
     /// Appends the encoding of `samples` to `out`, in format version `version`.
-    public static func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
+    public static func encode(_ samples: [IndexedSample], into out: inout [UInt8]) {
         encode(samples, version: version, into: &out)
     }
 
     /// Appends the encoding of `samples` in format `version` (1–3; 1 and 2 only to make fixtures).
-    static func encode(_ samples: [StoredSample], version: UInt8, into out: inout [UInt8]) {
+    static func encode(_ samples: [IndexedSample], version: UInt8, into out: inout [UInt8]) {
         out.append(version)
         let summary = summary(of: samples)
         appendVarint(UInt64(samples.count), to: &out)
@@ -162,7 +141,7 @@ public enum SampleChunkCodec {
     // MARK: Decoding
 
     /// Decodes a BLOB written by `encode` in any readable version. Never traps, whatever the bytes.
-    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> [StoredSample] {
+    public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> [IndexedSample] {
         guard let blobVersion = bytes.first else { throw DecodeError(code: .truncated, message: "empty chunk") }
         guard readableVersions.contains(blobVersion) else {
             throw DecodeError(
@@ -220,7 +199,7 @@ public enum SampleChunkCodec {
             ? try decodeFormat1Body(bytes, start: cursor, count: count, timeResiduals: hasResiduals)
             : try decodeFormat2Body(bytes, start: cursor, count: count, timeResiduals: hasResiduals)
 
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(count)
         var indices = gaps.indices(from: firstIndex)
         for position in 0..<count {
@@ -238,7 +217,7 @@ public enum SampleChunkCodec {
                 t = Double(base &+ residual) / 1e6
             case .raw: t = times[position]
             }
-            samples.append(StoredSample(index: index, t: t, raw: body.counts[position]))
+            samples.append(IndexedSample(index: index, t: t, raw: body.counts[position]))
         }
         return samples
     }

@@ -5,7 +5,7 @@ import SDUSensor
 /// Rice codes with a per-block parameter and an escape (Docs/FORMATS.md, "Stored sample chunks").
 /// New chunks are version 2; this stays so existing databases read back.
 extension SampleChunkCodec {
-    static func encodeFormat1Body(_ samples: [StoredSample], timeResiduals: [Int64]?, into out: inout [UInt8]) {
+    static func encodeFormat1Body(_ samples: [IndexedSample], timeResiduals: [Int64]?, into out: inout [UInt8]) {
         var writer = BitWriter(reservingBits: samples.count * 30)
         var history = (x: AxisHistory(), y: AxisHistory(), z: AxisHistory())
         var values = [UInt32](repeating: 0, count: blockLength)
@@ -124,7 +124,7 @@ extension SampleChunkCodec {
     }
 
     static func encodeAxisBlock(
-        _ samples: [StoredSample], _ start: Int, _ end: Int, _ axis: KeyPath<RawAcceleration, Int16>,
+        _ samples: [IndexedSample], _ start: Int, _ end: Int, _ axis: KeyPath<RawAcceleration, Int16>,
         _ history: inout AxisHistory, _ values: inout [UInt32], _ writer: inout BitWriter
     ) {
         let length = end - start

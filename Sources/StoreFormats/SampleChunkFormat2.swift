@@ -148,7 +148,7 @@ extension SampleChunkCodec {
     }
 
     static func encodeFormat2Body(
-        _ samples: [StoredSample], timeResiduals: [Int64]?, into out: inout [UInt8]
+        _ samples: [IndexedSample], timeResiduals: [Int64]?, into out: inout [UInt8]
     ) {
         var coder = RangeEncoder(reservingBytes: samples.count * 3 + 16)
         var time = ResidualModel(maxClass: timeMaxClass)

@@ -52,7 +52,7 @@ package struct SampleStream: Hashable, Sendable {
     /// Appends a record's samples in format 3: count, time byte, index and gaps (when they do not
     /// just continue), time base and the range-coded counts.
     /// Nothing for no samples (the record's section is then empty).
-    package mutating func encode(_ samples: [StoredSample], into out: inout [UInt8]) {
+    package mutating func encode(_ samples: [IndexedSample], into out: inout [UInt8]) {
         guard let first = samples.first, let last = samples.last else { return }
         SampleChunkCodec.appendVarint(UInt64(samples.count), to: &out)
         let indexDelta = first.index &- (lastIndex &+ 1)
@@ -112,7 +112,7 @@ package struct SampleStream: Hashable, Sendable {
 
     /// Reads a record's samples written by `encode` from `bytes` (exactly its samples section);
     /// `trimmed` false for a format-2 segment's record, whose range code was flushed in full.
-    package mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [StoredSample] {
+    package mutating func decode(_ bytes: [UInt8], trimmed: Bool = true) throws(DecodeError) -> [IndexedSample] {
         var cursor = 0
         let count64 = try SampleChunkCodec.readVarint(bytes, &cursor)
         // A record without samples has an empty section (`encode` is not called for it).
@@ -169,7 +169,7 @@ package struct SampleStream: Hashable, Sendable {
         }
 
         var coder = try RangeDecoder(bytes: bytes, start: cursor, leadingZero: false, zeroPadded: trimmed)
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(min(count, 1 << 16))
         var micro = [Int64](repeating: 0, count: SampleChunkCodec.blockLength)
         var xs = [Int16](repeating: 0, count: SampleChunkCodec.blockLength)
@@ -205,7 +205,7 @@ package struct SampleStream: Hashable, Sendable {
                     lastMicroseconds = value
                 }
                 let raw = RawAcceleration(x: xs[offset], y: ys[offset], z: zs[offset])
-                samples.append(StoredSample(index: index, t: t, raw: raw))
+                samples.append(IndexedSample(index: index, t: t, raw: raw))
             }
         }
         guard coder.isAtEnd else {

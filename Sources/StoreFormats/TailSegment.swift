@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import SDUSensor
 
 /// A tail segment: the rows of a session's open chunk that are not in the database yet, as the
 /// recorder appended them, one record per flush (Docs/FORMATS.md, "Tail segments"). Pure: bytes
@@ -136,7 +137,7 @@ package struct TailSegment<Event: TailSegmentEvent>: Hashable, Sendable {
     }
 
     /// The samples of every record, in order.
-    package var samples: [StoredSample] { records.flatMap(\.samples) }
+    package var samples: [IndexedSample] { records.flatMap(\.samples) }
     /// The count, first and last of those samples, without gathering them.
     package var extent: ChunkExtent {
         records.reduce(into: ChunkExtent()) { $0.append(contentsOf: $1.samples) }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import SDUSensor
 
 /// A tail segment file's records as bytes in, values out, for tools and the fuzzer (Docs/FORMATS.md,
 /// "Tail segments"): the store itself reads segments through `TailSegment`, whose events are its
@@ -8,12 +9,12 @@ public enum TailSegmentFile {
     /// One whole record: its samples and its events' columns (`sequence` … `extra`), unchecked.
     public struct Record: Sendable {
         /// The samples, in recording order.
-        public var samples: [StoredSample]
+        public var samples: [IndexedSample]
         /// Each event's columns, as many as the format has.
         public var events: [[ColumnValue]]
 
         /// A record of `samples` and `events`.
-        public init(samples: [StoredSample], events: [[ColumnValue]] = []) {
+        public init(samples: [IndexedSample], events: [[ColumnValue]] = []) {
             self.samples = samples
             self.events = events
         }

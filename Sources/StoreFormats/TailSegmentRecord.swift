@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import SDUSensor
 
 extension TailSegment {
     /// One flush's rows.
@@ -7,7 +8,7 @@ extension TailSegment {
         /// 0-based position in the segment (a stale record past a torn one cannot pass as the next).
         package var ordinal: Int64
         /// Samples, in recording order.
-        package var samples: [StoredSample]
+        package var samples: [IndexedSample]
         /// Events, in sequence order.
         package var events: [Event]
         /// The session's counters when written, if they changed.
@@ -17,7 +18,7 @@ extension TailSegment {
         package var ending: Ending?
 
         package init(
-            ordinal: Int64, samples: [StoredSample], events: [Event], counts: SessionCounts?,
+            ordinal: Int64, samples: [IndexedSample], events: [Event], counts: SessionCounts?,
             ending: Ending? = nil
         ) {
             self.ordinal = ordinal

@@ -191,7 +191,7 @@ func runDemo<C: Clock>(
             configuration: .init(clock: .init(nominalRate: Double(options.rate))))
         var seconds: [DemoSecond] = []
         var current = DemoSecond(second: 0)
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         let origin = clock.now
 
         func close(_ second: DemoSecond) {

@@ -44,14 +44,14 @@ struct ReplicationBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try SessionStore.open(at: StateDirectory(path: path))
         defer { try? store.close() }
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(samplesPerSession)
         for index in 0..<samplesPerSession {
             let x = Int16(index % 2000)
             let y = -Int16(index % 700)
             let z = 16_384 - Int16(index % 300)
             let t = StoreTime.microseconds(Double(index) / 100)
-            samples.append(StoredSample(index: Int64(index), t: t, raw: RawAcceleration(x: x, y: y, z: z)))
+            samples.append(IndexedSample(index: Int64(index), t: t, raw: RawAcceleration(x: x, y: y, z: z)))
         }
         let events = (0..<(samplesPerSession / 100)).map { EventRecord(type: "hit", t: Double($0), peakG: 3) }
         for _ in 0..<sessions {

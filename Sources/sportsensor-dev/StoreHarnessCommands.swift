@@ -32,11 +32,11 @@ struct StoreCrashHelper: AsyncParsableCommand {
         var index: Int64 = 0
         var events = 0
         while true {
-            var samples: [StoredSample] = []
+            var samples: [IndexedSample] = []
             for _ in 0..<samplesPerEvent {
                 let wobble = Int16(truncatingIfNeeded: (index &* 37) % 200) - 100
                 samples.append(
-                    StoredSample(
+                    IndexedSample(
                         index: index, t: Double(index) / 100,
                         raw: RawAcceleration(x: wobble, y: -16384 + wobble, z: wobble / 2)))
                 index += 1
@@ -217,7 +217,7 @@ extension StoreBenchmark {
 /// The benchmark's input: a training session at 100 Hz (bouts of arm motion with impacts
 /// alternating with pauses), the same model as the codec tests.
 struct BenchmarkSignal {
-    var samples: [StoredSample] = []
+    var samples: [IndexedSample] = []
 
     /// `count` samples of a motion script at 100 Hz, as a virtual sensor would stream them.
     init(script: MotionScript, count: Int, noise: Double?, seed: UInt64) {
@@ -226,7 +226,7 @@ struct BenchmarkSignal {
         let recording = MotionGenerator.render(
             script: script, seed: seed, rate: 100, duration: Double(count) / 100, options: options)
         samples = recording.raw.prefix(count).enumerated().map { index, raw in
-            StoredSample(index: Int64(index), t: StoreTime.microseconds(Double(index) / 100), raw: raw)
+            IndexedSample(index: Int64(index), t: StoreTime.microseconds(Double(index) / 100), raw: raw)
         }
     }
 
@@ -269,7 +269,7 @@ struct BenchmarkSignal {
                 axes = [0.1 + sway, -0.99 + sway / 2, 0.05]
             }
             samples.append(
-                StoredSample(
+                IndexedSample(
                     index: Int64(n), t: t,
                     raw: RawAcceleration(
                         x: clip(axes[0] * 16384 + noise()), y: clip(axes[1] * 16384 + noise()),

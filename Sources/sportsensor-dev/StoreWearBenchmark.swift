@@ -25,7 +25,7 @@ struct StoreWearBenchmark {
     var configuration: SessionRecorder<ContinuousClock>.Configuration
 
     struct Sensor {
-        var samples: [StoredSample]
+        var samples: [IndexedSample]
         var events: [EventRecord]
         var recorder: SessionRecorder<ContinuousClock>
         var nextSample = 0
@@ -50,13 +50,13 @@ struct StoreWearBenchmark {
 
     /// The virtual sensors' signals: the motion scripts in turn (table tennis, jump, throw, steps),
     /// one seed per sensor, with the events each profile's detector finds in them.
-    static func signal(sensor: Int, count: Int) -> (samples: [StoredSample], events: [EventRecord]) {
+    static func signal(sensor: Int, count: Int) -> (samples: [IndexedSample], events: [EventRecord]) {
         let scripts: [MotionScript] = [.tableTennis, .jumps, .throwing, .steps]
         let script = scripts[sensor % scripts.count]
         let recording = MotionGenerator.render(
             script: script, seed: 2026 + UInt64(sensor), rate: 100, duration: Double(count) / 100)
         let samples = recording.raw.prefix(count).enumerated().map { index, raw in
-            StoredSample(index: Int64(index), t: StoreTime.microseconds(Double(index) / 100), raw: raw)
+            IndexedSample(index: Int64(index), t: StoreTime.microseconds(Double(index) / 100), raw: raw)
         }
         let profile = DetectionProfile(rawValue: script.rawValue) ?? .tableTennis
         let events = DetectionSettings(profile: profile).detector.eventsInTimeOrder(in: samples.map(\.acceleration))

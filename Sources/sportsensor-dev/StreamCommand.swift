@@ -205,8 +205,8 @@ private final class StreamSampleSink<C: Clock>: SensorSampleSink where C.Duratio
     /// Samples written so far.
     var received: Int { count.withLockedValue { $0 } }
 
-    func samplesArrived(_ batch: [SDUDecodedSample]) {
-        let (wanted, reached) = count.withLockedValue { received -> (ArraySlice<SDUDecodedSample>, Bool) in
+    func samplesArrived(_ batch: [IndexedSample]) {
+        let (wanted, reached) = count.withLockedValue { received -> (ArraySlice<IndexedSample>, Bool) in
             guard received < limit else { return ([], false) }
             let wanted = batch.prefix(limit - received)
             received += wanted.count

@@ -76,9 +76,9 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     /// The session's samples with times to the microsecond; an error when none are left.
-    static func samplesOrFailure(_ record: SessionRecord, store: SessionStore) async throws -> [StoredSample] {
+    static func samplesOrFailure(_ record: SessionRecord, store: SessionStore) async throws -> [IndexedSample] {
         let samples = try await store.samples(of: record.id).map {
-            StoredSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
+            IndexedSample(index: $0.index, t: StoreTime.microseconds($0.t), raw: $0.raw)
         }
         guard !samples.isEmpty else {
             throw CommandFailure.noInput(
@@ -111,7 +111,7 @@ enum SessionCapture {
     static let samplesPerNotification = 3
 
     /// The capture file's bytes.
-    static func file(samples: [StoredSample], sensor: BluetoothAddress, startedAt: Date) throws(WireError) -> [UInt8] {
+    static func file(samples: [IndexedSample], sensor: BluetoothAddress, startedAt: Date) throws(WireError) -> [UInt8] {
         try BTSnoopWriter.file(
             datalink: .linuxMonitor, records: records(samples: samples, sensor: sensor, startedAt: startedAt))
     }
@@ -127,8 +127,8 @@ enum SessionCapture {
     }
 
     /// Runs of consecutive indices, at most `samplesPerNotification` long.
-    static func notifications(_ samples: [StoredSample]) -> [ArraySlice<StoredSample>] {
-        var runs: [ArraySlice<StoredSample>] = []
+    static func notifications(_ samples: [IndexedSample]) -> [ArraySlice<IndexedSample>] {
+        var runs: [ArraySlice<IndexedSample>] = []
         var start = 0
         while start < samples.count {
             var end = start + 1
@@ -144,7 +144,7 @@ enum SessionCapture {
     }
 
     /// Microseconds after the first notification at which each notification arrives.
-    static func arrivalOffsets(_ runs: [ArraySlice<StoredSample>]) -> [Int64] {
+    static func arrivalOffsets(_ runs: [ArraySlice<IndexedSample>]) -> [Int64] {
         guard let firstRun = runs.first, let lastRun = runs.last, let first = firstRun.last, let last = lastRun.last
         else { return [] }
         let micro = { (t: Double) -> Int64 in Int64(((t - first.t) * 1e6).rounded()) }
@@ -160,7 +160,7 @@ enum SessionCapture {
     }
 
     /// The capture's records.
-    static func records(samples: [StoredSample], sensor: BluetoothAddress, startedAt: Date) -> [HCIRecord] {
+    static func records(samples: [IndexedSample], sensor: BluetoothAddress, startedAt: Date) -> [HCIRecord] {
         var records: [HCIRecord] = []
         var time = Int64((startedAt.timeIntervalSince1970 * 1e6).rounded())
         func add(_ direction: HCIDirection, _ packet: HCIPacket, at timestamp: Int64? = nil) {

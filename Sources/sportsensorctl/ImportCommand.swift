@@ -115,7 +115,7 @@ enum SessionImport {
             let recording = try RecordingInput.chooseRecording(capture, path: path, address: address, handle: handle)
             try RecordingInput.checkTimes(recording.samples().lazy.map(\.t), path: path)
             let samples = zip(recording.indices, recording.samples()).map { index, sample in
-                StoredSample(index: index, t: StoreTime.microseconds(sample.t), raw: counts(of: sample))
+                IndexedSample(index: index, t: StoreTime.microseconds(sample.t), raw: counts(of: sample))
             }
             let statistics = recording.statistics
             return Decoded(
@@ -134,7 +134,7 @@ enum SessionImport {
             throw InputError(code: .malformedCSV, message: "\(path): \(error.description)", cause: error)
         }
         try RecordingInput.checkTimes(parsed.lazy.map(\.t), path: path)
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(parsed.count)
         var rounded = 0
         for (position, sample) in parsed.enumerated() {
@@ -155,7 +155,7 @@ enum SessionImport {
             let raw = RawAcceleration(
                 x: try count(sample.x, "x"), y: try count(sample.y, "y"), z: try count(sample.z, "z"))
             if !whole { rounded += 1 }
-            samples.append(StoredSample(index: Int64(position), t: StoreTime.microseconds(sample.t), raw: raw))
+            samples.append(IndexedSample(index: Int64(position), t: StoreTime.microseconds(sample.t), raw: raw))
         }
         var rate: Double?
         if let first = samples.first, let last = samples.last, last.t > first.t {

@@ -25,12 +25,12 @@ struct DownloadSoakTests {
     static func makeSession(in state: String) async throws -> String {
         let store = try SessionStore.open(at: StateDirectory(path: state))
         defer { try? store.close() }
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(sampleCount)
         for index in 0..<sampleCount {
             let wave = Int16(truncatingIfNeeded: (index % 200) * 40 - 4000)
             samples.append(
-                StoredSample(
+                IndexedSample(
                     index: Int64(index), t: Double(index) / 100, raw: RawAcceleration(x: wave, y: -wave, z: 16384)))
         }
         let record = try await store.importSession(

@@ -69,7 +69,7 @@ struct SensorLink<C: Clock>: Sendable where C.Duration == Duration {
 /// What the client side made of the stream.
 struct ReceivedStream {
     var decoder = SDUStreamDecoder()
-    var samples: [SDUDecodedSample] = []
+    var samples: [IndexedSample] = []
     var outcomes: [SDUNotificationOutcome] = []
     var notificationsReceived = 0
     /// Well-formed notifications delivered so far.
@@ -350,7 +350,7 @@ struct VirtualSensorEndToEndTests {
         #expect(link.mtu == 23)
         var notifications = link.collector.notifications.makeAsyncIterator()
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         func decode(_ notification: GATTClient<ManualClock>.Notification) {
             _ = decoder.decode(
                 notification: notification.value, arrivalTime: notification.receivedAt.offset.inSeconds, into: &samples)
@@ -388,7 +388,7 @@ struct VirtualSensorEndToEndTests {
         // taken at (i + 1) × 10 ms), also for the three that arrived late.
         #expect(samples.map(\.raw) == (0..<39).map(RampSource.sample))
         #expect(samples.map(\.index) == Array(0..<39))
-        let timing = zip(samples, 0...).map { abs($0.time - Double($1 + 1) / 100) }
+        let timing = zip(samples, 0...).map { abs($0.t - Double($1 + 1) / 100) }
         #expect(timing.allSatisfy { $0 < 1e-9 }, "recovered times off by up to \(timing.max() ?? 0) s")
         #expect(decoder.statistics.lostSamples == 0)
 

@@ -27,9 +27,9 @@ struct DownloadExecutorTests {
         let store = try SessionStore.open(at: StateDirectory(path: directory))
         defer { try? store.close() }
         // Several store pages of samples (8 192-sample chunks, two a page).
-        let samples = (0..<40_000).map { (index: Int) -> StoredSample in
+        let samples = (0..<40_000).map { (index: Int) -> IndexedSample in
             let raw = RawAcceleration(x: Int16(index % 300), y: -Int16(index % 700), z: 16384)
-            return StoredSample(index: Int64(index), t: Double(index) / 100, raw: raw)
+            return IndexedSample(index: Int64(index), t: Double(index) / 100, raw: raw)
         }
         let events = (0..<2_100).map { EventRecord(type: "step", t: Double($0) / 5, cadenceSpm: 150) }
         let session = try await store.importSession(

@@ -16,10 +16,10 @@ extension CentralDatabaseTests {
             try await Self.withStore { store in
                 let identity = try await store.enableReplication(gatewayID: "hall-a", samples: true)
                 let extremes: [Int16] = [.min, -1, 0, 1, .max]
-                let samples = (0..<700).map { (index: Int) -> StoredSample in
+                let samples = (0..<700).map { (index: Int) -> IndexedSample in
                     let raw = RawAcceleration(
                         x: extremes[index % 5], y: Int16(truncatingIfNeeded: index * 97), z: -Int16(index))
-                    return StoredSample(index: Int64(index) + 5_000_000_000, t: Double(index) / 400, raw: raw)
+                    return IndexedSample(index: Int64(index) + 5_000_000_000, t: Double(index) / 400, raw: raw)
                 }
                 let session = try await store.importSession(
                     NewSession(settings: DetectionSettings(profile: .tableTennis)), samples: samples, events: [],

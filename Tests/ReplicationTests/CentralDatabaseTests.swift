@@ -45,9 +45,9 @@ struct CentralDatabaseTests {
         (0..<count).map { EventRecord(type: "hit", t: Double($0) * 0.5, peakG: 2 + Double($0)) }
     }
 
-    static func samples(_ count: Int) -> [StoredSample] {
-        (0..<count).map { (i: Int) -> StoredSample in
-            StoredSample(index: Int64(i), t: Double(i) / 100, raw: RawAcceleration(x: Int16(i % 100), y: -3, z: 512))
+    static func samples(_ count: Int) -> [IndexedSample] {
+        (0..<count).map { (i: Int) -> IndexedSample in
+            IndexedSample(index: Int64(i), t: Double(i) / 100, raw: RawAcceleration(x: Int16(i % 100), y: -3, z: 512))
         }
     }
 

@@ -16,7 +16,7 @@ struct SDUStreamDecoderTests {
     func clean() throws {
         let link = BurstyLink()
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         for delivery in link.deliveries(count: 400, seed: 21) {
             let outcome = decoder.decode(notification: delivery.bytes, arrivalTime: delivery.arrival, into: &samples)
             #expect(outcome.isDelivered)
@@ -24,11 +24,11 @@ struct SDUStreamDecoderTests {
         #expect(decoder.counterMode == .sampleCounter)
         #expect(samples.map(\.index) == (0..<1200).map { Int64($0) })
         #expect(samples.map(\.raw) == (0..<1200).map { BurstyLink.reading($0) })
-        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.time <= $1.time })
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.t <= $1.t })
         #expect(abs(decoder.clock.rate / link.trueRate - 1) < 0.002)
         for sample in samples.suffix(100) {
             let truth = link.trueTime(ofSample: Int(sample.index)) + link.minimumLatency
-            #expect(abs(sample.time - truth) < 0.003, "sample \(sample.index)")
+            #expect(abs(sample.t - truth) < 0.003, "sample \(sample.index)")
         }
         let stats = decoder.statistics
         #expect(stats.notifications == 400 && stats.samplesReceived == 1200)
@@ -79,7 +79,7 @@ struct SDUStreamDecoderTests {
         let after = send(1003, header: 3)
         #expect(after.outcome.event == .inOrder)
         #expect(after.samples.first?.index == resyncIndex + 3)
-        #expect(try #require(after.samples.first).time >= reset.samples[2].time)
+        #expect(try #require(after.samples.first).t >= reset.samples[2].t)
 
         let stats = decoder.statistics
         #expect(stats.notifications == 12)
@@ -115,23 +115,23 @@ struct SDUStreamDecoderTests {
         let link = BurstyLink()
         let deliveries = link.deliveries(count: 500, seed: 8, header: Self.randomHeaders(seed: 8))
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         for delivery in deliveries {
             let before = samples.count
             _ = decoder.decode(notification: delivery.bytes, arrivalTime: delivery.arrival, into: &samples)
-            for sample in samples[before...] { #expect(sample.time <= delivery.arrival) }
+            for sample in samples[before...] { #expect(sample.t <= delivery.arrival) }
         }
         #expect(decoder.counterMode == .notACounter)
         #expect(samples.map(\.index) == (0..<1500).map { Int64($0) })
-        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.time <= $1.time })
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.t <= $1.t })
         for sample in samples.suffix(300) {
             let truth = link.trueTime(ofSample: Int(sample.index)) + link.minimumLatency
-            #expect(abs(sample.time - truth) < 0.005, "sample \(sample.index)")
+            #expect(abs(sample.t - truth) < 0.005, "sample \(sample.index)")
         }
         // Bursts do not bunch samples up: consecutive samples are one estimated period apart, but
         // for the small steps when the line is refitted or lowered.
         let period = 1 / decoder.clock.rate
-        let spacings = zip(samples.suffix(600), samples.suffix(599)).map { $1.time - $0.time }
+        let spacings = zip(samples.suffix(600), samples.suffix(599)).map { $1.t - $0.t }
         #expect(spacings.filter { abs($0 - period) < 1e-6 }.count > spacings.count * 3 / 4)
         #expect(spacings.allSatisfy { abs($0 - period) < 0.002 })
     }
@@ -141,14 +141,14 @@ struct SDUStreamDecoderTests {
         let link = BurstyLink()
         let deliveries = link.deliveries(count: 700, seed: 12, header: Self.randomHeaders(seed: 12))
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         // Notifications 400..<440 (≈ 1.2 s) are lost.
         for (n, delivery) in deliveries.enumerated() where !(400..<440).contains(n) {
             _ = decoder.decode(notification: delivery.bytes, arrivalTime: delivery.arrival, into: &samples)
         }
         #expect(decoder.counterMode == .notACounter)
         #expect(samples.count == 660 * 3)
-        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.index < $1.index && $0.time <= $1.time })
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.index < $1.index && $0.t <= $1.t })
         // The index skipped about the lost 120 samples.
         let jump = samples[1200].index - samples[1199].index - 1
         #expect(jump > 100 && jump < 140, "skipped \(jump)")
@@ -156,7 +156,7 @@ struct SDUStreamDecoderTests {
         for sample in samples.suffix(300) {
             let trueIndex = Int(sample.raw.x)
             let truth = link.trueTime(ofSample: trueIndex) + link.minimumLatency
-            #expect(abs(sample.time - truth) < 0.02, "sample \(trueIndex)")
+            #expect(abs(sample.t - truth) < 0.02, "sample \(trueIndex)")
         }
     }
 
@@ -164,7 +164,7 @@ struct SDUStreamDecoderTests {
     func neverTraps() {
         var random = SeededRandom(seed: 99)
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         var malformed = 0
         var offered = 0
         let oddTimes: [Double] = [.nan, .infinity, -.infinity, -1e300, 1e300, 0]
@@ -188,8 +188,8 @@ struct SDUStreamDecoderTests {
         #expect(stats.malformedNotifications == malformed)
         #expect(stats.samplesReceived + stats.duplicateSamples == offered)
         #expect(samples.count == stats.samplesReceived)
-        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.index < $1.index && $0.time <= $1.time })
-        #expect(samples.allSatisfy { !$0.time.isNaN })
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.index < $1.index && $0.t <= $1.t })
+        #expect(samples.allSatisfy { !$0.t.isNaN })
     }
 
     @Test("the buffer variant appends without reallocating, and matches the allocating variant")
@@ -197,12 +197,12 @@ struct SDUStreamDecoderTests {
         let link = BurstyLink()
         let deliveries = link.deliveries(count: 200, seed: 13)
         var allocating = SDUStreamDecoder()
-        var expected: [SDUDecodedSample] = []
+        var expected: [IndexedSample] = []
         for delivery in deliveries {
             expected += allocating.decode(notification: delivery.bytes, arrivalTime: delivery.arrival).samples
         }
         var buffered = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(600)
         let capacity = samples.capacity
         for delivery in deliveries {

@@ -25,12 +25,12 @@ struct SampleRateRangeTests {
     func everyRate(rate: Double) {
         let link = Self.link(rate: rate)
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         let seconds = 30.0
         for delivery in link.deliveries(count: Int(link.trueRate * seconds / 3), seed: 7) {
             _ = decoder.decode(notification: delivery.bytes, arrivalTime: delivery.arrival, into: &samples)
         }
-        let times = samples.map(\.time)
+        let times = samples.map(\.t)
         let repeated = zip(times, times.dropFirst()).filter { $0 >= $1 }.count
         #expect(repeated == 0, "\(repeated) samples at or before the previous one at \(rate) Hz")
         let micro = times.map { (($0 - link.startTime) * 1e6).rounded(.toNearestOrAwayFromZero) }
@@ -40,21 +40,21 @@ struct SampleRateRangeTests {
         #expect(abs(decoder.clock.rate / link.trueRate - 1) < 0.01, "fitted \(decoder.clock.rate) Hz at \(rate) Hz")
         for sample in samples.suffix(100) {
             let truth = link.trueTime(ofSample: Int(sample.index)) + link.minimumLatency
-            #expect(abs(sample.time - truth) < 0.005, "sample \(sample.index) at \(rate) Hz")
+            #expect(abs(sample.t - truth) < 0.005, "sample \(sample.index) at \(rate) Hz")
         }
     }
 
     @Test("a line lowered to an early arrival spreads the notification's samples instead of stacking them")
     func loweredLine() {
         var decoder = SDUStreamDecoder()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         // 400 Hz, three samples a notification, but all arrive at once: every line time for the
         // first samples of each notification falls before the previous notification's last.
         for n in 0..<40 {
             let bytes = SDUStreamDecoderTests.notification(header: UInt16(n * 3), first: n * 3)
             _ = decoder.decode(notification: bytes, arrivalTime: 5.0 + Double(n / 8) * 0.06, into: &samples)
         }
-        let times = samples.map(\.time)
+        let times = samples.map(\.t)
         #expect(times.count == 120)
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= SDUStreamDecoder.minimumStep * 0.999 })
     }

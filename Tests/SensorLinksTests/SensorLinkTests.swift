@@ -58,7 +58,7 @@ struct SensorLinkTests {
         return retry.delay
     }
 
-    static func expectContiguous(_ samples: [SDUDecodedSample], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectContiguous(_ samples: [IndexedSample], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(
             zip(samples, samples.dropFirst()).allSatisfy { $1.index == $0.index + 1 }, sourceLocation: sourceLocation)
     }

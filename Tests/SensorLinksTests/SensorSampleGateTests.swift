@@ -19,8 +19,8 @@ struct SensorSampleGateTests {
     /// samples `from..<to` (a multiple of 3 apart); returns the published samples.
     static func feed(
         _ gate: inout SensorSampleGate, header: UInt16, from: Int, to: Int, time: inout Double
-    ) -> [SDUDecodedSample] {
-        var published: [SDUDecodedSample] = []
+    ) -> [IndexedSample] {
+        var published: [IndexedSample] = []
         var counter = header
         for first in stride(from: from, to: to, by: 3) {
             time += 0.03
@@ -33,8 +33,8 @@ struct SensorSampleGateTests {
     /// One notification through the gate: its verdict and the samples it publishes.
     static func accept(
         _ gate: inout SensorSampleGate, _ value: [UInt8], at time: Double
-    ) -> (verdict: SensorSampleGate.Verdict, samples: [SDUDecodedSample]) {
-        var samples: [SDUDecodedSample] = []
+    ) -> (verdict: SensorSampleGate.Verdict, samples: [IndexedSample]) {
+        var samples: [IndexedSample] = []
         let verdict = value.withUnsafeBytes { gate.accept(notification: $0, arrivalTime: time, into: &samples) }
         return (verdict, samples)
     }

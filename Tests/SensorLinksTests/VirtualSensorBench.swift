@@ -113,7 +113,7 @@ struct LinkEventReader {
     }
 
     /// Every sample handed over so far, in order.
-    var samples: [SDUDecodedSample] { collector.samples }
+    var samples: [IndexedSample] { collector.samples }
 
     /// The next state change; nil when the stream finished.
     mutating func nextState() async -> LinkState? {

@@ -33,7 +33,7 @@ struct ChunkExtentTests {
 
     @Test("empty: no samples, the summary of none")
     func empty() {
-        let extent = ChunkExtent([StoredSample]())
+        let extent = ChunkExtent([IndexedSample]())
         #expect(extent.isEmpty && extent.first == nil && extent.last == nil)
         #expect(extent.summary == SampleChunkCodec.summary(of: []))
         #expect(extent.lastTime == 0)

@@ -22,7 +22,7 @@ struct ChunkFileTests {
     /// A finished session of `count` samples in chunks of 500, recorded as the daemon records.
     func record(
         _ store: SessionStore, count: Int, seed: UInt64, athlete: Int64? = nil
-    ) async throws -> (SessionRecord, [StoredSample]) {
+    ) async throws -> (SessionRecord, [IndexedSample]) {
         let session = try await store.createSession(
             NewSession(athleteID: athlete, settings: DetectionSettings(profile: .tableTennis)))
         let recorder = try await store.recorder(

@@ -15,8 +15,8 @@ struct MicrosecondLineTests {
         #expect(MicrosecondLine.wholeMicroseconds(-0.0) == nil)
         #expect(MicrosecondLine.wholeMicroseconds(0.0) == 0)
         let samples = [
-            StoredSample(index: 0, t: -0.0, raw: raw), StoredSample(index: 1, t: 0.01, raw: raw),
-            StoredSample(index: 2, t: 0.02, raw: raw),
+            IndexedSample(index: 0, t: -0.0, raw: raw), IndexedSample(index: 1, t: 0.01, raw: raw),
+            IndexedSample(index: 2, t: 0.02, raw: raw),
         ]
         #expect(!SampleChunkCodec.keepsTimesExactly(samples))
         let decoded = try SampleChunkCodec.decode(SampleChunkCodec.encode(samples))

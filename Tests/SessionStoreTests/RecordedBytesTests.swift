@@ -20,7 +20,7 @@ struct RecordedBytesTests {
 
     /// Samples from integer arithmetic only (no libm): a random walk per axis that sometimes clips,
     /// an index that sometimes skips lost samples, and a clock in whole microseconds that jitters.
-    static func samples(count: Int, seed: UInt64) -> [StoredSample] {
+    static func samples(count: Int, seed: UInt64) -> [IndexedSample] {
         var random = TestRandom(state: seed)
         var index: Int64 = 0
         var micros: Int64 = 0
@@ -35,7 +35,7 @@ struct RecordedBytesTests {
                 let step = Int32(random.next() % 801) - 400 + kick
                 axes[axis] = min(Int32(Int16.max), max(Int32(Int16.min), axes[axis] + step))
             }
-            return StoredSample(
+            return IndexedSample(
                 index: index, t: Double(micros) / 1_000_000,
                 raw: RawAcceleration(x: Int16(axes[0]), y: Int16(axes[1]), z: Int16(axes[2])))
         }
@@ -43,7 +43,7 @@ struct RecordedBytesTests {
 
     /// Hands `samples` to `recorder` in flushes of 1 to 240 samples, an event every third flush.
     static func feed(
-        _ recorder: SessionRecorder<ContinuousClock>, _ samples: ArraySlice<StoredSample>, seed: UInt64
+        _ recorder: SessionRecorder<ContinuousClock>, _ samples: ArraySlice<IndexedSample>, seed: UInt64
     )
         async throws
     {

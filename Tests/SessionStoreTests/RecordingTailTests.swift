@@ -13,9 +13,9 @@ import Testing
 struct RecordingTailTests {
     static let session = UUID(uuidString: "5e55e55e-1111-4222-8333-444455556666")!
 
-    func samples(_ range: Range<Int>) -> [StoredSample] {
+    func samples(_ range: Range<Int>) -> [IndexedSample] {
         range.map {
-            StoredSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0), y: 1, z: 2))
+            IndexedSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0), y: 1, z: 2))
         }
     }
 
@@ -190,8 +190,8 @@ struct TailSegmentFormatTests {
         SessionTailSegment.Record(
             ordinal: 0,
             samples: [
-                StoredSample(index: 7, t: 0.07, raw: RawAcceleration(x: -3, y: 16384, z: 5)),
-                StoredSample(index: 8, t: 0.08, raw: RawAcceleration(x: -2, y: 16380, z: 4)),
+                IndexedSample(index: 7, t: 0.07, raw: RawAcceleration(x: -3, y: 16384, z: 5)),
+                IndexedSample(index: 8, t: 0.08, raw: RawAcceleration(x: -2, y: 16380, z: 4)),
             ],
             events: [
                 SequencedEvent(

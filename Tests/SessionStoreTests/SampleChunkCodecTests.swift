@@ -9,7 +9,7 @@ import Testing
 @Suite("Sample chunk codec")
 struct SampleChunkCodecTests {
     /// Encodes in `version` (the default one when nil).
-    func encode(_ samples: [StoredSample], version: UInt8? = nil) -> [UInt8] {
+    func encode(_ samples: [IndexedSample], version: UInt8? = nil) -> [UInt8] {
         guard let version else { return SampleChunkCodec.encode(samples) }
         var out: [UInt8] = []
         SampleChunkCodec.encode(samples, version: version, into: &out)
@@ -18,7 +18,7 @@ struct SampleChunkCodecTests {
 
     /// Counts and indices must come back bit for bit; times within the microsecond quantum.
     func expectRoundTrip(
-        _ samples: [StoredSample], version: UInt8? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        _ samples: [IndexedSample], version: UInt8? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let blob = encode(samples, version: version)
         #expect(blob.first == version ?? SampleChunkCodec.version, sourceLocation: sourceLocation)
@@ -33,9 +33,9 @@ struct SampleChunkCodecTests {
     }
 
     /// 100 Hz samples from index 0 with these counts.
-    static func samples(_ counts: [RawAcceleration], firstIndex: Int64 = 0) -> [StoredSample] {
+    static func samples(_ counts: [RawAcceleration], firstIndex: Int64 = 0) -> [IndexedSample] {
         counts.enumerated().map { n, raw in
-            StoredSample(index: firstIndex + Int64(n), t: Double(n) / 100, raw: raw)
+            IndexedSample(index: firstIndex + Int64(n), t: Double(n) / 100, raw: raw)
         }
     }
 
@@ -80,7 +80,7 @@ struct SampleChunkCodecTests {
         #expect(encode(raw, version: 1)[4] == 1)
         #expect(try SampleChunkCodec.decode(encode(raw))[1].t.isNaN)
         // A gap: count 2, gap count 1 at position 1, zigzag(12 − 7 − 1) = 8.
-        let gapped = [onLine[0], StoredSample(index: 12, t: 0.05, raw: onLine[1].raw)]
+        let gapped = [onLine[0], IndexedSample(index: 12, t: 0.05, raw: onLine[1].raw)]
         #expect(Array(encode(gapped, version: 2).prefix(7)) == [2, 2, 14, 1, 1, 8, 2])
         #expect(Array(encode(gapped).prefix(7)) == [3, 2, 14, 1, 1, 8, 4])
     }
@@ -124,12 +124,12 @@ struct SampleChunkCodecTests {
         // the middle one sits exactly half a microsecond from a line in seconds, the tie that
         // format 2 rounds either way depending on where the chunk starts.
         var samples = (0..<before).map {
-            StoredSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0))
+            IndexedSample(index: Int64($0), t: Double($0) / 100, raw: .init(x: 0, y: 0, z: 0))
         }
         let base = Double(before) / 100
         for (offset, micro) in [0, 10_000, 20_001].enumerated() {
             samples.append(
-                StoredSample(
+                IndexedSample(
                     index: Int64(before + offset), t: StoreTime.microseconds(base + Double(micro) * 1e-6),
                     raw: .init(x: 1, y: 2, z: 3)))
         }
@@ -138,12 +138,12 @@ struct SampleChunkCodecTests {
         for n in 0..<300 {
             let t = base + 0.03 + Double(n) / 100 + (random.unit() - 0.5) * 0.004
             samples.append(
-                StoredSample(index: Int64(before + 3 + n), t: StoreTime.microseconds(t), raw: .init(x: 4, y: 5, z: 6)))
+                IndexedSample(index: Int64(before + 3 + n), t: StoreTime.microseconds(t), raw: .init(x: 4, y: 5, z: 6)))
         }
         #expect(SampleChunkCodec.keepsTimesExactly(samples))
         let still = RawAcceleration(x: 0, y: 0, z: 0)
-        #expect(!SampleChunkCodec.keepsTimesExactly([StoredSample(index: 0, t: 1e10, raw: still)]))
-        #expect(!SampleChunkCodec.keepsTimesExactly([StoredSample(index: 0, t: 0.000_000_4, raw: still)]))
+        #expect(!SampleChunkCodec.keepsTimesExactly([IndexedSample(index: 0, t: 1e10, raw: still)]))
+        #expect(!SampleChunkCodec.keepsTimesExactly([IndexedSample(index: 0, t: 0.000_000_4, raw: still)]))
         for length in [1, 2, 3, 7, 100, 2048, 8192] {
             var start = 0
             while start < samples.count {
@@ -160,10 +160,10 @@ struct SampleChunkCodecTests {
     func smallChunks(version: UInt8) throws {
         try expectRoundTrip([], version: version)
         try expectRoundTrip(
-            [StoredSample(index: 7, t: 0.07, raw: RawAcceleration(x: -1, y: 2, z: 16384))], version: version)
+            [IndexedSample(index: 7, t: 0.07, raw: RawAcceleration(x: -1, y: 2, z: 16384))], version: version)
         for value: Int16 in [.min, .max, 0] {
             try expectRoundTrip(
-                [StoredSample(index: -3, t: -1, raw: RawAcceleration(x: value, y: value, z: value))],
+                [IndexedSample(index: -3, t: -1, raw: RawAcceleration(x: value, y: value, z: value))],
                 version: version)
         }
     }
@@ -174,7 +174,7 @@ struct SampleChunkCodecTests {
         for round in 0..<40 {
             let count = Int(random.next() % 700)
             let samples = (0..<count).map { n in
-                StoredSample(
+                IndexedSample(
                     index: Int64(round * 1000 + n), t: Double(n) * 0.01,
                     raw: RawAcceleration(
                         x: Int16(truncatingIfNeeded: random.next()), y: Int16(truncatingIfNeeded: random.next()),
@@ -226,7 +226,7 @@ struct SampleChunkCodecTests {
     func extremes() throws {
         let alternating = (0..<500).map { n in
             let high = n % 2 == 0
-            return StoredSample(
+            return IndexedSample(
                 index: Int64(n), t: Double(n) / 100,
                 raw: RawAcceleration(
                     x: high ? .max : .min, y: high ? .min : .max, z: n % 3 == 0 ? .min : .max))
@@ -237,7 +237,7 @@ struct SampleChunkCodecTests {
         for value: Int16 in [.min, .max, 0, -1] {
             try expectRoundTrip(
                 (0..<100).map {
-                    StoredSample(index: Int64($0), t: Double($0), raw: RawAcceleration(x: value, y: value, z: value))
+                    IndexedSample(index: Int64($0), t: Double($0), raw: RawAcceleration(x: value, y: value, z: value))
                 })
         }
     }
@@ -278,13 +278,13 @@ struct SampleChunkCodecTests {
         try expectRoundTrip(samples, version: version)
         try expectRoundTrip(
             [
-                StoredSample(index: .max, t: 1, raw: RawAcceleration(x: 1, y: 1, z: 1)),
-                StoredSample(index: .min, t: 2, raw: RawAcceleration(x: 2, y: 2, z: 2)),
-                StoredSample(index: 0, t: 3, raw: RawAcceleration(x: 3, y: 3, z: 3)),
+                IndexedSample(index: .max, t: 1, raw: RawAcceleration(x: 1, y: 1, z: 1)),
+                IndexedSample(index: .min, t: 2, raw: RawAcceleration(x: 2, y: 2, z: 2)),
+                IndexedSample(index: 0, t: 3, raw: RawAcceleration(x: 3, y: 3, z: 3)),
             ], version: version)
         // Jittery arrival times: kept to the microsecond.
         var random = TestRandom(state: 9)
-        let jittered = SyntheticMotion.rest(count: 500, seed: 4).map { sample -> StoredSample in
+        let jittered = SyntheticMotion.rest(count: 500, seed: 4).map { sample -> IndexedSample in
             var sample = sample
             sample.t += (random.unit() - 0.5) * 0.004
             return sample
@@ -305,7 +305,7 @@ struct SampleChunkCodecTests {
     }
 
     /// Bytes per sample of `samples` stored in 2048-sample chunks, checking each round trip.
-    func bytesPerSample(_ samples: [StoredSample]) throws -> Double {
+    func bytesPerSample(_ samples: [IndexedSample]) throws -> Double {
         var bytes = 0
         for start in stride(from: 0, to: samples.count, by: 2048) {
             let chunk = Array(samples[start..<min(start + 2048, samples.count)])

@@ -9,15 +9,15 @@ enum SampleChunkFixtures {
     /// The 70 samples both fixtures hold: a ramp with a ripple on x, a quadratic on y with a run
     /// clipped at Int16.max, a saw on z with one Int16.min, five samples lost after position 39 and
     /// one time 123 µs off the line.
-    static var samples: [StoredSample] {
-        var samples: [StoredSample] = []
+    static var samples: [IndexedSample] {
+        var samples: [IndexedSample] = []
         for n in 0..<70 {
             let x = Int16(clamping: 300 * n - 9000 + (n % 7) * 13)
             let y = n >= 20 && n < 26 ? Int16.max : Int16(clamping: -16384 + n * n * 5)
             let z = n == 50 ? Int16.min : Int16(clamping: (n % 5) * 400 - 800)
             let index = Int64(5000 + n + (n >= 40 ? 5 : 0))
             let t = 12.5 + Double(index - 5000) * 0.01 + (n == 33 ? 0.000_123 : 0)
-            samples.append(StoredSample(index: index, t: t, raw: RawAcceleration(x: x, y: y, z: z)))
+            samples.append(IndexedSample(index: index, t: t, raw: RawAcceleration(x: x, y: y, z: z)))
         }
         return samples
     }

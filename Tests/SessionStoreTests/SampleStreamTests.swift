@@ -12,7 +12,7 @@ struct SampleStreamTests {
     static let session = UUID(uuidString: "7A1C3E55-0B2D-4E6F-8A9B-1C2D3E4F5A6B")!
 
     /// Records of `sizes` samples cut from `samples` in order.
-    static func records(_ samples: [StoredSample], sizes: [Int]) -> [SessionTailSegment.Record] {
+    static func records(_ samples: [IndexedSample], sizes: [Int]) -> [SessionTailSegment.Record] {
         var start = 0
         return sizes.enumerated().map { ordinal, size in
             defer { start += size }
@@ -24,7 +24,7 @@ struct SampleStreamTests {
     /// Every case the coder must carry across records: clipped runs at both limits, Int16 extremes
     /// alternating, index gaps and jumps, times off the cadence, times that are not whole
     /// microseconds, and records without samples.
-    static var awkward: [StoredSample] {
+    static var awkward: [IndexedSample] {
         var samples = SyntheticMotion.training(count: 700, seed: 21, firstIndex: 5_000)
         for position in 100..<160 { samples[position].raw.x = position < 130 ? .max : .min }
         for position in 160..<200 {
@@ -242,11 +242,11 @@ struct SampleStreamTests {
 
     @Test("adversarial inputs round-trip record by record: all clipped, alternating extremes, counter gaps")
     func adversarial() throws {
-        var cases: [[StoredSample]] = []
-        func stored(_ raws: [RawAcceleration], indices: [Int64]? = nil) -> [StoredSample] {
+        var cases: [[IndexedSample]] = []
+        func stored(_ raws: [RawAcceleration], indices: [Int64]? = nil) -> [IndexedSample] {
             raws.enumerated().map { position, raw in
                 let index = indices?[position] ?? Int64(position)
-                return StoredSample(index: index, t: Double(index) / 100, raw: raw)
+                return IndexedSample(index: index, t: Double(index) / 100, raw: raw)
             }
         }
         cases.append(stored(Array(repeating: RawAcceleration(x: .max, y: .min, z: .max), count: 1_000)))

@@ -293,7 +293,8 @@ struct SessionStoreTests {
         for start in stride(from: 0, to: 900, by: 300) {
             recorder.record(
                 samples: SyntheticMotion.rest(count: 300, seed: UInt64(start)).map {
-                    StoredSample(index: 5500 + Int64(start) + $0.index, t: 55 + Double(start) / 100 + $0.t, raw: $0.raw)
+                    IndexedSample(
+                        index: 5500 + Int64(start) + $0.index, t: 55 + Double(start) / 100 + $0.t, raw: $0.raw)
                 })
             try await recorder.flush()
         }

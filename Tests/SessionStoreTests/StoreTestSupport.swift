@@ -63,7 +63,7 @@ enum SyntheticMotion {
     /// impact: a 3 g decaying 40 Hz oscillation that clips at full scale.
     static func training(
         count: Int, seed: UInt64, firstIndex: Int64 = 0, amplitudes: [Double] = trainingAmplitudes
-    ) -> [StoredSample] {
+    ) -> [IndexedSample] {
         var random = TestRandom(state: seed)
         let frequencies = [0.5, 1.1, 2.3, 4.2, 8.0]
         var phases: [[Double]] = []
@@ -72,7 +72,7 @@ enum SyntheticMotion {
         var nextImpact = 1.0 + random.unit() * 2
         var impactStart = -10.0
         var impactAxis = 0
-        var samples: [StoredSample] = []
+        var samples: [IndexedSample] = []
         samples.reserveCapacity(count)
         for n in 0..<count {
             let t = Double(n) / rate
@@ -94,7 +94,7 @@ enum SyntheticMotion {
                 axes[axis] = g * 16384 + random.gaussian() * 3
             }
             samples.append(
-                StoredSample(
+                IndexedSample(
                     index: firstIndex + Int64(n), t: t,
                     raw: RawAcceleration(x: clip(axes[0]), y: clip(axes[1]), z: clip(axes[2]))))
         }
@@ -103,7 +103,7 @@ enum SyntheticMotion {
 
     /// A training session as it is recorded: active bouts of 8–15 s of `training` motion
     /// alternating with pauses of 5–12 s (the wrist nearly still: gravity, a 0.05 g sway, noise).
-    static func trainingSession(count: Int, seed: UInt64) -> [StoredSample] {
+    static func trainingSession(count: Int, seed: UInt64) -> [IndexedSample] {
         let active = training(count: count, seed: seed)
         var random = TestRandom(state: seed ^ 0x5EED)
         var samples = active
@@ -129,10 +129,10 @@ enum SyntheticMotion {
     }
 
     /// A sensor lying still: gravity on z and Gaussian noise of 3 counts.
-    static func rest(count: Int, seed: UInt64) -> [StoredSample] {
+    static func rest(count: Int, seed: UInt64) -> [IndexedSample] {
         var random = TestRandom(state: seed)
         return (0..<count).map { n in
-            StoredSample(
+            IndexedSample(
                 index: Int64(n), t: Double(n) / rate,
                 raw: RawAcceleration(
                     x: clip(random.gaussian() * 3), y: clip(random.gaussian() * 3),
@@ -142,7 +142,7 @@ enum SyntheticMotion {
 }
 
 /// Counts and indices equal, times within the codec's microsecond quantum.
-func sameSamples(_ a: some Collection<StoredSample>, _ b: some Collection<StoredSample>) -> Bool {
+func sameSamples(_ a: some Collection<IndexedSample>, _ b: some Collection<IndexedSample>) -> Bool {
     guard a.count == b.count else { return false }
     return zip(a, b).allSatisfy { $0.raw == $1.raw && $0.index == $1.index && abs($0.t - $1.t) <= 1e-6 }
 }

@@ -19,7 +19,7 @@ struct TailEventsReadBackTests {
         var second = TailSegmentFormatTests.record
         second.ordinal = 1
         second.samples = (9..<40).map {
-            StoredSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0), y: 16384, z: 3))
+            IndexedSample(index: Int64($0), t: Double($0) / 100, raw: RawAcceleration(x: Int16($0), y: 16384, z: 3))
         }
         second.events = [SequencedEvent(sequence: 5, record: EventRecord(type: "hit", t: 0.3, peakG: 2.5))]
         return [TailSegmentFormatTests.record, second]

@@ -14,7 +14,7 @@ import Testing
 struct TailStoreTests {
     /// What every reader of a session sees.
     struct View: Equatable {
-        var samples: [StoredSample]
+        var samples: [IndexedSample]
         var events: [EventRecord]
         var storedSamples: Int64
         var received: Int64
@@ -88,7 +88,7 @@ struct TailStoreTests {
         }
         recorder.record(
             samples: SyntheticMotion.rest(count: 10, seed: 1).map {
-                StoredSample(index: 4000 + $0.index, t: 40 + $0.t, raw: $0.raw)
+                IndexedSample(index: 4000 + $0.index, t: 40 + $0.t, raw: $0.raw)
             })
         try await recorder.finish(reason: .stopped)
         #expect(try await openSegments(store).isEmpty)
@@ -276,7 +276,7 @@ struct TailStoreTests {
 
     /// A segment file of format 1, as builds before segment format 2 wrote it: each record's
     /// samples a chunk BLOB of their own (Docs/FORMATS.md, "Tail segments").
-    static func version1Segment(session: UUID, chunk: Int64, records: [[StoredSample]]) -> [UInt8] {
+    static func version1Segment(session: UUID, chunk: Int64, records: [[IndexedSample]]) -> [UInt8] {
         var bytes: [UInt8] = []
         SessionTailSegment.Header(session: session, chunk: chunk).encode(into: &bytes)
         bytes[4] = 1

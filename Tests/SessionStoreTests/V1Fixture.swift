@@ -8,14 +8,14 @@ import StoreFormats
 /// edit it when the schema changes; add a fixture for the new version instead.
 enum V1Fixture {
     /// The samples the chunk below holds.
-    static var samples: [StoredSample] {
-        var samples: [StoredSample] = []
+    static var samples: [IndexedSample] {
+        var samples: [IndexedSample] = []
         for n in 0..<6 {
             let x = Int16(100 * n - 200)
             let y = Int16(-16384 + 3 * n)
             let z = Int16(n * n)
             let t = 0.5 + Double(n) * 0.01
-            samples.append(StoredSample(index: 1000 + Int64(n), t: t, raw: RawAcceleration(x: x, y: y, z: z)))
+            samples.append(IndexedSample(index: 1000 + Int64(n), t: t, raw: RawAcceleration(x: x, y: y, z: z)))
         }
         return samples
     }

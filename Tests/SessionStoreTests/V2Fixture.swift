@@ -14,7 +14,7 @@ enum V2Fixture {
     static let open = "0be40be4-3333-4333-8333-444455556666"
 
     /// The finished session's samples: the v1 fixture's chunk, then the codec fixture's.
-    static var finishedSamples: [StoredSample] { V1Fixture.samples + SampleChunkFixtures.samples }
+    static var finishedSamples: [IndexedSample] { V1Fixture.samples + SampleChunkFixtures.samples }
 
     static let sql = """
         PRAGMA application_id = 1397968452;

@@ -12,7 +12,7 @@ import Testing
 @Suite("Session store: a v2 store")
 struct V2MigrationTests {
     struct Read: Equatable {
-        var samples: [StoredSample]
+        var samples: [IndexedSample]
         var events: [EventRecord]
         var counts: SessionCounts
     }

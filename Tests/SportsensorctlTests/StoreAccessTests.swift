@@ -91,7 +91,7 @@ struct StoreAccessTests {
         let live = try await store.createSession(NewSession(settings: DetectionSettings(profile: .steps)))
         let recorder = try await store.recorder(for: live)
         let samples = try SampleCSV.parse(StoreFixtures.simulatedCSV(.steps, seconds: 10)).enumerated().map {
-            StoredSample(index: Int64($0.offset), t: $0.element.t, raw: SessionImport.counts(of: $0.element))
+            IndexedSample(index: Int64($0.offset), t: $0.element.t, raw: SessionImport.counts(of: $0.element))
         }
         recorder.record(samples: samples)
         try await recorder.flush()

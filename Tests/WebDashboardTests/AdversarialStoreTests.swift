@@ -96,8 +96,8 @@ struct AdversarialStoreTests {
                         cadenceSpm: extreme())
                 }
                 let indexStep: Int64 = position == 2 ? 1 << 40 : 1
-                let samples = (0..<(position == 0 ? 0 : 50)).map { (index: Int) -> StoredSample in
-                    StoredSample(
+                let samples = (0..<(position == 0 ? 0 : 50)).map { (index: Int) -> IndexedSample in
+                    IndexedSample(
                         index: Int64(index) * indexStep, t: Double(index) * 12_000,
                         raw: RawAcceleration(x: .max, y: .min, z: Int16(index)))
                 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import FuzzSupport
+import SDUSensor
 import StoreFormats
 
 /// libFuzzer entry point: the input is a stored sample chunk as a damaged or foreign database
@@ -53,7 +54,7 @@ func sameBits(_ a: ColumnValue, _ b: ColumnValue) -> Bool {
     return a == b
 }
 
-func expectSame(_ samples: [StoredSample], _ again: [StoredSample], exact: Bool) {
+func expectSame(_ samples: [IndexedSample], _ again: [IndexedSample], exact: Bool) {
     precondition(again.count == samples.count, "re-encoding changed the sample count")
     for (a, b) in zip(samples, again) {
         precondition(a.index == b.index && a.raw == b.raw, "re-encoding changed a sample")

@@ -14,7 +14,7 @@ public func fuzzSDU(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(encoded.elementsEqual(bytes), "SDU payload did not re-encode to its input")
     }
     var decoder = SDUStreamDecoder()
-    var samples: [SDUDecodedSample] = []
+    var samples: [IndexedSample] = []
     var lastIndex: Int64 = -1
     var lastTime = -Double.infinity
     var arrival = 0.0
@@ -30,9 +30,9 @@ public func fuzzSDU(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(outcome.sampleCount == samples.count)
         for sample in samples {
             precondition(sample.index > lastIndex, "sample index went backwards")
-            precondition(sample.time >= lastTime, "sample time went backwards")
+            precondition(sample.t >= lastTime, "sample time went backwards")
             lastIndex = sample.index
-            lastTime = sample.time
+            lastTime = sample.t
         }
         position = end
     }

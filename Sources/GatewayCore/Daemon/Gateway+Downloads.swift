@@ -40,7 +40,7 @@ private actor SampleCSVCursor {
 
     let store: SessionStore
     let session: UUID
-    private var page: [StoredSample] = []
+    private var page: [IndexedSample] = []
     private var offset = 0
     private var next: SamplePosition?
     private var started = false

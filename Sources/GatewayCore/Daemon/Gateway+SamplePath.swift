@@ -19,7 +19,7 @@ extension Gateway {
     /// is taken and released to find the session, then the pipeline takes its own. Auto-start,
     /// which waits, runs in a task of its own.
     @_specialize(where C == ContinuousClock)
-    func samplesArrived(_ batch: [SDUDecodedSample], on channel: SensorChannel<C>) {
+    func samplesArrived(_ batch: [IndexedSample], on channel: SensorChannel<C>) {
         metrics.notifications.increment()
         metrics.samples.increment(by: Int64(batch.count))
         if let pipeline = channel.pipeline {
@@ -37,7 +37,7 @@ extension Gateway {
     }
 
     /// True once when an idle sensor without a session starts moving.
-    private static func startsMoving(_ channel: SensorChannel<C>, _ batch: [SDUDecodedSample]) -> Bool {
+    private static func startsMoving(_ channel: SensorChannel<C>, _ batch: [IndexedSample]) -> Bool {
         channel.state.withLockedValue { state in
             guard case .free = state.session, !state.autoStartPending else { return false }
             var moved = false
@@ -122,7 +122,7 @@ final class ChannelSampleSink<C: Clock>: SensorSampleSink where C.Duration == Du
         self.channel = channel
     }
 
-    func samplesArrived(_ batch: [SDUDecodedSample]) {
+    func samplesArrived(_ batch: [IndexedSample]) {
         gateway.samplesArrived(batch, on: channel)
     }
 }

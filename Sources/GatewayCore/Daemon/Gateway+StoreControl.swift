@@ -87,8 +87,8 @@ extension Gateway {
     }
 
     /// The imported samples as stored samples (their rows were checked as they were parsed).
-    private static func samples(_ rows: ImportSamples) -> [StoredSample] {
-        rows.map { StoredSample(index: $0.index, t: $0.t, raw: RawAcceleration(x: $0.x, y: $0.y, z: $0.z)) }
+    private static func samples(_ rows: ImportSamples) -> [IndexedSample] {
+        rows.map { IndexedSample(index: $0.index, t: $0.t, raw: RawAcceleration(x: $0.x, y: $0.y, z: $0.z)) }
     }
 
     /// `POST /v1/prune`.

@@ -49,7 +49,7 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
         /// wait in the recorder's memory, and `finish` tries this end again.
         var pendingEnd: (reason: SessionEndReason, endedAt: Date)?
         /// The stored form of the notification being ingested: one buffer, reused.
-        var stored: [StoredSample] = []
+        var stored: [IndexedSample] = []
         /// The notification's samples as the detector takes them, one block: one buffer, reused.
         var block: [AccelerationSample] = []
         /// Batches between the detector and the recorder (`ingest` records after unlocking).
@@ -115,11 +115,11 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
 
     /// Feeds one notification's samples: detection, recording, publishing.
     @_specialize(where C == ContinuousClock)
-    public func ingest(_ batch: [SDUDecodedSample]) {
+    public func ingest(_ batch: [IndexedSample]) {
         guard !batch.isEmpty else { return }
         let offset = context.timeOffset
         let now = clock.now
-        let produced = state.withLockedValue { state -> ([StoredSample], [DetectorEvent], [GatewayEvent])? in
+        let produced = state.withLockedValue { state -> ([IndexedSample], [DetectorEvent], [GatewayEvent])? in
             guard !state.finished else { return nil }
             // One buffer for every notification: emptied, its capacity kept.
             state.stored.removeAll(keepingCapacity: true)
@@ -129,11 +129,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
             for sample in batch {
                 // Whole microseconds: what the store gives back exactly, so re-running detection
                 // on the stored samples reproduces these events.
-                let t = StoreTime.microseconds(sample.time - offset)
+                var recorded = sample
+                recorded.t = StoreTime.microseconds(sample.t - offset)
                 // Samples taken before the session started belong to no session.
-                guard t >= 0 else { continue }
-                let acceleration = AccelerationSample(t: t, raw: sample.raw)
-                state.stored.append(StoredSample(index: sample.index, t: t, raw: sample.raw))
+                guard recorded.t >= 0 else { continue }
+                let t = recorded.t
+                let acceleration = recorded.acceleration
+                state.stored.append(recorded)
                 state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
                 state.block.append(acceleration)

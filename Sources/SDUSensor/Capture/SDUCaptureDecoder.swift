@@ -109,7 +109,7 @@ public struct SDUCaptureDecoder: Sendable {
     private var order: [String] = []
     private var ignored = 0
     private var unidentified: [UInt16: Int] = [:]
-    private var scratch: [SDUDecodedSample] = []
+    private var scratch: [IndexedSample] = []
     private var firstTimestamp: Int64?
 
     /// A decoder with `configuration`.
@@ -208,7 +208,7 @@ public struct SDUCaptureDecoder: Sendable {
         var decoder = SDUStreamDecoder(configuration: configuration)
         var recording = stream.recording
         var fit = SamplePeriodFit()
-        var samples: [SDUDecodedSample] = []
+        var samples: [IndexedSample] = []
         for notification in stream.notifications {
             samples.removeAll(keepingCapacity: true)
             _ = decoder.decode(notification: notification.value, arrivalTime: notification.arrival, into: &samples)
