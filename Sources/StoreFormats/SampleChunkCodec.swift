@@ -90,8 +90,17 @@ public enum SampleChunkCodec {
         encode(samples, version: version, into: &out)
     }
 
-    /// Appends the encoding of `samples` in format `version` (1–3; 1 and 2 only to make fixtures).
+    /// Appends the encoding of `samples` in format `version` (2 or 3; 2 only to make fixtures: it
+    /// differs from 3 in its times alone).
     static func encode(_ samples: [IndexedSample], version: UInt8, into out: inout [UInt8]) {
+        precondition(version >= 2, "format 1 is only read (its writer is the tests')")
+        let timeResiduals = encodeHeader(samples, version: version, into: &out)
+        encodeFormat2Body(samples, timeResiduals: timeResiduals, into: &out)
+    }
+
+    /// Appends the header every version shares (version, count, first index, index gaps, times)
+    /// and returns the time residuals the body carries, if any.
+    static func encodeHeader(_ samples: [IndexedSample], version: UInt8, into out: inout [UInt8]) -> [Int64]? {
         out.append(version)
         let summary = summary(of: samples)
         appendVarint(UInt64(samples.count), to: &out)
@@ -105,8 +114,7 @@ public enum SampleChunkCodec {
             out.append(line.isExact ? TimeMode.exactMicroseconds.rawValue : TimeMode.microseconds.rawValue)
             appendVarint(zigzag(line.first), to: &out)
             appendDouble(line.step, to: &out)
-            encodeFormat2Body(samples, timeResiduals: line.isExact ? nil : line.residuals, into: &out)
-            return
+            return line.isExact ? nil : line.residuals
         }
         var residuals: [Int64] = []
         residuals.reserveCapacity(samples.count)
@@ -130,12 +138,7 @@ public enum SampleChunkCodec {
             appendDouble(summary.firstTime, to: &out)
             appendDouble(summary.timeStep, to: &out)
         }
-
-        if version == 1 {
-            encodeFormat1Body(samples, timeResiduals: mode == .linear ? residuals : nil, into: &out)
-        } else {
-            encodeFormat2Body(samples, timeResiduals: mode == .linear ? residuals : nil, into: &out)
-        }
+        return mode == .linear ? residuals : nil
     }
 
     // MARK: Decoding

@@ -11,6 +11,7 @@ struct SampleChunkCodecTests {
     /// Encodes in `version` (the default one when nil).
     func encode(_ samples: [IndexedSample], version: UInt8? = nil) -> [UInt8] {
         guard let version else { return SampleChunkCodec.encode(samples) }
+        if version == 1 { return SampleChunkCodec.encodeFormat1(samples) }
         var out: [UInt8] = []
         SampleChunkCodec.encode(samples, version: version, into: &out)
         return out
