@@ -16,6 +16,8 @@ import UnixSignals
 public struct GatewayApplication: Sendable {
     /// Makes the control server's service; nil runs without one (tests, or before ControlAPI exists).
     public typealias ControlServerFactory = @Sendable (ControlServerContext) throws -> any Service
+    /// Makes the web dashboard's service.
+    public typealias WebServerFactory = @Sendable (WebServerContext) throws -> any Service
     /// Makes the virtual sensors of a configuration, on the clock, logging to the logger.
     public typealias VirtualSensorsFactory =
         @Sendable (VirtualSensorsConfiguration, ContinuousClock, Logger) throws -> VirtualSensorFleet<ContinuousClock>
@@ -30,7 +32,7 @@ public struct GatewayApplication: Sendable {
     /// The control server.
     public var makeControlServer: ControlServerFactory?
     /// The coach's web dashboard, run when `[web]` is configured.
-    public var makeWebServer: ControlServerFactory?
+    public var makeWebServer: WebServerFactory?
     /// The environment (state directory, socket and systemd variables).
     public var environment: [String: String]
     /// The daemon's version.
@@ -129,12 +131,9 @@ public struct GatewayApplication: Sendable {
             listeningSink.yield()
         }
         if let makeWebServer, let web = configuration.web {
-            var context = ControlServerContext(
-                services: gateway.services, socketPath: socketPath, tcpListen: configuration.tcpListen,
-                token: configuration.apiToken, maxConnections: configuration.maxConnections, onListening: {},
-                logger: logger)
-            context.web = web
-            context.stateDirectory = directory.path
+            let context = WebServerContext(
+                services: gateway.services, web: web, stateDirectory: directory.path, token: configuration.apiToken,
+                maxConnections: configuration.maxConnections, logger: logger)
             services.append(.init(service: try makeWebServer(context)))
         }
         let notifier = SystemdNotifier(environment: environment)

@@ -324,12 +324,8 @@ extension Sportsensord {
 
 extension Sportsensord {
     /// The coach's dashboard on `[web] listen` (Docs/DASHBOARD.md).
-    @Sendable static func webServer(_ context: ControlServerContext) throws -> any Service {
-        guard let web = context.web else {
-            throw ConfigurationError(
-                .invalidValue, file: "the configuration", key: "web", message: "no [web] section",
-                fix: "add [web] listen")
-        }
+    @Sendable static func webServer(_ context: WebServerContext) throws -> any Service {
+        let web = context.web
         let tls = web.tlsCertificate.flatMap { certificate in web.tlsKey.map { (certificate: certificate, key: $0) } }
         if !web.listen.isLoopback {
             context.logger.notice(
