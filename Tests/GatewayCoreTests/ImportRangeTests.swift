@@ -42,14 +42,15 @@ struct ImportRangeTests {
         ]
         for (request, message) in cases {
             let error = await GatewayBench.expectControlError(.invalidRequest) {
-                try await bench.gateway.importSession(request)
+                try await bench.gateway.services.administration.importSession(request)
             }
             #expect(error?.message == message)
             #expect(error?.fix == "send values in the ranges Docs/API.md lists for the import route")
         }
         // Year 1 (the case), whatever calendar the formatter shows it in.
         let yearOne = await GatewayBench.expectControlError(.invalidRequest) {
-            try await bench.gateway.importSession(Self.request(startedAt: Date(timeIntervalSince1970: -62_135_596_800)))
+            try await bench.gateway.services.administration.importSession(
+                Self.request(startedAt: Date(timeIntervalSince1970: -62_135_596_800)))
         }
         #expect(yearOne?.message.hasPrefix("started_at is 000") == true, "\(String(describing: yearOne))")
         #expect(yearOne?.message.hasSuffix("it must be 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z") == true)
@@ -59,7 +60,7 @@ struct ImportRangeTests {
     @Test("the bounds themselves are accepted")
     func bounds() async throws {
         let bench = try GatewayBench(scripts: [])
-        let imported = try await bench.gateway.importSession(
+        let imported = try await bench.gateway.services.administration.importSession(
             Self.request(
                 lost: 1_000_000_000_000, malformed: 1_000_000_000_000, rate: 10_000,
                 startedAt: Date(timeIntervalSince1970: 4_102_444_800),

@@ -8,7 +8,7 @@ import SessionStore
 
 /// The control API over the gateway: requests become calls on the registry and the session
 /// manager, answers become wire models. Sensors here; sessions in `Gateway+SessionControl.swift`.
-extension Gateway: LiveControl, StoreAdministration {
+extension Gateway: LiveControl {
     /// `GET /v1/status`.
     public func status() async throws(ControlError) -> GatewayStatus {
         let degraded = registry.all.filter { $0.pipeline?.storeDegraded == true }.count

@@ -27,11 +27,14 @@ extension Gateway: RosterEffects {
         }
     }
 
-    /// The control API's areas: this gateway for the live sensors and sessions and the store's
-    /// administration, a `StoreRoster` over the same store for the roster.
+    /// The control API's areas: this gateway for the live sensors and sessions; over the same
+    /// store a `StoreRoster` for the roster and a `StoreAdministrator` for re-analysis, imports and
+    /// pruning.
     public var services: GatewayServices {
         GatewayServices(
             live: self, roster: StoreRoster(store: dependencies.store, health: health, effects: self),
-            administration: self)
+            administration: StoreAdministrator(
+                store: dependencies.store, health: health, sessions: self,
+                maximumShare: dependencies.configuration.retention.maximumShare, logger: logger))
     }
 }

@@ -10,8 +10,9 @@ import ServiceLifecycle
 import SessionStore
 
 /// The running gateway: the paired sensors (``SensorRegistry``), their sessions
-/// (``SessionManager``), the event bus, and the `LiveControl` and `StoreAdministration` the control API serves
-/// (`Gateway+Control.swift` maps it onto the two).
+/// (``SessionManager``), the event bus, and the `LiveControl` the control API serves
+/// (`Gateway+Control.swift`); the roster and the store's administration are served from the store
+/// (`services`: ``StoreRoster``, ``StoreAdministrator``).
 ///
 /// As a `Service` it runs every link, link consumer and pipeline in one task group; on graceful
 /// shutdown it ends live sessions with reason `shutdown`, stops the links and returns.

@@ -3,12 +3,32 @@ import BLEWire
 import ControlProtocol
 import Detection
 import Foundation
+import Logging
 import SDUSensor
 import SessionStore
 import StoreFormats
 
-/// Store writes a client asks of the running daemon: it is the only writer of its store.
-extension Gateway {
+/// Store writes a client asks of the running daemon (it is the only writer of its store), served
+/// from the store: re-analysis, imports and pruning. The store refuses a live session's writes
+/// itself; `sessions` only presents the session a write touched as `GET /v1/sessions/{id}` would.
+public final class StoreAdministrator: StoreAdministration {
+    let store: SessionStore
+    let health: StoreHealth
+    let sessions: any LiveControl
+    /// `[retention] max_share`: the share of the store a prune may take without `force`.
+    let maximumShare: Double
+    let logger: Logger
+
+    init(
+        store: SessionStore, health: StoreHealth, sessions: any LiveControl, maximumShare: Double, logger: Logger
+    ) {
+        self.store = store
+        self.health = health
+        self.sessions = sessions
+        self.maximumShare = maximumShare
+        self.logger = logger
+    }
+
     /// `POST /v1/sessions/{id}/reanalyze`.
     public func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult {
         let profile = try DetectionProfile.requested(request.profile)
@@ -19,8 +39,7 @@ extension Gateway {
             }
             rules = chosen
         }
-        let store = dependencies.store
-        let record = try await health.session(idPrefix: id, in: dependencies.store)
+        let record = try await health.session(idPrefix: id, in: store)
         let result = try await health.mapStore { () async throws(StoreError) in
             try await store.reanalyze(record, profile: profile, rules: rules, assignments: request.set, save: true)
         }
@@ -31,7 +50,7 @@ extension Gateway {
                 "session.previous_events": "\(result.previousCount)",
             ])
         return ReanalyzeResult(
-            session: try await session(id: record.idText), events: result.events.map(EventRecord.init),
+            session: try await sessions.session(id: record.idText), events: result.events.map(EventRecord.init),
             previousCount: result.previousCount)
     }
 
@@ -71,7 +90,6 @@ extension Gateway {
                 received: Int64(request.samples.count), lost: request.lostSamples,
                 malformed: request.malformedNotifications, sampleRate: request.sampleRate),
             captureStart: request.captureStart)
-        let store = dependencies.store
         let imported = try await health.mapStore { () async throws(StoreError) in
             try await store.importRecording(
                 recording, settings: settings, athlete: request.athlete, sensor: sensor, startedAt: request.startedAt)
@@ -83,7 +101,7 @@ extension Gateway {
                 "session.events": "\(imported.events.count)",
             ])
         return ImportResult(
-            session: try await session(id: imported.session.idText), addedAthlete: imported.addedAthlete)
+            session: try await sessions.session(id: imported.session.idText), addedAthlete: imported.addedAthlete)
     }
 
     /// The imported samples as stored samples (their rows were checked as they were parsed).
@@ -93,10 +111,9 @@ extension Gateway {
 
     /// `POST /v1/prune`.
     public func prune(_ request: PruneRequest) async throws(ControlError) -> PruneReport {
-        let store = dependencies.store
         let options = SessionStore.PruneOptions(
             samplesOnly: request.samplesOnly, dryRun: request.dryRun, vacuum: request.vacuum,
-            maximumShare: request.force ? nil : dependencies.configuration.retention.maximumShare)
+            maximumShare: request.force ? nil : maximumShare)
         let result = try await health.mapStore { () async throws(StoreError) in
             try await store.prune(storedBefore: request.storedBefore, options)
         }
