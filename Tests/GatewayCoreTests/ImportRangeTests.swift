@@ -57,6 +57,27 @@ struct ImportRangeTests {
         #expect(try await bench.store.sessions().isEmpty, "nothing out of range was stored")
     }
 
+    @Test("unknown rules are a 400 naming them and the choices, for an import and a re-analysis alike")
+    func unknownRules() async throws {
+        let bench = try GatewayBench(scripts: [])
+        let administration = bench.gateway.services.administration
+        var request = Self.request()
+        request.rules = "strict"
+        let refused = await GatewayBench.expectControlError(.invalidRequest) {
+            try await administration.importSession(request)
+        }
+        #expect(refused?.message == "unknown rules 'strict'")
+        #expect(refused?.fix == "use standard or baseline")
+        let imported = try await administration.importSession(Self.request())
+        let again = await GatewayBench.expectControlError(.invalidRequest) {
+            try await administration.reanalyze(
+                id: imported.session.id, ReanalyzeRequest(profile: nil, rules: "strict", set: []))
+        }
+        #expect(again?.message == "unknown rules 'strict'")
+        #expect(again?.fix == "use standard or baseline")
+        #expect(try await bench.store.sessions().count == 1, "only the valid import was stored")
+    }
+
     @Test("the bounds themselves are accepted")
     func bounds() async throws {
         let bench = try GatewayBench(scripts: [])

@@ -148,3 +148,13 @@ extension DetectionProfile {
         return profile
     }
 }
+
+extension DetectionRules {
+    /// The rules a request names, or a 400 naming the choices.
+    static func requested(_ name: String) throws(ControlError) -> DetectionRules {
+        guard let rules = DetectionRules(rawValue: name) else {
+            throw ControlError(.invalidRequest, "unknown rules '\(name)'", fix: "use standard or baseline")
+        }
+        return rules
+    }
+}

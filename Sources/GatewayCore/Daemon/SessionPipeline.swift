@@ -133,14 +133,13 @@ public final class SessionPipeline<C: Clock>: Sendable where C.Duration == Durat
                 recorded.t = StoreTime.microseconds(sample.t - offset)
                 // Samples taken before the session started belong to no session.
                 guard recorded.t >= 0 else { continue }
-                let t = recorded.t
                 let acceleration = recorded.acceleration
                 state.stored.append(recorded)
                 state.summary.add(acceleration)
                 if state.activity.observe(acceleration) { moved = true }
                 state.block.append(acceleration)
-                if state.firstSample == nil { state.firstSample = (sample.index, t) }
-                state.lastSample = (sample.index, t)
+                if state.firstSample == nil { state.firstSample = (recorded.index, recorded.t) }
+                state.lastSample = (recorded.index, recorded.t)
             }
             // The notification's samples in one block: the detector computes over them together.
             state.block.withUnsafeBufferPointer { state.detector.process($0, into: &detected) }

@@ -32,13 +32,7 @@ public final class StoreAdministrator: StoreAdministration {
     /// `POST /v1/sessions/{id}/reanalyze`.
     public func reanalyze(id: String, _ request: ReanalyzeRequest) async throws(ControlError) -> ReanalyzeResult {
         let profile = try DetectionProfile.requested(request.profile)
-        var rules: DetectionRules?
-        if let name = request.rules {
-            guard let chosen = DetectionRules(rawValue: name) else {
-                throw ControlError(.invalidRequest, "unknown rules '\(name)'", fix: "use standard or baseline")
-            }
-            rules = chosen
-        }
+        let rules = try request.rules.map { name throws(ControlError) in try DetectionRules.requested(name) }
         let record = try await health.session(idPrefix: id, in: store)
         let result = try await health.mapStore { () async throws(StoreError) in
             try await store.reanalyze(record, profile: profile, rules: rules, assignments: request.set, save: true)
@@ -64,9 +58,7 @@ public final class StoreAdministrator: StoreAdministration {
             throw ControlError(
                 .invalidRequest, problem, fix: "send values in the ranges Docs/API.md lists for the import route")
         }
-        guard let rules = DetectionRules(rawValue: request.rules) else {
-            throw ControlError(.invalidRequest, "unknown rules '\(request.rules)'", fix: "use standard or baseline")
-        }
+        let rules = try DetectionRules.requested(request.rules)
         var settings = DetectionSettings(profile: profile, rules: rules)
         for assignment in request.set {
             do {
