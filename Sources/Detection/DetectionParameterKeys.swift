@@ -81,6 +81,7 @@ public enum DetectionParameterKeys {
                 Field(key: "stride_regularity", isSeconds: false, path: \.step.strideRegularity),
                 Field(key: "stride_tolerance", isSeconds: false, path: \.step.strideTolerance),
                 Field(key: "backfill_height", isSeconds: false, path: \.step.backfillHeight),
+                Field(key: "bout_height_fraction", isSeconds: false, path: \.step.boutHeightFraction),
                 Field(key: "amplitude_memory", isSeconds: true, path: \.step.amplitudeMemory),
             ]
         }
