@@ -137,10 +137,56 @@ struct WalkingBoutTests {
         #expect(steps.filter { $0 > 2.7 && $0 < 4.5 }.count == 6, "the first 0.3 s steps are counted")
     }
 
+    /// A 0.55 s walk of 0.5 g steps from 1 s, then peaks of `weakHeight` g at `after` (offsets from its last step).
+    func walkThenWeakPeaks(rate: Double, after: [Double], weakHeight: Double) -> (samples: [AccelerationSample], last: Double) {
+        let steps = (0..<20).map { 1 + Double($0) * 0.55 }
+        let weak = after.map { steps.last! + $0 }
+        let samples = synthesize(rate: rate, duration: (weak.last ?? steps.last!) + 1.5) { now in
+            let z =
+                steps.reduce(0.0) { $0 + 0.5 * bump(now, centre: $1, width: 0.12) }
+                + weak.reduce(0.0) { $0 + weakHeight * bump(now, centre: $1, width: 0.12) }
+            return (0, 0, 1 + z)
+        }
+        return (samples, steps.last!)
+    }
+
+    @Test(
+        "peaks a tenth of the walk's steps at its rhythm after it (a phone handled) are not steps; with bout_height_fraction 0 they were",
+        arguments: [50.0, 100.0, 200.0])
+    func weakPeaksAfterWalk(rate: Double) throws {
+        // Each within the bout's stride tolerance of the one before, peaking at a tenth of the walk's steps.
+        let after = [0.6, 1.1, 1.55, 2.2, 2.7, 3.35, 3.8]
+        let (samples, last) = walkThenWeakPeaks(rate: rate, after: after, weakHeight: 0.07)
+        // A low hysteresis and a quicker baseline let the weak peaks through at once (the step amplitude's 2 s
+        // memory and the walk's raised baseline would hide the first of them): what is tested is the bout's
+        // rule, which must refuse them itself.
+        var settings = DetectionSettings(profile: .steps)
+        try settings.set("hysteresis=0.05")
+        try settings.set("baseline_time_constant=0.4")
+        let steps = stepTimes(settings, samples)
+        #expect(steps.count == 20, "\(steps.count) of 20 steps at \(rate) Hz: \(steps.suffix(4))")
+        #expect(steps.allSatisfy { $0 < last + 0.2 }, "nothing after the walk at \(rate) Hz")
+        var off = settings
+        try off.set("bout_height_fraction=0")
+        let counted = stepTimes(off, samples).count
+        #expect(counted >= 24, "without the rule the bout takes the weak peaks: \(counted) at \(rate) Hz: \(stepTimes(off, samples).suffix(8))")
+    }
+
+    @Test("a walk that goes on with steps a tenth as strong is confirmed again and counted", arguments: [50.0, 100.0])
+    func weakerWalkConfirmedAgain(rate: Double) {
+        let after = (1...20).map { Double($0) * 0.55 }
+        let (samples, _) = walkThenWeakPeaks(rate: rate, after: after, weakHeight: 0.07)
+        let steps = stepTimes(DetectionSettings(profile: .steps), samples)
+        // The first weak steps are refused until one is late for the strong bout; the new bout then counts
+        // its run with the steps it backfills.
+        #expect(steps.count >= 36 && steps.count <= 40, "\(steps.count) of 40 steps at \(rate) Hz: \(steps.suffix(22))")
+    }
+
     @Test("stride_regularity and stride_tolerance are settings with the documented defaults")
     func settings() throws {
         let defaults = StepDetector.Parameters()
         #expect(defaults.strideRegularity == 1.2 && defaults.strideTolerance == 1.3 && defaults.confirmSteps == 6)
+        #expect(defaults.boutHeightFraction == 0.2)
         var settings = DetectionSettings(profile: .steps)
         try settings.set("stride_regularity=1.5")
         try settings.set("stride_tolerance=0")
