@@ -138,7 +138,9 @@ struct WalkingBoutTests {
     }
 
     /// A 0.55 s walk of 0.5 g steps from 1 s, then peaks of `weakHeight` g at `after` (offsets from its last step).
-    func walkThenWeakPeaks(rate: Double, after: [Double], weakHeight: Double) -> (samples: [AccelerationSample], last: Double) {
+    func walkThenWeakPeaks(
+        rate: Double, after: [Double], weakHeight: Double
+    ) -> (samples: [AccelerationSample], last: Double) {
         let steps = (0..<20).map { 1 + Double($0) * 0.55 }
         let weak = after.map { steps.last! + $0 }
         let samples = synthesize(rate: rate, duration: (weak.last ?? steps.last!) + 1.5) { now in
@@ -168,8 +170,8 @@ struct WalkingBoutTests {
         #expect(steps.allSatisfy { $0 < last + 0.2 }, "nothing after the walk at \(rate) Hz")
         var off = settings
         try off.set("bout_height_fraction=0")
-        let counted = stepTimes(off, samples).count
-        #expect(counted >= 24, "without the rule the bout takes the weak peaks: \(counted) at \(rate) Hz: \(stepTimes(off, samples).suffix(8))")
+        let counted = stepTimes(off, samples)
+        #expect(counted.count >= 24, "without the rule the bout takes them: \(counted.suffix(8)) at \(rate) Hz")
     }
 
     @Test("a walk that goes on with steps a tenth as strong is confirmed again and counted", arguments: [50.0, 100.0])
