@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+import GatewayTesting
 import SDUSensor
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 struct ChunkExtentTests {
     @Test("taken in any pieces, it gives the row the summary and last time the samples give")
     func sameRow() {
-        var random = TestRandom(state: 31)
+        var random = SeededRandom(seed: 31)
         let samples = RecordedBytesTests.samples(count: 3000, seed: 31)
         for _ in 0..<20 {
             let length = Int(random.next() % 3000) + 1

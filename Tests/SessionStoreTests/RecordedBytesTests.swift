@@ -2,6 +2,7 @@
 import Detection
 import Foundation
 import GRDB
+import GatewayTesting
 import SDUSensor
 import Testing
 
@@ -21,7 +22,7 @@ struct RecordedBytesTests {
     /// Samples from integer arithmetic only (no libm): a random walk per axis that sometimes clips,
     /// an index that sometimes skips lost samples, and a clock in whole microseconds that jitters.
     static func samples(count: Int, seed: UInt64) -> [IndexedSample] {
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         var index: Int64 = 0
         var micros: Int64 = 0
         var axes: [Int32] = [0, -16384, 0]
@@ -47,7 +48,7 @@ struct RecordedBytesTests {
     )
         async throws
     {
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         var rest = samples
         var flushes = 0
         while !rest.isEmpty {

@@ -135,7 +135,7 @@ struct SampleChunkCodecTests {
                     raw: .init(x: 1, y: 2, z: 3)))
         }
         // Jittered arrival times, rounded to the microsecond as the gateway records them.
-        var random = TestRandom(state: UInt64(before) + 5)
+        var random = SeededRandom(seed: UInt64(before) + 5)
         for n in 0..<300 {
             let t = base + 0.03 + Double(n) / 100 + (random.unit() - 0.5) * 0.004
             samples.append(
@@ -171,7 +171,7 @@ struct SampleChunkCodecTests {
 
     @Test("uniformly random counts, random lengths", arguments: [UInt8(1), 2, 3])
     func randomCounts(version: UInt8) throws {
-        var random = TestRandom(state: 42)
+        var random = SeededRandom(seed: 42)
         for round in 0..<40 {
             let count = Int(random.next() % 700)
             let samples = (0..<count).map { n in
@@ -187,7 +187,7 @@ struct SampleChunkCodecTests {
 
     /// Signals that stress a predictive coder: clipped runs, full-scale steps, constant extremes,
     /// alternation, slow ramps, noise of every size, and mixtures of them within one chunk.
-    static func adversarial(_ random: inout TestRandom, count: Int) -> [RawAcceleration] {
+    static func adversarial(_ random: inout SeededRandom, count: Int) -> [RawAcceleration] {
         var axes: [[Int16]] = []
         for _ in 0..<3 {
             var values: [Int16] = []
@@ -206,7 +206,7 @@ struct SampleChunkCodecTests {
                     let slope = Double(Int64(random.next() % 2001) - 1000)
                     values += (0..<run).map { SyntheticMotion.clip(Double(level) + slope * Double($0)) }
                 default:
-                    values += (0..<run).map { _ in SyntheticMotion.clip(Double(level) + random.gaussian() * sigma) }
+                    values += (0..<run).map { _ in SyntheticMotion.clip(Double(level) + random.boxMullerGaussian() * sigma) }
                 }
             }
             axes.append(values)
@@ -216,7 +216,7 @@ struct SampleChunkCodecTests {
 
     @Test("adversarial signals: clipped runs, alternation, steps, every noise level", arguments: [UInt8(1), 2, 3])
     func adversarialSignals(version: UInt8) throws {
-        var random = TestRandom(state: 0xADD)
+        var random = SeededRandom(seed: 0xADD)
         for _ in 0..<60 {
             let count = Int(random.next() % 1500)
             try expectRoundTrip(Self.samples(Self.adversarial(&random, count: count)), version: version)
@@ -253,7 +253,7 @@ struct SampleChunkCodecTests {
 
     @Test("white noise over the full range costs about raw size in format 2")
     func whiteNoiseSize() throws {
-        var random = TestRandom(state: 5)
+        var random = SeededRandom(seed: 5)
         let counts = (0..<8192).map { _ in
             RawAcceleration(
                 x: Int16(truncatingIfNeeded: random.next()), y: Int16(truncatingIfNeeded: random.next()),
@@ -284,7 +284,7 @@ struct SampleChunkCodecTests {
                 IndexedSample(index: 0, t: 3, raw: RawAcceleration(x: 3, y: 3, z: 3)),
             ], version: version)
         // Jittery arrival times: kept to the microsecond.
-        var random = TestRandom(state: 9)
+        var random = SeededRandom(seed: 9)
         let jittered = SyntheticMotion.rest(count: 500, seed: 4).map { sample -> IndexedSample in
             var sample = sample
             sample.t += (random.unit() - 0.5) * 0.004
@@ -372,7 +372,7 @@ struct SampleChunkCodecTests {
             #expect(throws: SampleChunkCodec.DecodeError.self) { try SampleChunkCodec.decode(Array(blob.prefix(cut))) }
         }
         // Random byte flips: decoding may succeed with other values or throw, but must not trap.
-        var random = TestRandom(state: 77)
+        var random = SeededRandom(seed: 77)
         var threw = 0
         for _ in 0..<300 {
             var damaged = blob
@@ -440,7 +440,7 @@ struct SampleChunkCodecTests {
 
     @Test("random garbage after a valid or random header never traps")
     func garbage() {
-        var random = TestRandom(state: 0xBAD)
+        var random = SeededRandom(seed: 0xBAD)
         let valid = SampleChunkCodec.encode(SyntheticMotion.training(count: 100, seed: 15))
         var decoded = 0
         for round in 0..<3000 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import GatewayTesting
 import SDUSensor
 import Testing
 
@@ -175,7 +176,7 @@ struct SampleStreamTests {
 
     @Test("the short flush reads back every decision and saves at least 3 of the full flush's bytes")
     func shortFlush() throws {
-        var random = TestRandom(state: 77)
+        var random = SeededRandom(seed: 77)
         for length in [0, 1, 2, 7, 31, 100, 1_000, 5_000] {
             var probabilities = [BitProbability](repeating: evenBitProbability, count: 4)
             var full = RangeEncoder(reservingBytes: 64)

@@ -184,7 +184,7 @@ struct SessionStoreTests {
         let damagedPath = copy + "/" + StateDirectory.databaseFileName
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: temporary.databasePath)))
         #expect(bytes.count > 64 * 1024)
-        var random = TestRandom(state: 5)
+        var random = SeededRandom(seed: 5)
         // Pages in the second half: sample chunks, away from the schema that opening reads.
         let damageStart = bytes.count / 2 / 4096 * 4096
         for position in damageStart..<min(bytes.count, damageStart + 4096 * 12) {

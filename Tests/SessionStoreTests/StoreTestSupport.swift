@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
 import GRDB
+import GatewayTesting
 import SDUSensor
 
 @testable import SessionStore
@@ -22,23 +23,10 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A small deterministic generator (SplitMix64) so signals are the same on every run.
-struct TestRandom {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
-
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
+extension SeededRandom {
+    /// Standard normal (Box–Muller): the store tests' noise, whose figures (bytes per sample, codec
+    /// choices) were measured on this draw, not on the motion scripts' sum of uniforms.
+    mutating func boxMullerGaussian() -> Double {
         let u = max(unit(), 1e-300)
         return (-2 * Foundation.log(u)).squareRoot() * Foundation.cos(2 * Double.pi * unit())
     }
@@ -64,7 +52,7 @@ enum SyntheticMotion {
     static func training(
         count: Int, seed: UInt64, firstIndex: Int64 = 0, amplitudes: [Double] = trainingAmplitudes
     ) -> [IndexedSample] {
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         let frequencies = [0.5, 1.1, 2.3, 4.2, 8.0]
         var phases: [[Double]] = []
         for _ in 0..<3 { phases.append(frequencies.map { _ in random.unit() * 2 * Double.pi }) }
@@ -91,7 +79,7 @@ enum SyntheticMotion {
                 if since >= 0, since < 0.15, axis == impactAxis {
                     g += 3 * Foundation.exp(-since / 0.03) * Foundation.cos(2 * Double.pi * 40 * since)
                 }
-                axes[axis] = g * 16384 + random.gaussian() * 3
+                axes[axis] = g * 16384 + random.boxMullerGaussian() * 3
             }
             samples.append(
                 IndexedSample(
@@ -105,7 +93,7 @@ enum SyntheticMotion {
     /// alternating with pauses of 5–12 s (the wrist nearly still: gravity, a 0.05 g sway, noise).
     static func trainingSession(count: Int, seed: UInt64) -> [IndexedSample] {
         let active = training(count: count, seed: seed)
-        var random = TestRandom(state: seed ^ 0x5EED)
+        var random = SeededRandom(seed: seed ^ 0x5EED)
         var samples = active
         var n = 0
         var inBout = true
@@ -117,9 +105,9 @@ enum SyntheticMotion {
                     let t = Double(m) / rate
                     let sway = 0.05 * Foundation.sin(2 * Double.pi * 0.3 * t)
                     samples[m].raw = RawAcceleration(
-                        x: clip((sway + 0.1) * 16384 + random.gaussian() * 3),
-                        y: clip((-0.99 + sway / 2) * 16384 + random.gaussian() * 3),
-                        z: clip(0.05 * 16384 + random.gaussian() * 3))
+                        x: clip((sway + 0.1) * 16384 + random.boxMullerGaussian() * 3),
+                        y: clip((-0.99 + sway / 2) * 16384 + random.boxMullerGaussian() * 3),
+                        z: clip(0.05 * 16384 + random.boxMullerGaussian() * 3))
                 }
             }
             n = end
@@ -130,13 +118,13 @@ enum SyntheticMotion {
 
     /// A sensor lying still: gravity on z and Gaussian noise of 3 counts.
     static func rest(count: Int, seed: UInt64) -> [IndexedSample] {
-        var random = TestRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         return (0..<count).map { n in
             IndexedSample(
                 index: Int64(n), t: Double(n) / rate,
                 raw: RawAcceleration(
-                    x: clip(random.gaussian() * 3), y: clip(random.gaussian() * 3),
-                    z: clip(16384 + random.gaussian() * 3)))
+                    x: clip(random.boxMullerGaussian() * 3), y: clip(random.boxMullerGaussian() * 3),
+                    z: clip(16384 + random.boxMullerGaussian() * 3)))
         }
     }
 }
