@@ -206,7 +206,9 @@ struct SampleChunkCodecTests {
                     let slope = Double(Int64(random.next() % 2001) - 1000)
                     values += (0..<run).map { SyntheticMotion.clip(Double(level) + slope * Double($0)) }
                 default:
-                    values += (0..<run).map { _ in SyntheticMotion.clip(Double(level) + random.boxMullerGaussian() * sigma) }
+                    values += (0..<run).map { _ in
+                        SyntheticMotion.clip(Double(level) + random.boxMullerGaussian() * sigma)
+                    }
                 }
             }
             axes.append(values)
