@@ -46,7 +46,8 @@ struct CompressionPeers {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch {
-            throw ValidationError("cannot run \(arguments[0]) (\(error)): install flac, xz-utils and zstd (make deps)")
+            throw HarnessError(
+                .peerFailed, "cannot run \(arguments[0]): install flac, xz-utils and zstd (make deps)", cause: error)
         }
         var size = 0
         while true {
@@ -56,7 +57,8 @@ struct CompressionPeers {
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ValidationError(
+            throw HarnessError(
+                .peerFailed,
                 "\(arguments[0]) exited with \(process.terminationStatus): is it installed? (make bench-store installs it)"
             )
         }

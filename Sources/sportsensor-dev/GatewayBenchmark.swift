@@ -97,7 +97,8 @@ struct GatewayBenchmark: AsyncParsableCommand {
                     let template = directory + "/sportsensord-bench-gw.XXXXXX"
                     var bytes = Array(template.utf8CString)
                     guard let made = mkdtemp(&bytes) else {
-                        throw ValidationError("cannot make a directory under \(directory)")
+                        throw HarnessError(
+                            .systemCall, "cannot make a directory under \(directory): give a writable --directory")
                     }
                     let runDirectory = String(cString: made)
                     defer { try? FileManager.default.removeItem(atPath: runDirectory) }

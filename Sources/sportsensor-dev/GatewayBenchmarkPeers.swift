@@ -10,6 +10,7 @@ import GatewayCore
 import Glibc
 import Logging
 import NIOConcurrencyHelpers
+import SystemPackage
 import VirtualSensor
 
 /// The benchmark's emulated sensors: a ``UnixSeqPacketListener`` the daemon connects to (one
@@ -219,7 +220,9 @@ extension UnixStream {
     func readSome() throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         let count = buffer.withUnsafeMutableBytes { raw in Glibc.read(descriptor, raw.baseAddress, raw.count) }
-        guard count >= 0 else { throw ValidationError("read: errno \(errno)") }
+        guard count >= 0 else {
+            throw HarnessError(.systemCall, "read from the gateway failed", cause: Errno(rawValue: errno))
+        }
         return Array(buffer.prefix(count))
     }
 

@@ -45,7 +45,9 @@ struct GatewayBenchmarkRun {
         process.environment = environment
         guard FileManager.default.createFile(atPath: directory + "/daemon.log", contents: nil),
             let log = FileHandle(forWritingAtPath: directory + "/daemon.log")
-        else { throw ValidationError("cannot create \(directory)/daemon.log") }
+        else {
+            throw HarnessError(.systemCall, "cannot create \(directory)/daemon.log: give a writable --directory")
+        }
         process.standardOutput = log
         process.standardError = log
         try process.run()
@@ -98,7 +100,12 @@ struct GatewayBenchmarkRun {
             let status = GatewayProcessFiles.status(try file("status")),
             let written = GatewayProcessFiles.writeBytes(io: try file("io")),
             let rollup = GatewayProcessFiles.rollup(smaps: try file("smaps_rollup"))
-        else { throw ValidationError("cannot read /proc/\(pid)/stat, status, io or smaps_rollup") }
+        else {
+            throw HarnessError(
+                .systemCall,
+                "cannot read /proc/\(pid)/stat, status, io or smaps_rollup: did the daemon exit? Its log is in the run directory"
+            )
+        }
         var allocations: Int?
         if let counter, let data = FileManager.default.contents(atPath: counter), data.count >= 8 {
             allocations = Int(data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
@@ -126,7 +133,7 @@ struct GatewayBenchmarkHTTP {
             "POST \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(json.utf8.count)\r\n\r\n\(json)")
         guard answer.hasPrefix("HTTP/1.1 2") else {
-            throw ValidationError("POST \(path) \(json): \(answer.prefix(300))")
+            throw HarnessError(.gatewayFailed, "POST \(path) \(json) was refused: \(answer.prefix(300))")
         }
     }
 
@@ -143,7 +150,8 @@ struct GatewayBenchmarkHTTP {
             try await Task.sleep(for: .milliseconds(100))
         }
         let log = (try? String(contentsOfFile: daemonLog, encoding: .utf8)) ?? ""
-        throw ValidationError("the gateway did not answer on \(socket) within 30 s; its log:\n\(log.suffix(2000))")
+        throw HarnessError(
+            .gatewayFailed, "the gateway did not answer on \(socket) within 30 s; its log:\n\(log.suffix(2000))")
     }
 
     func waitForMetric(_ name: String, toReach value: Double, within limit: Duration) async throws {
@@ -154,6 +162,9 @@ struct GatewayBenchmarkHTTP {
             if last >= value { return }
             try await Task.sleep(for: .milliseconds(250))
         }
-        throw ValidationError("\(name) reached \(last), not \(value), within \(limit)")
+        throw HarnessError(
+            .timeout,
+            "\(name) reached \(last), not \(value), within \(limit): the machine may be too loaded; give fewer --sensors"
+        )
     }
 }

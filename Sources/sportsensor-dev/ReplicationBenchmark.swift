@@ -73,7 +73,7 @@ struct ReplicationBenchmark: AsyncParsableCommand {
             let status = service.status
             if let error = status.lastError, status.sentSamples == 0, status.state != .connecting {
                 task.cancel()
-                throw ValidationError("replication failed: \(error)")
+                throw HarnessError(.replicationFailed, "replication into the throw-away PostgreSQL failed: \(error)")
             }
             if status.sentSamples >= Int64(total), try await store.outboxStatus().count == 0 {
                 finished = ContinuousClock.now

@@ -119,7 +119,9 @@ struct UnixStream {
 
     init(path: String) throws {
         let made = syscall("socket") { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) }
-        guard case .success(let descriptor) = made else { throw ValidationError("socket: \(made)") }
+        guard case .success(let descriptor) = made else {
+            throw HarnessError(.systemCall, "cannot make a Unix socket: \(made)")
+        }
         self.descriptor = descriptor
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -135,7 +137,9 @@ struct UnixStream {
         }
         if case .failure(let errno) = connected {
             close()
-            throw ValidationError("connect to \(path): \(errno)")
+            throw HarnessError(
+                .gatewayFailed, "cannot connect to \(path): is sportsensord running with --socket \(path)?",
+                cause: errno)
         }
     }
 
@@ -147,7 +151,9 @@ struct UnixStream {
                     Glibc.send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
                 }
             }
-            guard case .success(let count) = result, count > 0 else { throw ValidationError("send: \(result)") }
+            guard case .success(let count) = result, count > 0 else {
+                throw HarnessError(.gatewayFailed, "send to the gateway failed: \(result)")
+            }
             sent += count
         }
     }
@@ -159,7 +165,9 @@ struct UnixStream {
             let result = buffer.withUnsafeMutableBytes { raw in
                 syscall("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) }
             }
-            guard case .success(let count) = result else { throw ValidationError("read: \(result)") }
+            guard case .success(let count) = result else {
+                throw HarnessError(.gatewayFailed, "read from the gateway failed: \(result)")
+            }
             if count == 0 { return answer }
             answer += buffer.prefix(count)
         }

@@ -207,7 +207,8 @@ extension StoreBenchmark {
             "written / growth:      \(String(format: "%.2f", Double(result.writeBytes) / Double(max(result.fileBytes, 1))))×"
         )
         if result.writeBytes == 0 {
-            throw ValidationError(
+            throw HarnessError(
+                .unsupported,
                 "write_bytes did not move: \(directory) is on a file system that does not account writes (tmpfs, "
                     + "overlay): give --state-dir on a real disk")
         }

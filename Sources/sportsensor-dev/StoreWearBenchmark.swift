@@ -164,7 +164,10 @@ struct ProcessIO {
             if parts.count == 2 { values[parts[0]] = Int64(parts[1].trimmingCharacters(in: .whitespaces)) }
         }
         guard let written = values["write_bytes"] else {
-            throw ValidationError("/proc/self/io has no write_bytes: this kernel does not account I/O per task")
+            throw HarnessError(
+                .unsupported,
+                "/proc/self/io has no write_bytes: this kernel does not account I/O per task (CONFIG_TASK_IO_ACCOUNTING)"
+            )
         }
         return ProcessIO(writeBytes: written, cancelledWriteBytes: values["cancelled_write_bytes"] ?? 0)
     }

@@ -262,7 +262,7 @@ final class SampleFileWriter: Sendable {
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: Data((SampleCSV.header + "\n").utf8)),
             let handle = FileHandle(forWritingAtPath: path)
-        else { throw ValidationError("cannot create \(path)") }
+        else { throw HarnessError(.systemCall, "cannot create \(path): give a writable --csv") }
         handle.seekToEndOfFile()
         self.handle = handle
     }
