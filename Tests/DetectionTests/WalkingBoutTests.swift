@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Detection
 import SDUSensor
+import SeededRandomness
 import Testing
 
 /// Steps count only inside a walking bout: a regular run of `confirm_steps` peaks confirms one (and is
@@ -182,6 +183,29 @@ struct WalkingBoutTests {
         // The first weak steps are refused until one is late for the strong bout; the new bout then counts
         // its run with the steps it backfills.
         #expect(steps.count >= 36 && steps.count <= 40, "\(steps.count) of 40 steps at \(rate) Hz: \(steps.suffix(22))")
+    }
+
+    @Test(
+        "steps whose heights vary within a factor 4 (alternating feet, random) count the same with and without the weak-peak rule",
+        arguments: [50.0, 100.0])
+    func unevenStepsKept(rate: Double) throws {
+        var off = DetectionSettings(profile: .steps)
+        try off.set("bout_height_fraction=0")
+        var random = SplitMix64(seed: 26)
+        // Alternating 0.5 and 0.17 g (a phone in a front pocket peaks on one foot's steps), then four walks of
+        // random heights in 0.15–0.6 g.
+        var walks: [[Double]] = [(0..<30).map { $0 % 2 == 0 ? 0.5 : 0.17 }]
+        for _ in 0..<4 { walks.append((0..<30).map { _ in 0.15 + 0.45 * random.unit() }) }
+        for heights in walks {
+            let times = heights.indices.map { 1 + Double($0) * 0.55 }
+            let samples = synthesize(rate: rate, duration: times.last! + 1.5) { now in
+                (0, 0, 1 + zip(times, heights).reduce(0.0) { $0 + $1.1 * bump(now, centre: $1.0, width: 0.12) })
+            }
+            let with = stepTimes(DetectionSettings(profile: .steps), samples)
+            let without = stepTimes(off, samples)
+            #expect(with == without, "\(with.count) against \(without.count) steps at \(rate) Hz, heights \(heights)")
+            #expect(with.count >= 27, "\(with.count) of 30 steps at \(rate) Hz")
+        }
     }
 
     @Test("stride_regularity and stride_tolerance are settings with the documented defaults")
