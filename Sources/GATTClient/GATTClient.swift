@@ -35,7 +35,7 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
 
     private let bearer: any ATTBearer
     private let clock: C
-    private let logger: Logger
+    let logger: Logger
     private let outgoing: AsyncStream<OutgoingPDU>.Continuation
     private let sink: (any GATTNotificationSink<C.Instant>)?
     private let state: NIOLockedValueBox<State>
@@ -139,181 +139,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
         return effective
     }
 
-    /// Every primary service, in handle order (Read By Group Type 0x2800 from 0x0001, repeated
-    /// after the last group until *Attribute Not Found* or handle 0xFFFF).
-    public func discoverPrimaryServices() async throws -> [GATTService] {
-        var services: [GATTService] = []
-        var start: UInt16? = 0x0001
-        while let from = start {
-            let request = ATTReadByGroupTypeRequest(
-                range: ATTHandleRange(start: from, end: 0xFFFF), groupType: .primaryService)
-            guard let response = try await transactUntilNotFound(request) else { break }
-            guard case .readByGroupTypeResponse(let answer) = response else { throw Self.unexpected(response) }
-            var lowest = UInt32(from)
-            for entry in answer.entries {
-                try Self.check(entry.range, advancesFrom: lowest, within: request.range, type(of: request).opcode)
-                services.append(
-                    GATTService(uuid: try Self.uuid(entry.value, type(of: request).opcode), range: entry.range))
-                lowest = UInt32(entry.range.end) + 1
-            }
-            start = Self.handle(from: lowest)
-        }
-        return services
-    }
-
-    /// The primary services of type `uuid`, in handle order (Find By Type Value 0x2800 with the
-    /// UUID, repeated until *Attribute Not Found* or handle 0xFFFF). Empty when there is none.
-    public func discoverPrimaryService(uuid: BluetoothUUID) async throws -> [GATTService] {
-        var value: [UInt8] = []
-        uuid.encode(into: &value)
-        var services: [GATTService] = []
-        var start: UInt16? = 0x0001
-        while let from = start {
-            let request = ATTFindByTypeValueRequest(
-                range: ATTHandleRange(start: from, end: 0xFFFF), attributeType: 0x2800, value: value)
-            guard let response = try await transactUntilNotFound(request) else { break }
-            guard case .findByTypeValueResponse(let answer) = response else { throw Self.unexpected(response) }
-            var lowest = UInt32(from)
-            for group in answer.groups {
-                try Self.check(group, advancesFrom: lowest, within: request.range, type(of: request).opcode)
-                services.append(GATTService(uuid: uuid, range: group))
-                lowest = UInt32(group.end) + 1
-            }
-            start = Self.handle(from: lowest)
-        }
-        return services
-    }
-
-    /// The characteristics of `service`, in handle order (Read By Type 0x2803 over the service's
-    /// range, repeated after the last declaration until *Attribute Not Found* or the service's
-    /// end). Each characteristic ends one handle before the next declaration; the last ends with
-    /// the service.
-    public func discoverCharacteristics(in service: GATTService) async throws -> [GATTCharacteristic] {
-        var found: [(handle: UInt16, declaration: GATTCharacteristicDeclaration)] = []
-        var start: UInt16? = service.range.start
-        while let from = start, from <= service.range.end {
-            let request = ATTReadByTypeRequest(
-                range: ATTHandleRange(start: from, end: service.range.end), attributeType: .characteristic)
-            guard let response = try await transactUntilNotFound(request) else { break }
-            guard case .readByTypeResponse(let answer) = response else { throw Self.unexpected(response) }
-            var lowest = UInt32(from)
-            for entry in answer.entries {
-                let declaration: GATTCharacteristicDeclaration
-                do {
-                    declaration = try GATTCharacteristicDeclaration(parsing: entry.value)
-                } catch {
-                    throw GATTError(
-                        .malformedResponse, "characteristic declaration at \(Self.hex(entry.handle)): \(error.message)",
-                        requestOpcode: type(of: request).opcode, handle: entry.handle, cause: error)
-                }
-                guard UInt32(entry.handle) >= lowest, entry.handle <= service.range.end,
-                    declaration.valueHandle > entry.handle, declaration.valueHandle <= service.range.end
-                else {
-                    throw GATTError(
-                        .malformedResponse,
-                        "characteristic declaration at \(Self.hex(entry.handle)) (value "
-                            + "\(Self.hex(declaration.valueHandle))) lies outside \(service.range) or out of order",
-                        requestOpcode: type(of: request).opcode, handle: entry.handle)
-                }
-                found.append((entry.handle, declaration))
-                lowest = UInt32(entry.handle) + 1
-            }
-            start = Self.handle(from: lowest)
-        }
-        return try found.indices.map { index in
-            let (handle, declaration) = found[index]
-            let end = index + 1 < found.count ? found[index + 1].handle - 1 : service.range.end
-            guard declaration.valueHandle <= end else {
-                throw GATTError(
-                    .malformedResponse,
-                    "characteristic value \(Self.hex(declaration.valueHandle)) lies beyond the next declaration",
-                    requestOpcode: .readByTypeRequest, handle: handle)
-            }
-            return GATTCharacteristic(
-                uuid: declaration.uuid, declarationHandle: handle, valueHandle: declaration.valueHandle,
-                properties: declaration.properties, endHandle: end)
-        }
-    }
-
-    /// The descriptors of `characteristic`, in handle order (Find Information from the value
-    /// handle + 1 to the characteristic's end, repeated until *Attribute Not Found* or the end).
-    /// Empty without a request when the characteristic has no room for descriptors.
-    public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws -> [GATTDescriptor] {
-        var descriptors: [GATTDescriptor] = []
-        var start = Self.handle(after: characteristic.valueHandle)
-        while let from = start, from <= characteristic.endHandle {
-            let request = ATTFindInformationRequest(range: ATTHandleRange(start: from, end: characteristic.endHandle))
-            guard let response = try await transactUntilNotFound(request) else { break }
-            guard case .findInformationResponse(let answer) = response else { throw Self.unexpected(response) }
-            var lowest = UInt32(from)
-            for entry in answer.entries {
-                guard UInt32(entry.handle) >= lowest, request.range.contains(entry.handle) else {
-                    throw GATTError(
-                        .malformedResponse,
-                        "descriptor at \(Self.hex(entry.handle)) lies outside \(request.range) or out of order",
-                        requestOpcode: type(of: request).opcode, handle: entry.handle)
-                }
-                descriptors.append(GATTDescriptor(handle: entry.handle, uuid: entry.type))
-                lowest = UInt32(entry.handle) + 1
-            }
-            start = Self.handle(from: lowest)
-        }
-        return descriptors
-    }
-
-    /// The first characteristic of type `uuid` in the first primary service of type
-    /// `serviceUUID`: the one call a sensor session needs before enabling notifications. Throws
-    /// `.notFound` when either is missing.
-    public func characteristic(
-        _ uuid: BluetoothUUID, inService serviceUUID: BluetoothUUID
-    ) async throws
-        -> GATTCharacteristic
-    {
-        guard let service = try await discoverPrimaryService(uuid: serviceUUID).first else {
-            throw GATTError(
-                .notFound, "the device has no service \(serviceUUID): check that it is the expected sensor model")
-        }
-        guard let found = try await discoverCharacteristics(in: service).first(where: { $0.uuid == uuid }) else {
-            throw GATTError(
-                .notFound,
-                "service \(serviceUUID) has no characteristic \(uuid): check the sensor's firmware version")
-        }
-        return found
-    }
-
-    /// The value at `handle` (Read Request). A value that fills the response (MTU − 1 bytes) is
-    /// continued with Read Blob Requests until a shorter part, *Attribute Not Long* or *Invalid
-    /// Offset*, or 512 bytes (the longest attribute value).
-    public func read(handle: UInt16) async throws -> [UInt8] {
-        let response = try await transact(ATTReadRequest(handle: handle))
-        guard case .readResponse(let answer) = response else { throw Self.unexpected(response) }
-        var value = answer.value
-        let full = Int(mtu) - 1
-        var part = value.count
-        while part >= full && value.count < 512 {
-            let blob: ATTPDU
-            do {
-                blob = try await transact(ATTReadBlobRequest(handle: handle, offset: UInt16(value.count)))
-            } catch let error as GATTError
-                where error.code == .attError(.attributeNotLong) || error.code == .attError(.invalidOffset)
-            {
-                break
-            }
-            guard case .readBlobResponse(let more) = blob else { throw Self.unexpected(blob) }
-            value += more.partValue
-            part = more.partValue.count
-        }
-        return value
-    }
-
-    /// Writes `value` to `handle` and waits for the Write Response. `value` may be at most
-    /// MTU − 3 bytes (long writes are not supported).
-    public func write(handle: UInt16, value: [UInt8]) async throws {
-        try checkFits(value, handle: handle)
-        let response = try await transact(ATTWriteRequest(handle: handle, value: value))
-        guard case .writeResponse = response else { throw Self.unexpected(response) }
-    }
-
     /// Writes `value` to `handle` with a Write Command: no response, no transaction, not held
     /// behind an outstanding request. Returns once the PDU is on the bearer; the peer may still
     /// ignore it. `value` may be at most MTU − 3 bytes.
@@ -337,25 +162,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
             }
             if let failure { continuation.resume(throwing: failure) }
         }
-    }
-
-    /// Switches notifications on for `characteristic`: finds its Client Characteristic
-    /// Configuration descriptor (0x2902) and writes 0x0001. Values then arrive on
-    /// `notifications`. Throws `.notFound` when the characteristic has no such descriptor.
-    public func enableNotifications(for characteristic: GATTCharacteristic) async throws {
-        try await configure(characteristic, 0x0001)
-    }
-
-    /// Switches indications on for `characteristic` (writes 0x0002 to its CCCD). The client
-    /// confirms every indication it receives.
-    public func enableIndications(for characteristic: GATTCharacteristic) async throws {
-        try await configure(characteristic, 0x0002)
-    }
-
-    /// Switches notifications and indications off for `characteristic` (writes 0x0000 to its
-    /// CCCD).
-    public func disableNotifications(for characteristic: GATTCharacteristic) async throws {
-        try await configure(characteristic, 0x0000)
     }
 
     /// Closes the link: pending requests fail with `.disconnected`, the sink's `linkEnded(nil)`
@@ -397,43 +203,6 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
                 return state.waiting.removeValue(forKey: id)
             }
             continuation?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// `transact`, returning nil for *Attribute Not Found*: how every discovery loop ends.
-    private func transactUntilNotFound(_ request: some ATTMessage) async throws -> ATTPDU? {
-        do {
-            return try await transact(request)
-        } catch let error as GATTError where error.code == .attError(.attributeNotFound) {
-            return nil
-        }
-    }
-
-    private func configure(_ characteristic: GATTCharacteristic, _ bits: UInt16) async throws {
-        let descriptors = try await discoverDescriptors(of: characteristic)
-        guard let cccd = descriptors.first(where: { $0.uuid == .clientCharacteristicConfiguration }) else {
-            throw GATTError(
-                .notFound,
-                "characteristic \(characteristic.uuid) has no Client Characteristic Configuration descriptor, so it "
-                    + "cannot notify: check that the right characteristic was chosen",
-                handle: characteristic.valueHandle)
-        }
-        var value: [UInt8] = []
-        value.appendUInt16LE(bits)
-        try await write(handle: cccd.handle, value: value)
-        logger.debug(
-            "client characteristic configuration written",
-            metadata: ["gatt.characteristic": "\(characteristic.uuid)", "gatt.cccd": "\(bits)"])
-    }
-
-    private func checkFits(_ value: [UInt8], handle: UInt16) throws {
-        let limit = Int(mtu) - 3
-        guard value.count <= limit else {
-            throw GATTError(
-                .invalidArgument,
-                "a \(value.count)-byte value does not fit one write at MTU \(mtu): write at most \(limit) bytes, "
-                    + "or exchange a larger MTU first",
-                handle: handle)
         }
     }
 
@@ -573,43 +342,11 @@ public final class GATTClient<C: Clock>: Sendable where C.Duration == Duration {
 
     // MARK: Helpers
 
-    private static func unexpected(_ response: ATTPDU) -> GATTError {
+    static func unexpected(_ response: ATTPDU) -> GATTError {
         GATTError(.protocolViolation, "unexpected response \(response.opcode)", requestOpcode: response.opcode)
     }
 
-    /// The handle after `handle`, nil at the end of the handle space.
-    private static func handle(after handle: UInt16) -> UInt16? {
-        handle == 0xFFFF ? nil : handle + 1
-    }
-
-    /// `lowest` as a handle to continue from, nil past the end of the handle space.
-    private static func handle(from lowest: UInt32) -> UInt16? {
-        lowest > 0xFFFF ? nil : UInt16(lowest)
-    }
-
-    private static func check(
-        _ range: ATTHandleRange, advancesFrom lowest: UInt32, within bounds: ATTHandleRange, _ opcode: ATTOpcode
-    ) throws {
-        guard UInt32(range.start) >= lowest, range.start <= range.end, bounds.contains(range.start) else {
-            throw GATTError(
-                .malformedResponse, "group \(range) is empty, out of order or outside \(bounds)",
-                requestOpcode: opcode, handle: range.start)
-        }
-    }
-
-    private static func uuid(_ value: [UInt8], _ opcode: ATTOpcode) throws -> BluetoothUUID {
-        guard value.count == 2 || value.count == 16 else {
-            throw GATTError(
-                .malformedResponse, "service UUID is \(value.count) bytes, expected 2 or 16", requestOpcode: opcode)
-        }
-        do {
-            return try BluetoothUUID(littleEndian: value)
-        } catch {
-            throw GATTError(.malformedResponse, "service UUID: \(error.message)", requestOpcode: opcode, cause: error)
-        }
-    }
-
-    private static func hex(_ handle: UInt16) -> String {
+    static func hex(_ handle: UInt16) -> String {
         let digits = String(handle, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
