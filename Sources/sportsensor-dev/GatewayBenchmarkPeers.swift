@@ -10,7 +10,6 @@ import GatewayCore
 import Glibc
 import Logging
 import NIOConcurrencyHelpers
-import SystemPackage
 import VirtualSensor
 
 /// The benchmark's emulated sensors: a ``UnixSeqPacketListener`` the daemon connects to (one
@@ -216,16 +215,6 @@ struct SSELineParser {
 }
 
 extension UnixStream {
-    /// What one `read` returns; empty at the end of the stream.
-    func readSome() throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        let count = buffer.withUnsafeMutableBytes { raw in Glibc.read(descriptor, raw.baseAddress, raw.count) }
-        guard count >= 0 else {
-            throw HarnessError(.systemCall, "read from the gateway failed", cause: Errno(rawValue: errno))
-        }
-        return Array(buffer.prefix(count))
-    }
-
     /// Ends both directions, so a thread blocked in `read` returns.
     func shutdown() { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
 }

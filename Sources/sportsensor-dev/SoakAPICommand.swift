@@ -158,18 +158,24 @@ struct UnixStream {
         }
     }
 
+    /// What one `read` returns; empty at the end of the stream.
+    func readSome() throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        let result = buffer.withUnsafeMutableBytes { raw in
+            syscall("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) }
+        }
+        guard case .success(let count) = result else {
+            throw HarnessError(.gatewayFailed, "read from the gateway failed: \(result)")
+        }
+        return Array(buffer.prefix(count))
+    }
+
     func readToEnd() throws -> [UInt8] {
         var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                syscall("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) }
-            }
-            guard case .success(let count) = result else {
-                throw HarnessError(.gatewayFailed, "read from the gateway failed: \(result)")
-            }
-            if count == 0 { return answer }
-            answer += buffer.prefix(count)
+            let part = try readSome()
+            if part.isEmpty { return answer }
+            answer += part
         }
     }
 
