@@ -234,11 +234,15 @@ public struct LEAdvertisingProcedure: Sendable {
     // MARK: - Steps
 
     private mutating func completed(_ opcode: HCIOpcode, status: HCIErrorCode) -> [Action] {
-        if status != .success, opcode == .leSetAdvertisingEnable, silentEnable, case .connected = phase {
-            // A central connected between a restart's disable and its enable: the controller,
-            // now a peripheral, refused the enable. Nothing is lost; the disconnection re-enables.
+        if status != .success, opcode == .leSetAdvertisingEnable, restarting || silentEnable, case .connected = phase {
+            // A central connected while a restart's command was on its way: the controller
+            // stopped advertising by itself, so it refuses the disable (already off; btvirt says
+            // Command Disallowed) or the enable (now a peripheral). Nothing is lost; the
+            // disconnection re-enables.
+            let command = restarting ? "disable" : "enable"
+            restarting = false
             silentEnable = false
-            return [.note("a restart's advertising enable was refused (\(status)) after a central connected")]
+            return [.note("a restart's advertising \(command) was refused (\(status)) after a central connected")]
         }
         guard status == .success else { return end(with: Self.refusal(opcode, status)) }
         switch phase {

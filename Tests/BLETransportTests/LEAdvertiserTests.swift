@@ -123,6 +123,40 @@ struct LEAdvertisingProcedureTests {
         #expect(procedure.phase == .connected(handle: 0x40))
     }
 
+    @Test("a restart's disable refused after a central connected: stays connected, re-enables when it leaves")
+    func restartDisableRace() {
+        // btvirt took the central's connection, which ended advertising, before the restart's
+        // disable: it answers the disable Command Disallowed (advertising is already off).
+        var procedure = advertising()
+        #expect(sent(procedure.restartDue()) == [A.disable])
+        #expect(procedure.received(A.connectionComplete()) == [.connected(peer: A.central, handle: 0x40)])
+        let refused = procedure.received(A.complete("0a20", status: "0c"))
+        #expect(refused.count == 1)
+        #expect(sent(refused).isEmpty)
+        #expect(!refused.contains { if case .finish = $0 { true } else { false } })
+        #expect(procedure.phase == .connected(handle: 0x40))
+        #expect(procedure.pendingCommand == nil)
+        #expect(sent(procedure.received(A.disconnectionComplete)) == [A.enable])
+        #expect(procedure.received(A.complete("0a20")) == [.advertising])
+        // Restarts go on as before.
+        #expect(sent(procedure.restartDue()) == [A.disable])
+        #expect(sent(procedure.received(A.complete("0a20"))) == [A.enable])
+        #expect(procedure.received(A.complete("0a20")).isEmpty)
+    }
+
+    @Test("a restart's disable refused while nobody connected ends advertising: another program advertises")
+    func restartDisableRefusedUnconnected() {
+        var procedure = advertising()
+        _ = procedure.restartDue()
+        let actions = procedure.received(A.complete("0a20", status: "0c"))
+        guard case .finish(let error)? = actions.last else {
+            Issue.record("no finish: \(actions)")
+            return
+        }
+        #expect(error?.code == .adapterBusy)
+        #expect(procedure.phase == .finished)
+    }
+
     @Test("a restart's enable refused after a central connected: stays connected, re-enables when it leaves")
     func restartEnableRace() {
         // btvirt answered the restart's disable, then the central's connection arrived, then
