@@ -102,6 +102,23 @@ status_json() { ctl status --json 2>/dev/null; }
 # How many paired sensors are in link state $1 (on adapter $2 when given).
 sensors_in() { sensors_json | jq --arg s "$1" --arg a "${2:-}" '[.[] | select(.link_state == $s and ($a == "" or .adapter == $a))] | length'; }
 all_connected() { [ "$(sensors_in connected)" = "$SENSORS" ]; }
+# The sensors not connected, a line each, with the daemon's last words on each: short enough to
+# survive in CI's excerpt of the console, where the full JSON and the diagnostics are cut.
+unconnected() {
+    local line addr n
+    sensors_json | jq -r '.[] | select(.link_state != "connected")
+        | "\(.alias) \(.address) \(.link_state) adapter=\(.adapter // "-") last_seen=\(.last_seen // "-")"' |
+        while IFS= read -r line; do
+            addr=${line#* }
+            addr=${addr%% *}
+            echo "  $line"
+            journalctl -u sportsensord -b --no-pager -o cat 2>/dev/null | grep -F "$addr" | tail -4 | cut -c1-300 |
+                sed 's/^/    daemon: /'
+            # The virtual sensor's own last words: one that exited says why.
+            n=$(awk -v a="$addr" '$3 == a { print $1 }' $W/sensors.txt)
+            [ -n "$n" ] && tail -3 "$W/vsensor-$n.log" | cut -c1-300 | sed "s/^/    $n: /"
+        done
+}
 
 step "systemd stage: guest up, PID 1 is $(cat /proc/1/comm)"
 [ "$(cat /proc/1/comm)" = systemd ] || fail_env "PID 1 is not systemd"
@@ -211,7 +228,8 @@ step "scan listed the $SENSORS sensors"
 for n in $(seq 1 $SENSORS); do
     ctl pair "${SENSOR_ADDRS[$((n - 1))]}" --alias s$n --address-type public || fail "pair s$n"
 done
-WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected within 180 s: $(sensors_json)"
+WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected within 180 s:
+$(unconnected)"
 sensors_json | jq -r '.[] | "  \(.alias) \(.address) \(.link_state) on \(.adapter)"'
 step "all $SENSORS sensors connected"
 
@@ -219,7 +237,8 @@ step "all $SENSORS sensors connected"
 upgrade_with_migration
 /usr/bin/sportsensord --version | tee $W/version.txt
 check "sportsensord --version names the package version and its commit" names_this_build "$(cat $W/version.txt)"
-WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected again after the upgrade: $(sensors_json)"
+WAIT_INTERVAL=3 wait_until 180 all_connected || fail "not all sensors connected again within 180 s of the upgrade:
+$(unconnected)"
 step "all $SENSORS sensors connected again"
 for n in $(seq 1 $SENSORS); do ctl start --sensor s$n --profile table-tennis || fail "start s$n"; done
 
