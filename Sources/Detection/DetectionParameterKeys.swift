@@ -62,6 +62,7 @@ public enum DetectionParameterKeys {
                 Field(key: "clip_level_g", isSeconds: false, path: \.hit.clipLevelG),
                 Field(key: "saturation_g", isSeconds: false, path: \.hit.saturationG),
                 Field(key: "min_swing_energy", isSeconds: false, path: \.hit.minSwingEnergy),
+                Field(key: "min_top_g", isSeconds: false, path: \.hit.minTopG),
             ]
         case .jump: flightFields(\.jump)
         case .throw: flightFields(\.throw)

@@ -128,6 +128,22 @@ struct StrokeLobeTests {
         #expect(hits(HitDetector(parameters: parameters).events(in: samples)).count == 1)
     }
 
+    @Test(
+        "a long push whose top stays under min_top_g is no stroke; with min_top_g 0 it is; a swing past it counts",
+        arguments: [50.0, 100.0])
+    func weakTopIsNoStroke(rate: Double) {
+        // Between drills: standing up after picking a ball from the floor. |a| rises to 1.85 g over 0.6 s,
+        // ∫(|a| − 1)² dt ≈ 0.17 g²·s: as much swing energy as a soft stroke, but a real stroke's contact
+        // drives the wrist to 2.6 g and more.
+        let push = synthesize(rate: rate, duration: 4) { t in (1.55 * bump(t, centre: 2.0, width: 0.6), 0, 1) }
+        #expect(HitDetector().events(in: push).isEmpty)
+        var parameters = HitDetector.Parameters()
+        parameters.minTopG = 0
+        #expect(hits(HitDetector(parameters: parameters).events(in: push)).count == 1)
+        let swing = synthesize(rate: rate, duration: 4) { t in (1.9 * bump(t, centre: 2.0, width: 0.6), 0, 1) }
+        #expect(hits(HitDetector().events(in: swing)).count == 1)
+    }
+
     @Test("a rejected flick just before a stroke does not hold the stroke back")
     func flickBeforeStroke() throws {
         let samples = synthesize(rate: 50, duration: 5) { t in
