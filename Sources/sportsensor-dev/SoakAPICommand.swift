@@ -143,6 +143,9 @@ struct UnixStream {
         }
     }
 
+    /// What to check when the gateway's side of the stream went away.
+    static let stopped = "did sportsensord stop or restart? Its log (journalctl -u sportsensord) says why"
+
     func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
@@ -151,10 +154,14 @@ struct UnixStream {
                     Glibc.send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
                 }
             }
-            guard case .success(let count) = result, count > 0 else {
-                throw HarnessError(.gatewayFailed, "send to the gateway failed: \(result)")
+            switch result {
+            case .success(let count) where count > 0:
+                sent += count
+            case .success:
+                throw HarnessError(.gatewayFailed, "the gateway took none of the request: \(Self.stopped)")
+            case .failure(let errno):
+                throw HarnessError(.gatewayFailed, "send to the gateway failed: \(Self.stopped)", cause: errno)
             }
-            sent += count
         }
     }
 
@@ -164,10 +171,12 @@ struct UnixStream {
         let result = buffer.withUnsafeMutableBytes { raw in
             syscall("read") { Glibc.read(descriptor, raw.baseAddress, raw.count) }
         }
-        guard case .success(let count) = result else {
-            throw HarnessError(.gatewayFailed, "read from the gateway failed: \(result)")
+        switch result {
+        case .success(let count):
+            return Array(buffer.prefix(count))
+        case .failure(let errno):
+            throw HarnessError(.gatewayFailed, "read from the gateway failed: \(Self.stopped)", cause: errno)
         }
-        return Array(buffer.prefix(count))
     }
 
     func readToEnd() throws -> [UInt8] {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import Glibc
 import Testing
 
 @testable import sportsensor_dev
@@ -34,6 +35,41 @@ struct HarnessErrorTests {
             #expect(error.cause != nil)
         } catch {
             Issue.record("not a HarnessError: \(error)")
+        }
+    }
+
+    @Test("a gateway that closed its end: send is gateway-failed, keeps the errno and names the daemon's log")
+    func gatewayGone() throws {
+        let path = FileManager.default.temporaryDirectory.path + "/sportsensor-gone-\(UUID().uuidString).sock"
+        defer { unlink(path) }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { Glibc.close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0 && listen(listener, 1) == 0)
+        let stream = try UnixStream(path: path)
+        defer { stream.close() }
+        // The connection waits in the backlog: accepting it and closing it leaves the client's
+        // end facing a closed peer, which a Unix stream answers at once with EPIPE.
+        let accepted = accept(listener, nil, nil)
+        try #require(accepted >= 0)
+        Glibc.close(accepted)
+        do {
+            try stream.write(Array("GET /v1/status HTTP/1.1\r\n\r\n".utf8))
+            Issue.record("a closed gateway took the request")
+        } catch let error as HarnessError {
+            #expect(error.code == .gatewayFailed)
+            #expect(error.message.contains("journalctl -u sportsensord"))
+            #expect(error.cause != nil)
         }
     }
 }
