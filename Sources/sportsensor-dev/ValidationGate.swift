@@ -34,9 +34,9 @@ struct ValidationGate: Sendable {
     /// The thresholds, per split.
     /// Reached on 2026-11-30 by the merged detectors (`make validate-offline`): development F1 0.986, 15 of 16
     /// drills within 5 %, worst type/side total −4.5 % (flips), rest 1855 hits/h (its 2 March recording holds
-    /// strokes); held-out F1 0.984 (a stroke's top reaching `min_top_g`), 24 of 24, −2.9 %, 48 hits/h. Steps (walking bouts with backfill, a peak far weaker than the bout's
-    /// steps refused): development worst position −1.6 % (front pocket, 100 Hz), all +0.2 %; held-out worst
-    /// +2.5 % (purse, 50 Hz), all +0.6 %. Sides
+    /// strokes); held-out F1 0.984 (a stroke's top reaching `min_top_g`), 24 of 24, −2.9 %, 48 hits/h. Steps
+    /// (walking bouts with backfill, a peak far weaker than the bout's steps refused): development worst
+    /// position −1.6 % (front pocket, 100 Hz), all +0.2 %; held-out worst +2.5 % (purse, 50 Hz), all +0.6 %. Sides
     /// (each drill with its right racket hand; Docs/DETECTION.md, "Side"): development 88.0 % of matched hits
     /// given a side, 97.1 % of those right, 0 wrong with the wrong hand; held-out 59.2 %, 93.7 %, 8.0 % wrong.
     /// The held-out side thresholds also pass 65.2 %, 89.9 %, 5.1 %: one held-out drill gives half its sides

@@ -65,6 +65,10 @@ struct LEAdvertisingProcedureTests {
         }
     }
 
+    private func finishes(_ actions: [P.Action]) -> Bool {
+        actions.contains { if case .finish = $0 { true } else { false } }
+    }
+
     @Test("setup: parameters, data, scan response, enable, each after the previous Command Complete")
     func setup() {
         var procedure = P(configuration: A.configuration)
@@ -133,7 +137,7 @@ struct LEAdvertisingProcedureTests {
         let refused = procedure.received(A.complete("0a20", status: "0c"))
         #expect(refused.count == 1)
         #expect(sent(refused).isEmpty)
-        #expect(!refused.contains { if case .finish = $0 { true } else { false } })
+        #expect(!finishes(refused))
         #expect(procedure.phase == .connected(handle: 0x40))
         #expect(procedure.pendingCommand == nil)
         #expect(sent(procedure.received(A.disconnectionComplete)) == [A.enable])
@@ -166,7 +170,7 @@ struct LEAdvertisingProcedureTests {
         #expect(sent(procedure.received(A.complete("0a20"))) == [A.enable])
         #expect(procedure.received(A.connectionComplete()) == [.connected(peer: A.central, handle: 0x40)])
         let refused = procedure.received(A.complete("0a20", status: "0c"))
-        #expect(!refused.contains { if case .finish = $0 { true } else { false } })
+        #expect(!finishes(refused))
         #expect(procedure.phase == .connected(handle: 0x40))
         #expect(sent(procedure.received(A.disconnectionComplete)) == [A.enable])
         #expect(procedure.received(A.complete("0a20")) == [.advertising])
