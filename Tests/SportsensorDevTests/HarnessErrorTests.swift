@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 import Foundation
+import GatewayTesting
 import Glibc
 import Testing
 
@@ -45,17 +46,8 @@ struct HarnessErrorTests {
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         try #require(listener >= 0)
         defer { Glibc.close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(bound == 0 && listen(listener, 1) == 0)
+        try UnixSocketHTTPServer.bind(listener, to: path)
+        try #require(listen(listener, 1) == 0)
         let stream = try UnixStream(path: path)
         defer { stream.close() }
         // The connection waits in the backlog: accepting it and closing it leaves the client's
